@@ -1,0 +1,60 @@
+// Command iosim runs programs' file I/O on iosim's model of Linux: it replays a
+// recorded strace, through optional interposers, and checks every result against
+// the recording.
+//
+//	iosim replay [flags] TRACE...   replay strace files on the model
+//	iosim syscalls                  list the syscalls and how far they are modelled
+//	iosim interposers               list the interposers and their parameters
+//
+// Run `iosim help COMMAND` for a command's flags.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run executes one iosim command and returns the process exit status: 0 on
+// success, 1 when the command ran and found a problem (a divergence), 2 for bad
+// usage or input.
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stderr)
+		return 2
+	}
+	switch args[0] {
+	case "replay":
+		return cmdReplay(args[1:], stdout, stderr)
+	case "syscalls":
+		return cmdSyscalls(args[1:], stdout, stderr)
+	case "interposers":
+		return cmdInterposers(args[1:], stdout, stderr)
+	case "help", "-h", "-help", "--help":
+		if len(args) > 1 {
+			return run([]string{args[1], "-h"}, stdout, stderr)
+		}
+		usage(stdout)
+		return 0
+	default:
+		fmt.Fprintf(stderr, "iosim: unknown command %q\n", args[0])
+		usage(stderr)
+		return 2
+	}
+}
+
+func usage(w io.Writer) {
+	fmt.Fprint(w, `usage: iosim COMMAND [flags] [args]
+
+commands:
+  replay TRACE...   replay strace files on the model (--verify checks every result)
+  syscalls          list the syscalls and how far the model covers them
+  interposers       list the interposers that --stack takes
+
+Run 'iosim help COMMAND' for a command's flags.
+`)
+}

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"golang.org/x/term"
+
+	"iosim/interposer"
+	"iosim/replay"
+	"iosim/sim"
+)
+
+// stackFlag collects repeated --stack values.
+type stackFlag []string
+
+func (s *stackFlag) String() string     { return strings.Join(*s, " ") }
+func (s *stackFlag) Set(v string) error { *s = append(*s, v); return nil }
+
+func cmdReplay(args []string, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("replay", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	verify := fl.Bool("verify", false, "compare every replayed result with the recorded one; exit 1 on any divergence")
+	keepGoing := fl.Bool("keep-going", false, "count malformed trace lines and go on instead of stopping at the first")
+	asJSON := fl.Bool("json", false, "print the report as JSON")
+	root := fl.String("root", "", "seed the model with a copy of this host directory (read only)")
+	cwd := fl.String("cwd", "", "the traced program's initial working directory (default: inferred from the trace)")
+	maxDiv := fl.Int("max-divergences", 100, "how many divergences to list (all are counted)")
+	var stack stackFlag
+	fl.Var(&stack, "stack", "interposer `NAME[:key=value,...]`, repeatable; the first is nearest to the program (see 'iosim interposers')")
+	fl.Usage = func() {
+		fmt.Fprint(stderr, "usage: iosim replay [flags] TRACE...\n\nReplays strace files (several files: the per-task files of strace -ff) on the model.\n\nflags:\n")
+		fl.PrintDefaults()
+	}
+	if err := fl.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fl.NArg() == 0 {
+		fmt.Fprintln(stderr, "iosim replay: no trace files given")
+		fl.Usage()
+		return 2
+	}
+	opts := replay.Options{Verify: *verify, KeepGoing: *keepGoing, Stack: stack, Root: *root, Cwd: *cwd, MaxDivergences: *maxDiv}
+	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		opts.Progress = stderr
+	}
+	rep, err := replay.Run(fl.Args(), opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "iosim replay: %v\n", err)
+		if rep == nil {
+			return 2
+		}
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if e := enc.Encode(rep); e != nil {
+			fmt.Fprintf(stderr, "iosim replay: %v\n", e)
+			return 2
+		}
+	} else {
+		writeReport(stdout, rep, *verify)
+	}
+	switch {
+	case err != nil:
+		return 2
+	case *verify && rep.Divergences > 0:
+		return 1
+	}
+	return 0
+}
+
+// writeReport prints the terminal summary, in the spirit of strace -c.
+func writeReport(w io.Writer, rep *replay.Report, verify bool) {
+	fmt.Fprintf(w, "iosim replay: %s\n", strings.Join(rep.Files, " "))
+	if rep.Stack != "" {
+		fmt.Fprintf(w, "stack: %s\n", rep.Stack)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "calls\terrors\tbytes\tdiverged\tsyscall\t")
+	for _, name := range rep.SortedSyscalls() {
+		s := rep.Syscalls[name]
+		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%s\t\n", s.Calls, s.Errors, s.Bytes, s.Divergences, name)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "\ncalls: %d   replayed: %d   reached the kernel: %d   processes: %d   inferred paths: %d   virtual time: %.3f ms\n",
+		rep.Calls, rep.Replayed, rep.KernelCalls, rep.Processes, rep.InferredPaths, float64(rep.VirtualTimeNs)/1e6)
+	if len(rep.NotModelled) > 0 {
+		var parts []string
+		for _, n := range rep.SortedNotModelled() {
+			parts = append(parts, fmt.Sprintf("%s %d", n, rep.NotModelled[n]))
+		}
+		fmt.Fprintf(w, "not modelled: %s\n", strings.Join(parts, ", "))
+	}
+	fmt.Fprintf(w, "parse errors: %d\n", rep.ParseErrors)
+	for _, e := range rep.ParseErrorList {
+		fmt.Fprintf(w, "  %s\n", e)
+	}
+	if rep.StackReport != "" {
+		fmt.Fprintf(w, "\n%s\n", rep.StackReport)
+	}
+	if !verify {
+		return
+	}
+	fmt.Fprintf(w, "divergences: %d\n", rep.Divergences)
+	for _, d := range rep.DivergenceList {
+		fmt.Fprintf(w, "  %s\n", d)
+	}
+	if int64(len(rep.DivergenceList)) < rep.Divergences {
+		fmt.Fprintf(w, "  ... and %d more\n", rep.Divergences-int64(len(rep.DivergenceList)))
+	}
+}
+
+func cmdSyscalls(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		fmt.Fprintln(stderr, "usage: iosim syscalls")
+		if args[0] == "-h" || args[0] == "--help" {
+			return 0
+		}
+		return 2
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "nr\tsyscall\tsupport\tnote")
+	for _, s := range sim.Syscalls() {
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", s.Nr, s.Name, s.Support, s.Note)
+	}
+	tw.Flush()
+	return 0
+}
+
+func cmdInterposers(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		fmt.Fprintln(stderr, "usage: iosim interposers")
+		if args[0] == "-h" || args[0] == "--help" {
+			return 0
+		}
+		return 2
+	}
+	fmt.Fprint(stdout, interposer.Usage())
+	return 0
+}

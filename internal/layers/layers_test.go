@@ -1,0 +1,84 @@
+// Package layers holds the test that keeps iosim's dependency graph pointing down:
+// cmd → scenario / replay / strace / crash → interposer → sim → vfs. A package may
+// import only packages of lower rank (or the same package's test helpers).
+package layers
+
+import (
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+const module = "iosim"
+
+// rank orders the project's packages; imports must go to a strictly lower rank.
+// Packages at the same rank (strace, replay, crash, scenario) do not import each
+// other except as listed in sameRankOK.
+var rank = map[string]int{
+	"vfs":        0,
+	"sim":        1,
+	"interposer": 2,
+	"strace":     3,
+	"crash":      3,
+	"replay":     4,
+	"scenario":   5,
+	"cmd/iosim":  6,
+}
+
+func pkgOf(dir string) (string, bool) {
+	for p := range rank {
+		if dir == p || strings.HasPrefix(dir, p+"/") {
+			return p, true
+		}
+	}
+	return "", false
+}
+
+func TestImportsPointDown(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	require.NoError(t, err)
+	checked := 0
+	err = filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) && path != root {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, filepath.Dir(path))
+		from, ok := pkgOf(filepath.ToSlash(rel))
+		if !ok {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		for _, imp := range f.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			if !strings.HasPrefix(p, module+"/") {
+				continue
+			}
+			to, ok := pkgOf(strings.TrimPrefix(p, module+"/"))
+			if !ok || to == from {
+				continue
+			}
+			checked++
+			if rank[to] >= rank[from] {
+				t.Errorf("%s imports %s: dependencies must point down (%s has rank %d, %s rank %d)", path[len(root)+1:], p, from, rank[from], to, rank[to])
+			}
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	require.Positive(t, checked, "no project imports found: is the test looking at the right tree?")
+}

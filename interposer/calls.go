@@ -1,0 +1,118 @@
+package interposer
+
+import (
+	"golang.org/x/sys/unix"
+
+	"iosim/sim"
+)
+
+// Helpers that read a Call's arguments by syscall. Args follow the C prototype with
+// path and buffer slots left zero (see sim.Call).
+
+// openFlagsIndex returns which Args slot holds the open flags of an open-family call.
+func openFlagsIndex(nr sim.Sysno) (int, bool) {
+	switch nr {
+	case sim.SYS_OPEN:
+		return 1, true // open(path, flags, mode)
+	case sim.SYS_OPENAT:
+		return 2, true // openat(dirfd, path, flags, mode)
+	}
+	return 0, false
+}
+
+// isOpen reports whether c opens a path (open, openat, creat).
+func isOpen(nr sim.Sysno) bool {
+	return nr == sim.SYS_OPEN || nr == sim.SYS_OPENAT || nr == sim.SYS_CREAT
+}
+
+// openFlags returns the open flags of an open-family call (creat is O_CREAT|O_WRONLY|O_TRUNC).
+func openFlags(c *sim.Call) int {
+	switch c.Nr {
+	case sim.SYS_OPEN:
+		return int(c.Args[1])
+	case sim.SYS_OPENAT:
+		return int(c.Args[2])
+	case sim.SYS_CREAT:
+		return unix.O_CREAT | unix.O_WRONLY | unix.O_TRUNC
+	}
+	return 0
+}
+
+// openDirfd returns the directory fd an open resolves a relative path against.
+func openDirfd(c *sim.Call) int {
+	if c.Nr == sim.SYS_OPENAT {
+		return int(int32(c.Args[0]))
+	}
+	return unix.AT_FDCWD
+}
+
+// fdArg reports the fd argument of calls whose first argument is an fd.
+func fdArg(c *sim.Call) (int, bool) {
+	switch c.Nr {
+	case sim.SYS_READ, sim.SYS_WRITE, sim.SYS_CLOSE, sim.SYS_FSTAT, sim.SYS_LSEEK,
+		sim.SYS_PREAD64, sim.SYS_PWRITE64, sim.SYS_READV, sim.SYS_WRITEV,
+		sim.SYS_PREADV, sim.SYS_PWRITEV, sim.SYS_PREADV2, sim.SYS_PWRITEV2,
+		sim.SYS_FCNTL, sim.SYS_FSYNC, sim.SYS_FDATASYNC, sim.SYS_FTRUNCATE,
+		sim.SYS_FALLOCATE, sim.SYS_FADVISE64, sim.SYS_SYNC_FILE_RANGE, sim.SYS_FLOCK,
+		sim.SYS_GETDENTS64, sim.SYS_FCHMOD, sim.SYS_FCHOWN, sim.SYS_FCHDIR,
+		sim.SYS_DUP, sim.SYS_DUP2, sim.SYS_DUP3, sim.SYS_READAHEAD, sim.SYS_FSTATFS,
+		sim.SYS_SYNCFS, sim.SYS_IOCTL, sim.SYS_MMAP:
+		if c.Nr == sim.SYS_MMAP {
+			return int(int32(c.Args[4])), true
+		}
+		return int(int32(c.Args[0])), true
+	}
+	return 0, false
+}
+
+// ioBytes returns how many bytes a successful data call moved.
+func ioBytes(c *sim.Call, r sim.Result) int64 {
+	if r.Errno != 0 || r.Ret <= 0 {
+		return 0
+	}
+	switch c.Nr {
+	case sim.SYS_READ, sim.SYS_WRITE, sim.SYS_PREAD64, sim.SYS_PWRITE64,
+		sim.SYS_READV, sim.SYS_WRITEV, sim.SYS_PREADV, sim.SYS_PWRITEV,
+		sim.SYS_PREADV2, sim.SYS_PWRITEV2, sim.SYS_SENDFILE, sim.SYS_COPY_FILE_RANGE,
+		sim.SYS_SPLICE:
+		return r.Ret
+	}
+	return 0
+}
+
+// isWrite reports calls that write file data through an fd.
+func isWrite(nr sim.Sysno) bool {
+	switch nr {
+	case sim.SYS_WRITE, sim.SYS_PWRITE64, sim.SYS_WRITEV, sim.SYS_PWRITEV, sim.SYS_PWRITEV2:
+		return true
+	}
+	return false
+}
+
+// isRead reports calls that read file data through an fd.
+func isRead(nr sim.Sysno) bool {
+	switch nr {
+	case sim.SYS_READ, sim.SYS_PREAD64, sim.SYS_READV, sim.SYS_PREADV, sim.SYS_PREADV2:
+		return true
+	}
+	return false
+}
+
+// callFstat asks h to fstat fd.
+func callFstat(h sim.Handler, t *sim.Task, fd int) (unix.Stat_t, sim.Result) {
+	var st unix.Stat_t
+	r := h.Syscall(sim.Call{Nr: sim.SYS_FSTAT, Task: t, Args: [6]int64{int64(fd)}, Obj: &st})
+	return st, r
+}
+
+// callStat asks h to stat path (following symlinks) relative to the cwd.
+func callStat(h sim.Handler, t *sim.Task, path string) (unix.Stat_t, sim.Result) {
+	var st unix.Stat_t
+	r := h.Syscall(sim.Call{Nr: sim.SYS_NEWFSTATAT, Task: t, Args: [6]int64{unix.AT_FDCWD}, Path: path, Obj: &st})
+	return st, r
+}
+
+// oLargefile is O_LARGEFILE as the kernel sees it on x86-64 (x/sys/unix defines it
+// as 0 on amd64, where the C library adds nothing; the kernel reports 0x8000 in
+// F_GETFL and strace prints it).
+const oLargefile = 0x8000

@@ -1,0 +1,44 @@
+package interposer
+
+import (
+	"golang.org/x/sys/unix"
+
+	"iosim/sim"
+)
+
+func init() {
+	register(&Info{
+		Name:    "dsync",
+		Summary: "turns O_SYNC into O_DSYNC in open flags",
+		build: func(next sim.Handler, a *Args) (sim.Handler, error) {
+			return NewDsync(next), nil
+		},
+	})
+}
+
+// oSyncOnly is the bit O_SYNC adds to O_DSYNC on Linux (__O_SYNC).
+const oSyncOnly = unix.O_SYNC &^ unix.O_DSYNC
+
+// Dsync rewrites open/openat flags O_SYNC into O_DSYNC: every write is still durable
+// when it returns (data and the size needed to read it back), but timestamps are not
+// synced per write — the same trade as fdatasync for fsync. Other calls pass through.
+// fcntl(F_SETFL) cannot set O_SYNC on Linux, so only opens are rewritten.
+type Dsync struct {
+	next sim.Handler
+}
+
+var _ sim.Handler = (*Dsync)(nil)
+
+// NewDsync returns the O_SYNC→O_DSYNC interposer over next.
+func NewDsync(next sim.Handler) *Dsync { return &Dsync{next: next} }
+
+// Unwrap returns the next layer.
+func (d *Dsync) Unwrap() sim.Handler { return d.next }
+
+// Syscall implements sim.Handler.
+func (d *Dsync) Syscall(c sim.Call) sim.Result {
+	if i, ok := openFlagsIndex(c.Nr); ok && c.Args[i]&oSyncOnly != 0 {
+		c.Args[i] &^= oSyncOnly
+	}
+	return d.next.Syscall(c)
+}

@@ -1,0 +1,665 @@
+package interposer
+
+import (
+	"fmt"
+	"path"
+	"sync"
+	"sync/atomic"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"iosim/sim"
+)
+
+func init() {
+	register(&Info{
+		Name:    "filecache",
+		Summary: "serves reads of chosen files from memory with the kernel's exact semantics (seed 000 done right)",
+		Params: []Param{
+			{Name: "path", Repeat: true, Doc: "a file to cache; matched by inode (dev, ino), however the program names it"},
+		},
+		build: func(next sim.Handler, a *Args) (sim.Handler, error) {
+			paths := a.All("path")
+			if len(paths) == 0 {
+				return nil, fmt.Errorf("interposer filecache: parameter path= is required (one or more)")
+			}
+			return NewFileCache(next, paths...), nil
+		},
+	})
+}
+
+// FileCache serves open/openat, read, pread64, readv, lseek, fcntl, fstat (and
+// newfstatat(fd, "", AT_EMPTY_PATH)), dup/dup2/dup3 and close of the chosen files from
+// memory, with the results the kernel would have given: the same fd numbers (lowest
+// free first), per-open-description offsets shared by dup'd fds, every whence, EOF,
+// access modes and errnos. It is what cache_oraus.so (Oraus) meant to be.
+//
+// # Which files
+//
+// Paths are matched by inode identity (st_dev, st_ino), learned by stat'ing them
+// through the next layer, so the program may name the file however it likes:
+// relative to its cwd, with ./ or .., through a symlink, by a hard link. An open is
+// served from memory when its flags are read-only and plain (O_RDONLY plus any of
+// O_CLOEXEC, O_LARGEFILE, O_NOCTTY, O_NONBLOCK, O_NOFOLLOW), its path is absolute or
+// relative to AT_FDCWD, and the same (path, flags) was already opened for real since
+// the last namespace change: the first such open reaches the kernel (that is how the
+// cache learns the path's inode, F_GETFL's answer and every error), later ones do
+// not. Every other open passes through.
+//
+// # Fd numbers: the invariant
+//
+// Served fds ("virtual" fds) are numbers the program owns but the kernel's table
+// may not hold. Per process the cache keeps what it knows of every fd number: free,
+// real (open in the kernel and visible to the program), virtual (served here;
+// "materialized" when the kernel also holds the number, as a dup of the anchor),
+// hidden (held in the kernel for the cache — one anchor fd per cached file, opened
+// O_CLOEXEC at the top of the RLIMIT_NOFILE range — invisible to the program), or
+// unknown (never seen; probed once with fcntl(F_GETFD) when needed). The invariant:
+//
+//	program's table = (kernel's table \ hidden) ∪ virtual, and an unmaterialized
+//	virtual number is free in the kernel.
+//
+// To keep it, every call that creates or closes fds in the process must cross this
+// layer: open/openat/creat, dup/dup2/dup3, fcntl(F_DUPFD*), close, close_range,
+// fork/clone, execve, exit — the fd-creating calls package sim models today. When
+// the kernel allocates a number that the program's table holds (a virtual fd) or
+// skips one it does not (a hidden fd), the new fd is moved to the number the program
+// expects with dup3 and the stray closed: two extra calls, only on a collision.
+// Calls on a hidden number that the program thinks closed fail with EBADF here. A
+// new fd-creating syscall in sim must be added to this layer. Task.InstallPath and
+// InstallSpecial bypass every Handler and break the invariant: call them before the
+// process makes its first call through the cache.
+//
+// Any call on a virtual fd that is not served here (fsync, fadvise, mmap, flock,
+// F_SETLK, sendfile, write...) is delegated: the fd is materialized (dup3 of the
+// anchor onto its number), the kernel's offset set to the description's, the call
+// passed through, and the offset read back.
+//
+// # Coherence
+//
+// Never stale: a served read always sees every change made through this layer.
+// Writes, pwrite, writev, ftruncate, fallocate, copy_file_range and sendfile on an fd
+// whose inode (learned by fstat once per fd) is a cached file drop its data; so do
+// an open with O_TRUNC, truncate(2), io_submit, msync and mmap of a cached file (and,
+// conservatively, of anything whose identity is unknown). Any call that may change
+// the namespace or a file's attributes (rename, unlink, link, symlink, chmod,
+// utimensat, chdir, mkdir...) or that is not known to be harmless invalidates every
+// path resolution and cached stat. Data is reloaded through the anchor, which keeps
+// the inode even if it is renamed or unlinked — as an open fd does. Changes made by
+// processes whose calls do not cross this layer are not seen.
+//
+// # What it does not reproduce
+//
+// Served calls do not reach the kernel, so they cost no kernel time: the virtual
+// clock, and with it every timestamp taken later, differs from a run without the
+// cache (that is the point). Served reads do not update st_atime (as on a noatime
+// mount). OFD and flock locks taken through delegated fds are held by the anchor's
+// description, shared by every virtual description of the file.
+//
+// # Concurrency
+//
+// Safe for concurrent use: one mutex guards the cache's state. It is not held across
+// passed-through calls that may block (locks, reads and writes of other files); it
+// is held across the fd-creating and fd-closing calls of a process so that their
+// numbering is atomic with the cache's bookkeeping.
+type FileCache struct {
+	next  sim.Handler
+	Paths []string
+
+	mu      sync.Mutex
+	gen     uint64 // namespace/attribute generation: resolutions and stats of older gens are stale
+	files   map[fileID]*cfile
+	targets map[fileID]bool
+	tgtGen  uint64 // gen at which targets was computed (0: never)
+	procs   map[*sim.ThreadGroup]*fcProc
+	last    *fcProc // the last process served: the common case skips a map lookup
+	loaded  int     // files with data loaded
+
+	// Served counts calls answered from memory; Passed those that reached the next
+	// layer on behalf of the program; Extra the calls the cache made itself.
+	Served, Passed, Extra atomic.Int64
+}
+
+type fileID struct{ dev, ino uint64 }
+
+// cfile is a cached file: its bytes and stat, shared by every process.
+type cfile struct {
+	id      fileID
+	data    []byte
+	ok      bool // data is current
+	st      unix.Stat_t
+	statGen uint64 // st is current while statGen == FileCache.gen (and ok)
+}
+
+// ofd is an open file description served from memory.
+type ofd struct {
+	f     *cfile
+	off   int64
+	flags int // as F_GETFL reports them
+}
+
+type slotState uint8
+
+const (
+	sUnknown slotState = iota
+	sFree
+	sReal
+	sVirt
+	sHidden
+)
+
+type fdSlot struct {
+	st      slotState
+	v       *ofd // sVirt
+	cloexec bool // sVirt
+	mat     bool // sVirt: the kernel holds the number too
+	idOK    bool // sReal: id learned by fstat
+	id      fileID
+}
+
+type resKey struct {
+	path  string
+	flags int
+}
+
+type resEnt struct {
+	gen   uint64
+	f     *cfile // nil: resolves to a file that is not cached
+	getfl int
+}
+
+// fcProc is the cache's view of one process's fd table.
+type fcProc struct {
+	g       *sim.ThreadGroup
+	slots   []fdSlot
+	res     map[resKey]resEnt
+	anchors map[*cfile]int
+	nofile  int
+}
+
+var _ sim.Handler = (*FileCache)(nil)
+
+// NewFileCache returns a cache of paths over next.
+func NewFileCache(next sim.Handler, paths ...string) *FileCache {
+	return &FileCache{
+		next:  next,
+		Paths: paths,
+		gen:   1,
+		files: map[fileID]*cfile{},
+		procs: map[*sim.ThreadGroup]*fcProc{},
+	}
+}
+
+// Unwrap returns the next layer.
+func (fc *FileCache) Unwrap() sim.Handler { return fc.next }
+
+// extra makes a call of the cache's own through the next layer.
+func (fc *FileCache) extra(c sim.Call) sim.Result {
+	fc.Extra.Add(1)
+	return fc.next.Syscall(c)
+}
+
+func (fc *FileCache) pass(c sim.Call) sim.Result {
+	fc.Passed.Add(1)
+	return fc.next.Syscall(c)
+}
+
+// proc returns the state of c's process. Called with fc.mu held.
+func (fc *FileCache) proc(t *sim.Task) *fcProc {
+	g := t.Group()
+	if p := fc.last; p != nil && p.g == g {
+		return p
+	}
+	p := fc.procs[g]
+	if p == nil {
+		p = &fcProc{g: g, res: map[resKey]resEnt{}, anchors: map[*cfile]int{}}
+		var rl syscall.Rlimit
+		r := fc.extra(sim.Call{Nr: sim.SYS_GETRLIMIT, Task: t, Args: [6]int64{unix.RLIMIT_NOFILE}, Obj: &rl})
+		p.nofile = sim.DefaultNofile
+		if r.Errno == 0 && rl.Cur > 0 {
+			p.nofile = int(rl.Cur)
+		}
+		fc.procs[g] = p
+	}
+	fc.last = p
+	return p
+}
+
+func (p *fcProc) slot(fd int) *fdSlot {
+	if fd < 0 {
+		return &fdSlot{st: sFree}
+	}
+	for fd >= len(p.slots) {
+		p.slots = append(p.slots, make([]fdSlot, len(p.slots)+16)...)
+	}
+	return &p.slots[fd]
+}
+
+// peek returns the slot of fd without growing the table (nil when never seen).
+func (p *fcProc) peek(fd int) *fdSlot {
+	if fd < 0 || fd >= len(p.slots) {
+		return nil
+	}
+	return &p.slots[fd]
+}
+
+// virt returns the description of a virtual fd, or nil.
+func (p *fcProc) virt(fd int) *fdSlot {
+	if s := p.peek(fd); s != nil && s.st == sVirt {
+		return s
+	}
+	return nil
+}
+
+// known resolves an unknown slot by asking the kernel. Called with fc.mu held.
+func (fc *FileCache) known(t *sim.Task, p *fcProc, fd int) *fdSlot {
+	s := p.slot(fd)
+	if s.st == sUnknown {
+		r := fc.extra(sim.Call{Nr: sim.SYS_FCNTL, Task: t, Args: [6]int64{int64(fd), unix.F_GETFD}})
+		if r.Errno == unix.EBADF {
+			s.st = sFree
+		} else {
+			*s = fdSlot{st: sReal}
+		}
+	}
+	return s
+}
+
+// lowestFree returns the lowest fd >= min free in the program's table (it may be
+// hidden: the caller relocates the anchor). Called with fc.mu held.
+func (fc *FileCache) lowestFree(t *sim.Task, p *fcProc, min int) int {
+	for n := min; ; n++ {
+		switch fc.known(t, p, n).st {
+		case sFree, sHidden:
+			return n
+		}
+	}
+}
+
+// freeInBoth returns the lowest fd >= min free in both tables.
+func (fc *FileCache) freeInBoth(t *sim.Task, p *fcProc, min int) int {
+	for n := min; ; n++ {
+		if fc.known(t, p, n).st == sFree {
+			return n
+		}
+	}
+}
+
+// claim makes fd usable by the program: a hidden anchor there moves away.
+func (fc *FileCache) claim(t *sim.Task, p *fcProc, fd int) {
+	s := p.slot(fd)
+	if s.st != sHidden {
+		return
+	}
+	n := fc.freeInBoth(t, p, fd+1)
+	fc.extra(sim.Call{Nr: sim.SYS_DUP3, Task: t, Args: [6]int64{int64(fd), int64(n), unix.O_CLOEXEC}})
+	fc.extra(sim.Call{Nr: sim.SYS_CLOSE, Task: t, Args: [6]int64{int64(fd)}})
+	*p.slot(n) = fdSlot{st: sHidden}
+	for f, a := range p.anchors {
+		if a == fd {
+			p.anchors[f] = n
+		}
+	}
+	*p.slot(fd) = fdSlot{st: sFree}
+}
+
+// allocated records that the kernel gave fd (>= min, lowest free in its table) to
+// the program, and moves it to the number the program expects if they differ.
+func (fc *FileCache) allocated(t *sim.Task, p *fcProc, min, fd int) int {
+	for n := min; n < fd; n++ {
+		if s := p.slot(n); s.st == sUnknown || s.st == sFree {
+			*s = fdSlot{st: sReal}
+		}
+	}
+	s := p.slot(fd)
+	if s.st != sVirt && s.st != sHidden {
+		// The expected number is fd unless a hidden fd below it is free to the program.
+		want := fd
+		for n := min; n < fd; n++ {
+			if p.slot(n).st == sHidden {
+				want = n
+				break
+			}
+		}
+		if want == fd {
+			*s = fdSlot{st: sReal}
+			return fd
+		}
+	}
+	// Collision: the kernel's fd is a number the program sees as virtual.
+	want := fc.lowestFree(t, p, min)
+	if want == fd {
+		*s = fdSlot{st: sReal}
+		return fd
+	}
+	fc.claim(t, p, want)
+	r := fc.extra(sim.Call{Nr: sim.SYS_FCNTL, Task: t, Args: [6]int64{int64(fd), unix.F_GETFD}})
+	var fl int64
+	if r.Errno == 0 && r.Ret&unix.FD_CLOEXEC != 0 {
+		fl = unix.O_CLOEXEC
+	}
+	fc.extra(sim.Call{Nr: sim.SYS_DUP3, Task: t, Args: [6]int64{int64(fd), int64(want), fl}})
+	fc.extra(sim.Call{Nr: sim.SYS_CLOSE, Task: t, Args: [6]int64{int64(fd)}})
+	*p.slot(want) = fdSlot{st: sReal}
+	return want
+}
+
+// anchor returns the hidden fd that keeps f open in p, dup'ing src if needed.
+func (fc *FileCache) anchor(t *sim.Task, p *fcProc, f *cfile, src int) (int, bool) {
+	if a, ok := p.anchors[f]; ok {
+		return a, true
+	}
+	if src < 0 {
+		return -1, false
+	}
+	base := p.nofile - 16
+	if base < 3 {
+		base = 3
+	}
+	n := fc.freeInBoth(t, p, base)
+	r := fc.extra(sim.Call{Nr: sim.SYS_DUP3, Task: t, Args: [6]int64{int64(src), int64(n), unix.O_CLOEXEC}})
+	if r.Errno != 0 {
+		return -1, false
+	}
+	*p.slot(n) = fdSlot{st: sHidden}
+	p.anchors[f] = n
+	return n, true
+}
+
+// load makes f's data and stat current, through p's anchor. Called with fc.mu held.
+func (fc *FileCache) load(t *sim.Task, p *fcProc, f *cfile) bool {
+	if f.ok && f.statGen == fc.gen {
+		return true
+	}
+	a, ok := p.anchors[f]
+	if !ok {
+		return false
+	}
+	st, r := callFstat(fc.next, t, a)
+	fc.Extra.Add(1)
+	if r.Errno != 0 {
+		return false
+	}
+	f.st, f.statGen = st, fc.gen
+	if !f.ok || int64(len(f.data)) != st.Size {
+		f.data = readWhole(countingHandler{fc}, t, a, st.Size)
+		if !f.ok {
+			fc.loaded++
+		}
+		f.ok = true
+	}
+	return true
+}
+
+type countingHandler struct{ fc *FileCache }
+
+func (h countingHandler) Syscall(c sim.Call) sim.Result { return h.fc.extra(c) }
+
+// invalidate drops f's data.
+func (fc *FileCache) invalidate(f *cfile) {
+	if f.ok {
+		fc.loaded--
+	}
+	f.ok, f.data = false, nil
+}
+
+func (fc *FileCache) invalidateAll() {
+	for _, f := range fc.files {
+		fc.invalidate(f)
+	}
+}
+
+// bump invalidates every path resolution and cached stat.
+func (fc *FileCache) bump() { fc.gen++ }
+
+// isTarget reports whether id is one of the configured files, re-stat'ing them
+// after a namespace change.
+func (fc *FileCache) isTarget(t *sim.Task, id fileID) bool {
+	if fc.tgtGen != fc.gen {
+		fc.targets = map[fileID]bool{}
+		for _, p := range fc.Paths {
+			st, r := callStat(fc.next, t, p)
+			fc.Extra.Add(1)
+			if r.Errno == 0 && st.Mode&unix.S_IFMT == unix.S_IFREG {
+				fc.targets[fileID{st.Dev, st.Ino}] = true
+			}
+		}
+		fc.tgtGen = fc.gen
+	}
+	return fc.targets[id]
+}
+
+// servableOpen: flags that leave nothing for the kernel to do but resolve the path.
+const servableFlags = unix.O_CLOEXEC | oLargefile | unix.O_NOCTTY | unix.O_NONBLOCK | unix.O_NOFOLLOW
+
+// Syscall implements sim.Handler.
+func (fc *FileCache) Syscall(c sim.Call) sim.Result {
+	switch c.Nr {
+	case sim.SYS_READ, sim.SYS_PREAD64, sim.SYS_READV, sim.SYS_LSEEK, sim.SYS_FSTAT:
+		fc.mu.Lock()
+		p := fc.proc(c.Task)
+		if s := p.virt(int(int32(c.Args[0]))); s != nil {
+			if r, ok := fc.serve(&c, p, s); ok {
+				fc.mu.Unlock()
+				fc.Served.Add(1)
+				return r
+			}
+		}
+		fc.mu.Unlock()
+		return fc.passFd(c)
+	case sim.SYS_OPEN, sim.SYS_OPENAT, sim.SYS_CREAT:
+		return fc.open(c)
+	case sim.SYS_CLOSE, sim.SYS_DUP, sim.SYS_DUP2, sim.SYS_DUP3, sim.SYS_FCNTL,
+		sim.SYS_CLOSE_RANGE, sim.SYS_FORK, sim.SYS_VFORK, sim.SYS_CLONE, sim.SYS_CLONE3,
+		sim.SYS_EXECVE, sim.SYS_EXECVEAT, sim.SYS_EXIT_GROUP, sim.SYS_EXIT,
+		sim.SYS_SETRLIMIT, sim.SYS_PRLIMIT64:
+		return fc.fdtable(c)
+	case sim.SYS_NEWFSTATAT:
+		if c.Path == "" && c.Args[3]&unix.AT_EMPTY_PATH != 0 {
+			fc.mu.Lock()
+			p := fc.proc(c.Task)
+			if s := p.virt(int(int32(c.Args[0]))); s != nil {
+				cc := c
+				cc.Nr, cc.Args = sim.SYS_FSTAT, [6]int64{c.Args[0]}
+				if r, ok := fc.serve(&cc, p, s); ok {
+					fc.mu.Unlock()
+					fc.Served.Add(1)
+					return r
+				}
+			}
+			fc.mu.Unlock()
+		}
+	}
+	return fc.passFd(c)
+}
+
+// serve answers a data call on a virtual fd from memory. ok is false when the call
+// must be delegated to the kernel. Called with fc.mu held.
+func (fc *FileCache) serve(c *sim.Call, p *fcProc, s *fdSlot) (sim.Result, bool) {
+	o := s.v
+	f := o.f
+	if !fc.load(c.Task, p, f) {
+		return sim.Result{}, false
+	}
+	switch c.Nr {
+	case sim.SYS_READ:
+		n := readAt(c.Buf, f.data, o.off)
+		o.off += int64(n)
+		return sim.Result{Ret: int64(n)}, true
+	case sim.SYS_PREAD64:
+		if c.Args[3] < 0 {
+			return sim.Fail(unix.EINVAL), true
+		}
+		return sim.Result{Ret: int64(readAt(c.Buf, f.data, c.Args[3]))}, true
+	case sim.SYS_READV:
+		if len(c.Iov) > 1024 {
+			return sim.Fail(unix.EINVAL), true
+		}
+		var tot int64
+		for _, b := range c.Iov {
+			n := readAt(b, f.data, o.off)
+			o.off += int64(n)
+			tot += int64(n)
+			if n < len(b) {
+				break
+			}
+		}
+		return sim.Result{Ret: tot}, true
+	case sim.SYS_LSEEK:
+		off, whence := c.Args[1], int(c.Args[2])
+		var pos int64
+		switch whence {
+		case unix.SEEK_SET:
+			pos = off
+		case unix.SEEK_CUR:
+			if off == 0 {
+				return sim.Result{Ret: o.off}, true
+			}
+			pos = o.off + off
+		case unix.SEEK_END:
+			pos = int64(len(f.data)) + off
+		case unix.SEEK_DATA, unix.SEEK_HOLE:
+			// Holes are the kernel's to know: ask through the anchor.
+			r := fc.extra(sim.Call{Nr: sim.SYS_LSEEK, Task: c.Task, Args: [6]int64{int64(p.anchors[f]), off, int64(whence)}})
+			if r.Errno == 0 {
+				o.off = r.Ret
+			}
+			return r, true
+		default:
+			return sim.Fail(unix.EINVAL), true
+		}
+		if pos < 0 || pos > c.Task.Kernel().FS().MaxFileSize() {
+			return sim.Fail(unix.EINVAL), true
+		}
+		o.off = pos
+		return sim.Result{Ret: pos}, true
+	case sim.SYS_FSTAT:
+		st, _ := c.Obj.(*unix.Stat_t)
+		if st == nil {
+			return sim.Result{}, false
+		}
+		*st = f.st
+		return sim.Result{}, true
+	}
+	return sim.Result{}, false
+}
+
+// readAt copies data[off:] into dst and returns how many bytes it copied.
+func readAt(dst, data []byte, off int64) int {
+	if off >= int64(len(data)) || off < 0 {
+		return 0
+	}
+	return copy(dst, data[off:])
+}
+
+// open serves or passes open/openat/creat.
+func (fc *FileCache) open(c sim.Call) sim.Result {
+	flags := openFlags(&c)
+	servable := c.Nr != sim.SYS_CREAT && flags&unix.O_ACCMODE == unix.O_RDONLY &&
+		flags&^servableFlags == 0 && (openDirfd(&c) == unix.AT_FDCWD || path.IsAbs(c.Path))
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	p := fc.proc(c.Task)
+	t := c.Task
+	if !servable {
+		if c.Nr == sim.SYS_OPENAT && !path.IsAbs(c.Path) {
+			if s := p.virt(openDirfd(&c)); s != nil {
+				fc.materialize(t, p, openDirfd(&c), s)
+			} else if s := p.peek(openDirfd(&c)); s != nil && s.st == sHidden {
+				return sim.Fail(unix.EBADF)
+			}
+		}
+		r := fc.pass(c)
+		if r.Errno != 0 {
+			return r
+		}
+		fd := fc.allocated(t, p, 0, int(r.Ret))
+		if flags&(unix.O_CREAT|unix.O_TRUNC) != 0 {
+			fc.bump()
+			if flags&unix.O_TRUNC != 0 {
+				fc.invalidateAll()
+			}
+		}
+		return sim.Result{Ret: int64(fd)}
+	}
+	key := resKey{c.Path, flags}
+	if e, ok := p.res[key]; ok && e.gen == fc.gen {
+		if e.f == nil { // known not to be a cached file
+			r := fc.pass(c)
+			if r.Errno == 0 {
+				r.Ret = int64(fc.allocated(t, p, 0, int(r.Ret)))
+			}
+			return r
+		}
+		if _, ok := p.anchors[e.f]; ok {
+			// EMFILE (no free fd below the limit) is left to the kernel.
+			if fd := fc.lowestFree(t, p, 0); fd < p.nofile {
+				fc.claim(t, p, fd)
+				*p.slot(fd) = fdSlot{st: sVirt, v: &ofd{f: e.f, flags: e.getfl}, cloexec: flags&unix.O_CLOEXEC != 0}
+				fc.Served.Add(1)
+				return sim.Result{Ret: int64(fd)}
+			}
+		}
+	}
+	r := fc.pass(c)
+	if r.Errno != 0 {
+		return r
+	}
+	fd := fc.allocated(t, p, 0, int(r.Ret))
+	st, sr := callFstat(fc.next, t, fd)
+	fc.Extra.Add(1)
+	id := fileID{st.Dev, st.Ino}
+	if sr.Errno != 0 || st.Mode&unix.S_IFMT != unix.S_IFREG || !fc.isTarget(t, id) {
+		p.res[key] = resEnt{gen: fc.gen}
+		*p.slot(fd) = fdSlot{st: sReal, idOK: sr.Errno == 0, id: id}
+		return sim.Result{Ret: int64(fd)}
+	}
+	f := fc.files[id]
+	if f == nil {
+		f = &cfile{id: id}
+		fc.files[id] = f
+	}
+	if _, ok := fc.anchor(t, p, f, fd); !ok {
+		*p.slot(fd) = fdSlot{st: sReal, idOK: true, id: id}
+		return sim.Result{Ret: int64(fd)}
+	}
+	gr := fc.extra(sim.Call{Nr: sim.SYS_FCNTL, Task: t, Args: [6]int64{int64(fd), unix.F_GETFL}})
+	p.res[key] = resEnt{gen: fc.gen, f: f, getfl: int(gr.Ret)}
+	*p.slot(fd) = fdSlot{st: sVirt, v: &ofd{f: f, flags: int(gr.Ret)}, cloexec: flags&unix.O_CLOEXEC != 0, mat: true}
+	fc.load(t, p, f)
+	return sim.Result{Ret: int64(fd)}
+}
+
+// materialize makes the kernel hold virtual fd v (a dup of the anchor) with the
+// description's offset and flags, so that a call can be delegated to the kernel.
+func (fc *FileCache) materialize(t *sim.Task, p *fcProc, fd int, s *fdSlot) {
+	a := p.anchors[s.v.f]
+	if !s.mat {
+		var fl int64
+		if s.cloexec {
+			fl = unix.O_CLOEXEC
+		}
+		fc.extra(sim.Call{Nr: sim.SYS_DUP3, Task: t, Args: [6]int64{int64(a), int64(fd), fl}})
+		s.mat = true
+	}
+	fc.extra(sim.Call{Nr: sim.SYS_LSEEK, Task: t, Args: [6]int64{int64(fd), s.v.off, unix.SEEK_SET}})
+	fc.extra(sim.Call{Nr: sim.SYS_FCNTL, Task: t, Args: [6]int64{int64(fd), unix.F_SETFL, int64(s.v.flags)}})
+}
+
+// delegate passes a call on virtual fd through its materialized twin and copies the
+// resulting offset and flags back. Called with fc.mu held; the call is one that does
+// not block.
+func (fc *FileCache) delegate(c sim.Call, p *fcProc, fd int, s *fdSlot) sim.Result {
+	fc.materialize(c.Task, p, fd, s)
+	r := fc.pass(c)
+	o := fc.extra(sim.Call{Nr: sim.SYS_LSEEK, Task: c.Task, Args: [6]int64{int64(fd), 0, unix.SEEK_CUR}})
+	if o.Errno == 0 {
+		s.v.off = o.Ret
+	}
+	g := fc.extra(sim.Call{Nr: sim.SYS_FCNTL, Task: c.Task, Args: [6]int64{int64(fd), unix.F_GETFL}})
+	if g.Errno == 0 {
+		s.v.flags = int(g.Ret)
+	}
+	return r
+}

@@ -1,0 +1,482 @@
+package interposer
+
+import (
+	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"iosim/sim"
+)
+
+// The fd-table half of FileCache: close, dup*, fcntl, close_range, fork, execve,
+// exit and rlimit changes, and the pass-through path with its coherence rules.
+
+// fdtable handles the calls that create, close or change fds. Called without fc.mu.
+func (fc *FileCache) fdtable(c sim.Call) sim.Result {
+	t := c.Task
+	fc.mu.Lock()
+	p := fc.proc(t)
+	fd := int(int32(c.Args[0]))
+	switch c.Nr {
+	case sim.SYS_CLOSE:
+		if s := p.virt(fd); s != nil {
+			if s.mat {
+				fc.extra(sim.Call{Nr: sim.SYS_CLOSE, Task: t, Args: [6]int64{int64(fd)}})
+			}
+			*s = fdSlot{st: sFree}
+			fc.mu.Unlock()
+			fc.Served.Add(1)
+			return sim.Result{}
+		}
+		if s := p.peek(fd); s != nil && s.st == sHidden {
+			fc.mu.Unlock()
+			return sim.Fail(unix.EBADF)
+		}
+		r := fc.pass(c)
+		if fd >= 0 {
+			*p.slot(fd) = fdSlot{st: sFree}
+		}
+		fc.mu.Unlock()
+		return r
+
+	case sim.SYS_DUP:
+		defer fc.mu.Unlock()
+		if s := p.virt(fd); s != nil {
+			return fc.dupVirt(t, p, s, 0, false)
+		}
+		if s := p.peek(fd); s != nil && s.st == sHidden {
+			return sim.Fail(unix.EBADF)
+		}
+		r := fc.pass(c)
+		if r.Errno == 0 {
+			n := fc.allocated(t, p, 0, int(r.Ret))
+			fc.copyID(p, fd, n)
+			r.Ret = int64(n)
+		}
+		return r
+
+	case sim.SYS_DUP2, sim.SYS_DUP3:
+		defer fc.mu.Unlock()
+		nfd := int(int32(c.Args[1]))
+		cloexec := false
+		if c.Nr == sim.SYS_DUP3 {
+			if c.Args[2]&^unix.O_CLOEXEC != 0 || fd == nfd {
+				return sim.Fail(unix.EINVAL)
+			}
+			cloexec = c.Args[2]&unix.O_CLOEXEC != 0
+		}
+		if fd == nfd { // dup2 only: checked before RLIMIT_NOFILE, as Linux does
+			if fd < 0 || fc.known(t, p, fd).st == sFree || fc.known(t, p, fd).st == sHidden {
+				return sim.Fail(unix.EBADF)
+			}
+			if p.virt(fd) != nil {
+				fc.Served.Add(1)
+			}
+			return sim.Result{Ret: int64(nfd)}
+		}
+		if nfd < 0 || nfd >= p.nofile {
+			return sim.Fail(unix.EBADF)
+		}
+		old := fc.known(t, p, fd)
+		if fd < 0 || old.st == sFree || old.st == sHidden {
+			return sim.Fail(unix.EBADF)
+		}
+		if old.st == sVirt {
+			v := old.v
+			ns := fc.known(t, p, nfd)
+			switch ns.st {
+			case sVirt:
+				if ns.mat {
+					fc.extra(sim.Call{Nr: sim.SYS_CLOSE, Task: t, Args: [6]int64{int64(nfd)}})
+				}
+			case sReal:
+				fc.extra(sim.Call{Nr: sim.SYS_CLOSE, Task: t, Args: [6]int64{int64(nfd)}})
+			case sHidden:
+				fc.claim(t, p, nfd)
+			}
+			*p.slot(nfd) = fdSlot{st: sVirt, v: v, cloexec: cloexec}
+			fc.Served.Add(1)
+			return sim.Result{Ret: int64(nfd)}
+		}
+		ns := p.slot(nfd)
+		if ns.st == sHidden {
+			fc.claim(t, p, nfd)
+		}
+		r := fc.pass(c)
+		if r.Errno == 0 {
+			*p.slot(nfd) = fdSlot{st: sReal}
+			fc.copyID(p, fd, nfd)
+		}
+		return r
+
+	case sim.SYS_FCNTL:
+		return fc.fcntl(c, p, fd) // unlocks
+
+	case sim.SYS_CLOSE_RANGE:
+		defer fc.mu.Unlock()
+		first, last, flags := uint64(uint32(c.Args[0])), uint64(uint32(c.Args[1])), c.Args[2]
+		if first > last || flags&^(unix.CLOSE_RANGE_CLOEXEC|unix.CLOSE_RANGE_UNSHARE) != 0 {
+			return fc.pass(c)
+		}
+		hi := last
+		if hi >= uint64(len(p.slots)) {
+			hi = uint64(len(p.slots))
+		}
+		// The kernel must not close the anchors: close the ranges between them.
+		start, served := first, false
+		var r sim.Result
+		call := func(a, b uint64) {
+			if a > b {
+				return
+			}
+			cc := c
+			cc.Args[0], cc.Args[1] = int64(a), int64(b)
+			if served {
+				r2 := fc.extra(cc)
+				if r2.Errno != 0 {
+					r = r2
+				}
+				return
+			}
+			served = true
+			r = fc.pass(cc)
+		}
+		for n := first; n < hi; n++ {
+			if p.slots[n].st == sHidden {
+				if n > start {
+					call(start, n-1)
+				}
+				start = n + 1
+			}
+		}
+		call(start, last)
+		if !served {
+			r = sim.Result{}
+		}
+		for n := first; n < hi; n++ {
+			s := &p.slots[n]
+			if s.st == sHidden {
+				continue
+			}
+			if flags&unix.CLOSE_RANGE_CLOEXEC != 0 {
+				if s.st == sVirt {
+					s.cloexec = true
+				}
+				continue
+			}
+			*s = fdSlot{st: sFree}
+		}
+		return r
+
+	case sim.SYS_FORK, sim.SYS_VFORK, sim.SYS_CLONE, sim.SYS_CLONE3:
+		defer fc.mu.Unlock()
+		r := fc.pass(c)
+		if r.Errno == 0 && r.Ret > 0 {
+			if ct := t.Kernel().Task(int(r.Ret)); ct != nil && ct.Group() != p.g {
+				q := &fcProc{g: ct.Group(), slots: append([]fdSlot(nil), p.slots...),
+					res: map[resKey]resEnt{}, anchors: map[*cfile]int{}, nofile: p.nofile}
+				for k, v := range p.res {
+					q.res[k] = v
+				}
+				for k, v := range p.anchors {
+					q.anchors[k] = v
+				}
+				fc.procs[q.g] = q
+			}
+		}
+		return r
+
+	case sim.SYS_EXECVE, sim.SYS_EXECVEAT:
+		defer fc.mu.Unlock()
+		r := fc.pass(c)
+		if r.Errno == 0 {
+			for i := range p.slots {
+				s := &p.slots[i]
+				switch {
+				case s.st == sVirt && s.cloexec, s.st == sHidden:
+					*s = fdSlot{st: sFree}
+				case s.st == sReal:
+					*s = fdSlot{} // its FD_CLOEXEC was not tracked: ask again
+				}
+			}
+			clear(p.anchors)
+			clear(p.res)
+		}
+		return r
+
+	case sim.SYS_EXIT_GROUP:
+		defer fc.mu.Unlock()
+		r := fc.pass(c)
+		delete(fc.procs, p.g)
+		if fc.last == p {
+			fc.last = nil
+		}
+		return r
+
+	default: // SYS_EXIT, SYS_SETRLIMIT, SYS_PRLIMIT64
+		defer fc.mu.Unlock()
+		r := fc.pass(c)
+		if c.Nr != sim.SYS_EXIT {
+			var rl syscall.Rlimit
+			if g := fc.extra(sim.Call{Nr: sim.SYS_GETRLIMIT, Task: t, Args: [6]int64{unix.RLIMIT_NOFILE}, Obj: &rl}); g.Errno == 0 {
+				p.nofile = int(rl.Cur)
+			}
+		}
+		return r
+	}
+}
+
+// dupVirt gives virtual description s another fd, the lowest free >= min.
+func (fc *FileCache) dupVirt(t *sim.Task, p *fcProc, s *fdSlot, min int, cloexec bool) sim.Result {
+	v := s.v
+	n := fc.lowestFree(t, p, min)
+	if n >= p.nofile {
+		return sim.Fail(unix.EMFILE)
+	}
+	fc.claim(t, p, n)
+	*p.slot(n) = fdSlot{st: sVirt, v: v, cloexec: cloexec}
+	fc.Served.Add(1)
+	return sim.Result{Ret: int64(n)}
+}
+
+// copyID carries a real fd's known inode identity to its duplicate.
+func (fc *FileCache) copyID(p *fcProc, from, to int) {
+	if s := p.peek(from); s != nil && s.st == sReal && s.idOK {
+		d := p.slot(to)
+		d.idOK, d.id = true, s.id
+	}
+}
+
+// fcntl handles fcntl(2). Called with fc.mu held; returns with it released.
+func (fc *FileCache) fcntl(c sim.Call, p *fcProc, fd int) sim.Result {
+	t := c.Task
+	cmd, arg := c.Args[1], c.Args[2]
+	if s := p.peek(fd); s != nil && s.st == sHidden {
+		fc.mu.Unlock()
+		return sim.Fail(unix.EBADF)
+	}
+	s := p.virt(fd)
+	if s == nil {
+		if cmd == unix.F_DUPFD || cmd == unix.F_DUPFD_CLOEXEC {
+			defer fc.mu.Unlock()
+			r := fc.pass(c)
+			if r.Errno == 0 {
+				n := fc.allocated(t, p, int(arg), int(r.Ret))
+				fc.copyID(p, fd, n)
+				r.Ret = int64(n)
+			}
+			return r
+		}
+		fc.mu.Unlock()
+		return fc.pass(c)
+	}
+	served := func(r sim.Result) sim.Result {
+		fc.mu.Unlock()
+		fc.Served.Add(1)
+		return r
+	}
+	switch cmd {
+	case unix.F_GETFD:
+		if s.cloexec {
+			return served(sim.Result{Ret: unix.FD_CLOEXEC})
+		}
+		return served(sim.Result{})
+	case unix.F_SETFD:
+		s.cloexec = arg&unix.FD_CLOEXEC != 0
+		if s.mat {
+			fc.extra(c)
+		}
+		return served(sim.Result{})
+	case unix.F_GETFL:
+		return served(sim.Result{Ret: int64(s.v.flags)})
+	case unix.F_SETFL:
+		const emulated = unix.O_APPEND | unix.O_NONBLOCK
+		const setfl = emulated | unix.O_ASYNC | unix.O_DIRECT | unix.O_NOATIME
+		if (int64(s.v.flags)^arg)&(setfl&^emulated) == 0 {
+			s.v.flags = s.v.flags&^emulated | int(arg)&emulated
+			return served(sim.Result{})
+		}
+	case unix.F_DUPFD, unix.F_DUPFD_CLOEXEC:
+		if arg < 0 || arg >= int64(p.nofile) {
+			return served(sim.Fail(unix.EINVAL))
+		}
+		r := fc.dupVirt(t, p, s, int(arg), cmd == unix.F_DUPFD_CLOEXEC)
+		fc.mu.Unlock()
+		return r
+	case unix.F_SETLKW, unix.F_OFD_SETLKW, unix.F_SETLK, unix.F_GETLK, unix.F_OFD_SETLK, unix.F_OFD_GETLK:
+		// May block: materialize, then pass without holding the lock. Locks do not
+		// move the offset.
+		fc.materialize(t, p, fd, s)
+		fc.mu.Unlock()
+		return fc.pass(c)
+	}
+	r := fc.delegate(c, p, fd, s)
+	fc.mu.Unlock()
+	return r
+}
+
+// effect says what a passed-through call may change, for coherence.
+type effect uint8
+
+const (
+	effNone  effect = iota
+	effAtime        // may change atimes only (reads): cached stats go stale
+	effData         // changes the data of the file of the fd at fdIdx
+	effAll          // may change any file's data and every name and attribute
+	effNames        // may change names and attributes (not data)
+)
+
+func classify(c *sim.Call) (effect, int) {
+	switch c.Nr {
+	case sim.SYS_FSTAT, sim.SYS_STAT, sim.SYS_LSTAT, sim.SYS_NEWFSTATAT, sim.SYS_STATX,
+		sim.SYS_ACCESS, sim.SYS_FACCESSAT, sim.SYS_FACCESSAT2, sim.SYS_READLINK,
+		sim.SYS_READLINKAT, sim.SYS_GETCWD, sim.SYS_GETPID, sim.SYS_GETTID,
+		sim.SYS_GETRLIMIT, sim.SYS_FSYNC, sim.SYS_FDATASYNC, sim.SYS_SYNC, sim.SYS_SYNCFS,
+		sim.SYS_SYNC_FILE_RANGE, sim.SYS_FADVISE64, sim.SYS_READAHEAD, sim.SYS_FLOCK,
+		sim.SYS_IO_SETUP, sim.SYS_IO_DESTROY, sim.SYS_IO_GETEVENTS, sim.SYS_IO_PGETEVENTS,
+		sim.SYS_IO_CANCEL, sim.SYS_MUNMAP, sim.SYS_UMASK, sim.SYS_LSEEK, sim.SYS_FCNTL:
+		return effNone, 0
+	case sim.SYS_READ, sim.SYS_PREAD64, sim.SYS_READV, sim.SYS_PREADV, sim.SYS_PREADV2,
+		sim.SYS_GETDENTS, sim.SYS_GETDENTS64:
+		return effAtime, 0
+	case sim.SYS_WRITE, sim.SYS_PWRITE64, sim.SYS_WRITEV, sim.SYS_PWRITEV, sim.SYS_PWRITEV2,
+		sim.SYS_FTRUNCATE, sim.SYS_FALLOCATE, sim.SYS_SENDFILE:
+		return effData, 0
+	case sim.SYS_COPY_FILE_RANGE:
+		return effData, 2
+	case sim.SYS_MMAP:
+		if c.Args[2]&unix.PROT_WRITE != 0 && c.Args[3]&unix.MAP_SHARED != 0 {
+			return effAll, 0
+		}
+		return effNone, 0
+	case sim.SYS_TRUNCATE, sim.SYS_IO_SUBMIT, sim.SYS_MSYNC, sim.SYS_SPLICE, sim.SYS_TEE:
+		return effAll, 0
+	}
+	if s, _ := sim.SupportOf(c.Nr); s == sim.NotModelled {
+		return effNone, 0 // accepted with no effect
+	}
+	return effNames, 0
+}
+
+// fdArgs lists the Args slots of c that hold fds (dirfds only when the path is
+// relative), for the hidden/virtual checks.
+func fdArgs(c *sim.Call) (a, b int) {
+	a, b = -1, -1
+	switch c.Nr {
+	case sim.SYS_NEWFSTATAT, sim.SYS_STATX, sim.SYS_UNLINKAT, sim.SYS_READLINKAT,
+		sim.SYS_MKDIRAT, sim.SYS_FCHMODAT, sim.SYS_FCHOWNAT, sim.SYS_UTIMENSAT,
+		sim.SYS_FACCESSAT, sim.SYS_FACCESSAT2:
+		if len(c.Path) == 0 || c.Path[0] != '/' {
+			a = 0
+		}
+		return
+	case sim.SYS_RENAMEAT, sim.SYS_RENAMEAT2, sim.SYS_LINKAT:
+		if len(c.Path) == 0 || c.Path[0] != '/' {
+			a = 0
+		}
+		if len(c.Path2) == 0 || c.Path2[0] != '/' {
+			b = 2
+		}
+		return
+	case sim.SYS_SYMLINKAT:
+		if len(c.Path2) == 0 || c.Path2[0] != '/' {
+			a = 1
+		}
+		return
+	case sim.SYS_COPY_FILE_RANGE, sim.SYS_SENDFILE, sim.SYS_SPLICE:
+		return 0, 2
+	case sim.SYS_MMAP:
+		if c.Args[3]&unix.MAP_ANONYMOUS == 0 {
+			a = 4
+		}
+		return
+	}
+	if _, ok := fdArg(c); ok {
+		a = 0
+	}
+	return
+}
+
+// passFd passes a call the cache does not serve, delegating it through a
+// materialized twin when it names a virtual fd, refusing hidden fds, and applying
+// the coherence rules after it.
+func (fc *FileCache) passFd(c sim.Call) sim.Result {
+	eff, idx := classify(&c)
+	a, b := fdArgs(&c)
+	fc.mu.Lock()
+	p := fc.proc(c.Task)
+	for _, i := range [2]int{a, b} {
+		if i < 0 {
+			continue
+		}
+		fd := int(int32(c.Args[i]))
+		s := p.peek(fd)
+		if s == nil {
+			continue
+		}
+		switch s.st {
+		case sHidden:
+			fc.mu.Unlock()
+			return sim.Fail(unix.EBADF)
+		case sVirt:
+			if c.Nr == sim.SYS_FLOCK { // may block: do not hold the lock across it
+				fc.materialize(c.Task, p, fd, s)
+				fc.mu.Unlock()
+				return fc.pass(c)
+			}
+			r := fc.delegate(c, p, fd, s)
+			fc.after(c, p, r, eff, idx)
+			fc.mu.Unlock()
+			return r
+		}
+	}
+	if eff == effNone || (eff == effAtime && fc.loaded == 0) {
+		fc.mu.Unlock()
+		return fc.pass(c)
+	}
+	fc.mu.Unlock()
+	r := fc.pass(c)
+	fc.mu.Lock()
+	fc.after(c, p, r, eff, idx)
+	fc.mu.Unlock()
+	return r
+}
+
+// after applies a passed call's effects on the cache. Called with fc.mu held.
+func (fc *FileCache) after(c sim.Call, p *fcProc, r sim.Result, eff effect, idx int) {
+	switch eff {
+	case effAtime:
+		for _, f := range fc.files {
+			f.statGen = 0
+		}
+	case effData:
+		// Even a failed write may have changed the page cache (an O_SYNC write whose
+		// writeback failed): invalidate whatever the result.
+		if fc.loaded == 0 {
+			return
+		}
+		fd := int(int32(c.Args[idx]))
+		s := p.slot(fd)
+		if s.st == sVirt {
+			fc.invalidate(s.v.f)
+			return
+		}
+		if !s.idOK {
+			st, sr := callFstat(fc.next, c.Task, fd)
+			fc.Extra.Add(1)
+			if sr.Errno != 0 {
+				fc.invalidateAll()
+				return
+			}
+			s.st, s.idOK, s.id = sReal, true, fileID{st.Dev, st.Ino}
+		}
+		if f := fc.files[s.id]; f != nil {
+			fc.invalidate(f)
+		}
+	case effAll:
+		fc.bump()
+		fc.invalidateAll()
+	case effNames:
+		fc.bump()
+	}
+}

@@ -1,0 +1,307 @@
+// Package replay runs a recorded strace on iosim's model of Linux: each traced
+// process becomes a simulated process, each file-I/O call a sim.Call sent through an
+// interposer stack to the kernel model, and (with Verify) every result is compared
+// with the recorded one.
+//
+// # The world before the trace
+//
+// A traced program reads files that existed before it started. Replay infers them
+// from the recorded results: a path that a successful call used and the model does
+// not have is created (a directory or a file, as the call shows), with the size that
+// fstat/lseek/short reads reveal and the bytes that reads show. Such inferred files
+// are external state: their content comes from the recording, so reads of them are
+// checked for their counts, not their bytes. Paths that the trace itself removed are
+// never re-created. fds used before any open (inherited ones, or a trace attached
+// with -p) are installed from their -y decoration or as placeholders that answer
+// what the recording says.
+//
+// # What is compared
+//
+// Return values and errnos of every modelled call, returned fd numbers, the bytes of
+// reads wherever the trace shows them and the model knows them (bytes that a write
+// shown with -s truncation did not show are unknown, not zeros), stat sizes and
+// types, getcwd and readlink strings. Where Linux leaves a result open (directory
+// order, how many AIO completions io_getevents returns, the pid a fork gets, the fd
+// numbers of fds inherited before tracing), replay checks that the recorded result
+// is one the model allows and follows it.
+package replay
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"sort"
+	"sync/atomic"
+	"syscall"
+
+	"iosim/interposer"
+	"iosim/sim"
+	"iosim/strace"
+	"iosim/vfs"
+)
+
+// Options configures a replay.
+type Options struct {
+	// Verify compares every replayed result with the recorded one.
+	Verify bool
+	// KeepGoing counts malformed lines and goes on; without it the first one is an
+	// error naming file and line.
+	KeepGoing bool
+	// Stack lists interposer specs (NAME[:key=value,...]), the first nearest to
+	// the program.
+	Stack []string
+	// Root seeds the model with a copy of this host directory tree (read only;
+	// replay never writes to the host).
+	Root string
+	// Cwd is the traced program's initial working directory; empty infers it
+	// from the trace, else /tmp/iosim.
+	Cwd string
+	// MaxDivergences bounds the divergences kept in the report (all are counted);
+	// zero means 100.
+	MaxDivergences int
+	// Progress, when set, receives a progress line now and then.
+	Progress io.Writer
+	// MaxLineLen bounds a trace line (0: the parser's default).
+	MaxLineLen int
+}
+
+// Divergence is one call whose simulated result differs from the recorded one.
+type Divergence struct {
+	File      string `json:"file"`
+	Line      int    `json:"line"`
+	Call      string `json:"call"`
+	What      string `json:"what"`
+	Recorded  string `json:"recorded"`
+	Simulated string `json:"simulated"`
+}
+
+func (d Divergence) String() string {
+	return fmt.Sprintf("%s:%d: %s: %s: recorded %s, simulated %s", d.File, d.Line, d.Call, d.What, d.Recorded, d.Simulated)
+}
+
+// SyscallStats are the per-syscall counts of the summary.
+type SyscallStats struct {
+	Calls       int64 `json:"calls"`
+	Errors      int64 `json:"errors"`
+	Bytes       int64 `json:"bytes"`
+	Divergences int64 `json:"divergences"`
+}
+
+// Report is what a replay did and found.
+type Report struct {
+	Files           []string                 `json:"files"`
+	Stack           string                   `json:"stack"`
+	Calls           int64                    `json:"calls"`
+	Replayed        int64                    `json:"replayed"`
+	NotModelled     map[string]int64         `json:"not_modelled"`
+	ParseErrors     int64                    `json:"parse_errors"`
+	ParseErrorList  []string                 `json:"parse_error_list,omitempty"`
+	Divergences     int64                    `json:"divergences"`
+	DivergenceList  []Divergence             `json:"divergence_list,omitempty"`
+	KernelCalls     int64                    `json:"kernel_calls"`
+	Syscalls        map[string]*SyscallStats `json:"syscalls"`
+	Processes       int                      `json:"processes"`
+	InferredPaths   int                      `json:"inferred_paths"`
+	VirtualTimeNs   int64                    `json:"virtual_time_ns"`
+	StackReport     string                   `json:"stack_report,omitempty"`
+	maxDivergences  int
+	divergenceNames map[string]bool
+}
+
+// counter is the bottom of the stack: it counts the calls that reach the kernel.
+type counter struct {
+	next sim.Handler
+	n    atomic.Int64
+}
+
+func (c *counter) Syscall(call sim.Call) sim.Result {
+	c.n.Add(1)
+	return c.next.Syscall(call)
+}
+
+// Run replays the trace files (several files are -ff per-task files, replayed
+// together, interleaved by timestamp) and returns the report. An error means the
+// replay could not run to the end: a file that cannot be read, a malformed line
+// without KeepGoing, a bad stack spec.
+func Run(files []string, opts Options) (*Report, error) {
+	if len(files) == 0 {
+		return nil, errors.New("replay: no trace files")
+	}
+	popts := strace.Options{KeepGoing: opts.KeepGoing, MaxLineLen: opts.MaxLineLen}
+	pl, err := scan(files, popts)
+	if err != nil {
+		return nil, err
+	}
+	r, err := newReplayer(opts, pl)
+	if err != nil {
+		return nil, err
+	}
+	r.report.Files = files
+
+	var parsers []*strace.Parser
+	for _, name := range files {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		parsers = append(parsers, strace.NewParser(f, name, popts))
+	}
+	next := parsers[0].Next
+	if len(parsers) > 1 {
+		next = strace.Merge(parsers...).Next
+	}
+	for {
+		ev, err := next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return r.finish(parsers), err
+		}
+		r.event(ev)
+		if opts.Progress != nil && r.report.Calls%200000 == 0 && r.report.Calls > 0 {
+			fmt.Fprintf(opts.Progress, "\riosim replay: %d calls", r.report.Calls)
+		}
+	}
+	if opts.Progress != nil && r.report.Calls >= 200000 {
+		fmt.Fprintln(opts.Progress)
+	}
+	return r.finish(parsers), nil
+}
+
+func (r *replayer) finish(parsers []*strace.Parser) *Report {
+	rep := r.report
+	for _, p := range parsers {
+		rep.ParseErrors += int64(p.Skipped())
+		for _, e := range p.Errors() {
+			if len(rep.ParseErrorList) < 100 {
+				rep.ParseErrorList = append(rep.ParseErrorList, e.Error())
+			}
+		}
+	}
+	rep.KernelCalls = r.kcount.n.Load()
+	rep.InferredPaths = r.world.inferred
+	rep.VirtualTimeNs = r.k.Now()
+	if c, ok := interposer.Find[*interposer.Count](r.top); ok {
+		rep.StackReport = c.String()
+	}
+	return rep
+}
+
+// replayer is the state of one replay.
+type replayer struct {
+	opts   Options
+	plan   *plan
+	fs     *vfs.FS
+	k      *sim.Kernel
+	kcount *counter
+	top    sim.Handler
+	report *Report
+	world  *world
+
+	tasks  map[int]*sim.Task // traced tid → simulated task
+	aioCtx map[uint64]uint64 // recorded io context id → model's
+	buf    []byte            // scratch for read buffers
+	iov    [][]byte
+	st     syscall.Stat_t
+}
+
+func newReplayer(opts Options, pl *plan) (*replayer, error) {
+	fs := vfs.New()
+	k := sim.New(fs)
+	r := &replayer{opts: opts, plan: pl, fs: fs, k: k, tasks: map[int]*sim.Task{}, aioCtx: map[uint64]uint64{}}
+	r.kcount = &counter{next: k}
+	r.top = r.kcount
+	if len(opts.Stack) > 0 {
+		st, err := interposer.ParseStack(opts.Stack)
+		if err != nil {
+			return nil, err
+		}
+		r.top, err = st.Build(r.kcount)
+		if err != nil {
+			return nil, err
+		}
+	}
+	max := opts.MaxDivergences
+	if max <= 0 {
+		max = 100
+	}
+	r.report = &Report{NotModelled: map[string]int64{}, Syscalls: map[string]*SyscallStats{}, maxDivergences: max}
+	for _, s := range opts.Stack {
+		if r.report.Stack != "" {
+			r.report.Stack += " "
+		}
+		r.report.Stack += s
+	}
+	r.world = newWorld(r)
+	if opts.Root != "" {
+		if err := r.world.seedFromHost(opts.Root); err != nil {
+			return nil, err
+		}
+	}
+	cwd := opts.Cwd
+	if cwd == "" {
+		cwd = pl.cwd
+	}
+	if cwd == "" {
+		cwd = "/tmp/iosim"
+	}
+	if err := fs.MkdirAll(cwd, 0o755); err != nil {
+		return nil, fmt.Errorf("replay: working directory %s: %w", cwd, err)
+	}
+	r.world.cwd = cwd
+	return r, nil
+}
+
+// diverge records a divergence of the call in ev.
+func (r *replayer) diverge(ev *strace.Event, what, recorded, simulated string) {
+	rep := r.report
+	rep.Divergences++
+	if s := rep.Syscalls[ev.Name]; s != nil {
+		s.Divergences++
+	}
+	if len(rep.DivergenceList) < rep.maxDivergences {
+		call := string(ev.Text)
+		if len(call) > 160 {
+			call = call[:160] + "..."
+		}
+		rep.DivergenceList = append(rep.DivergenceList, Divergence{File: ev.File, Line: ev.Line, Call: call, What: what, Recorded: recorded, Simulated: simulated})
+	}
+}
+
+// SortedSyscalls returns the syscall names of the report by decreasing calls.
+func (rep *Report) SortedSyscalls() []string {
+	names := make([]string, 0, len(rep.Syscalls))
+	for n := range rep.Syscalls {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		a, b := rep.Syscalls[names[i]], rep.Syscalls[names[j]]
+		if a.Calls != b.Calls {
+			return a.Calls > b.Calls
+		}
+		return names[i] < names[j]
+	})
+	return names
+}
+
+// SortedNotModelled returns the not-modelled names by decreasing count.
+func (rep *Report) SortedNotModelled() []string {
+	names := make([]string, 0, len(rep.NotModelled))
+	for n := range rep.NotModelled {
+		names = append(names, n)
+	}
+	slices.SortFunc(names, func(a, b string) int {
+		if rep.NotModelled[a] != rep.NotModelled[b] {
+			return int(rep.NotModelled[b] - rep.NotModelled[a])
+		}
+		if a < b {
+			return -1
+		}
+		return 1
+	})
+	return names
+}

@@ -1,0 +1,237 @@
+package replay
+
+import (
+	"encoding/binary"
+	"fmt"
+	"slices"
+	"strconv"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"iosim/sim"
+	"iosim/strace"
+)
+
+func itoa(v int64) string { return strconv.FormatInt(v, 10) }
+
+// resultString prints a result as strace does: "3" or "-1 ENOENT".
+func resultString(ret int64, e syscall.Errno) string {
+	if e != 0 {
+		return "-1 " + strace.ErrnoName(e)
+	}
+	return itoa(ret)
+}
+
+// returnsFd says whether the call's result is a new fd number.
+func returnsFd(nr sim.Sysno, c *sim.Call) bool {
+	switch nr {
+	case sim.SYS_OPEN, sim.SYS_OPENAT, sim.SYS_CREAT, sim.SYS_DUP:
+		return true
+	case sim.SYS_FCNTL:
+		return c.Args[1] == unix.F_DUPFD || c.Args[1] == unix.F_DUPFD_CLOEXEC
+	}
+	return false
+}
+
+// verify compares the simulated result of the call with the recorded one.
+func (r *replayer) verify(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call, res sim.Result, recErr syscall.Errno) {
+	if ev.Failed() || res.Errno != 0 {
+		if res.Errno != recErr {
+			r.diverge(ev, "result", resultString(ev.Ret, recErr), resultString(res.Ret, res.Errno))
+		}
+		return
+	}
+	switch nr {
+	case sim.SYS_MMAP:
+		return // addresses are not reproducible
+	case sim.SYS_GETDENTS64, sim.SYS_GETDENTS:
+		r.verifyDents(ev, c, res)
+		return
+	}
+	if res.Ret != ev.Ret {
+		r.diverge(ev, "return value", itoa(ev.Ret), itoa(res.Ret))
+		if returnsFd(nr, c) && ev.Ret >= 0 {
+			// Follow the recording: the program goes on with the fd it got.
+			r.k.Syscall(sim.Call{Nr: sim.SYS_DUP3, Task: t, Args: [6]int64{res.Ret, ev.Ret, 0}})
+			r.k.Syscall(sim.Call{Nr: sim.SYS_CLOSE, Task: t, Args: [6]int64{res.Ret}})
+		}
+		return
+	}
+	switch nr {
+	case sim.SYS_READ, sim.SYS_PREAD64:
+		f := t.File(int(c.Args[0]))
+		if f == nil || f.Inode() == nil || r.world.isExt(f.Inode()) {
+			return
+		}
+		start := c.Args[3]
+		if nr == sim.SYS_READ {
+			start = f.Offset() - res.Ret
+		}
+		r.verifyBytes(ev, 1, f.Inode().Ino(), start, c.Buf[:res.Ret])
+	case sim.SYS_READV, sim.SYS_PREADV:
+		r.verifyIov(t, nr, ev, c, res)
+	case sim.SYS_STAT, sim.SYS_LSTAT, sim.SYS_NEWFSTATAT, sim.SYS_FSTAT:
+		idx := 1
+		if nr == sim.SYS_NEWFSTATAT {
+			idx = 2
+		}
+		r.verifyStat(ev, ev.Arg(idx), c.Obj.(*unix.Stat_t))
+	case sim.SYS_GETCWD:
+		if b, trunc, ok := ev.Str(0); ok && !trunc && res.Ret > 0 {
+			if got := string(c.Buf[:res.Ret-1]); got != string(b) {
+				r.diverge(ev, "cwd", strconv.Quote(string(b)), strconv.Quote(got))
+			}
+		}
+	case sim.SYS_READLINK, sim.SYS_READLINKAT:
+		bi := 1
+		if nr == sim.SYS_READLINKAT {
+			bi = 2
+		}
+		if b, trunc, ok := ev.Str(bi); ok && !trunc {
+			if got := string(c.Buf[:res.Ret]); got != string(b) {
+				r.diverge(ev, "link target", strconv.Quote(string(b)), strconv.Quote(got))
+			}
+		}
+	case sim.SYS_IO_GETEVENTS:
+		arr := ev.Arg(3)
+		evs, _ := c.Obj.([]sim.IoEvent)
+		if arr == nil || arr.Kind != strace.NodeArray {
+			return
+		}
+		for k := range arr.Kids {
+			if k >= len(evs) {
+				break
+			}
+			if f := arr.Kids[k].Field("res"); f != nil {
+				if v, ok := f.Value(); ok && v != evs[k].Res {
+					r.diverge(ev, fmt.Sprintf("event %d res", k), itoa(v), itoa(evs[k].Res))
+				}
+			}
+		}
+	}
+}
+
+// verifyBytes compares the bytes a read shows (argument idx) with what the model
+// read at start of inode ino, skipping bytes the trace never showed being written.
+func (r *replayer) verifyBytes(ev *strace.Event, idx int, ino uint64, start int64, got []byte) {
+	want, _, ok := ev.Str(idx)
+	if !ok {
+		return
+	}
+	n := min(len(want), len(got))
+	for k := 0; k < n; k++ {
+		if want[k] != got[k] && !r.world.unknownAt(ino, start+int64(k)) {
+			r.diverge(ev, fmt.Sprintf("byte at file offset %d", start+int64(k)), strconv.QuoteToASCII(string(want[k:min(k+16, n)])), strconv.QuoteToASCII(string(got[k:min(k+16, n)])))
+			return
+		}
+	}
+}
+
+func (r *replayer) verifyIov(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call, res sim.Result) {
+	f := t.File(int(c.Args[0]))
+	arr := ev.Arg(1)
+	if f == nil || f.Inode() == nil || r.world.isExt(f.Inode()) || arr == nil || arr.Kind != strace.NodeArray {
+		return
+	}
+	start := c.Args[3]
+	if nr == sim.SYS_READV {
+		start = f.Offset() - res.Ret
+	}
+	left := res.Ret
+	for k := range arr.Kids {
+		if k >= len(c.Iov) || left <= 0 {
+			break
+		}
+		b := c.Iov[k][:min(int64(len(c.Iov[k])), left)]
+		if base := arr.Kids[k].Field("iov_base"); base != nil && base.Kind == strace.NodeStr {
+			want := base.Text
+			n := min(len(want), len(b))
+			for j := 0; j < n; j++ {
+				if want[j] != b[j] && !r.world.unknownAt(f.Inode().Ino(), start+int64(j)) {
+					r.diverge(ev, fmt.Sprintf("iov %d byte %d", k, j), strconv.QuoteToASCII(string(want[j:j+1])), strconv.QuoteToASCII(string(b[j:j+1])))
+					return
+				}
+			}
+		}
+		start += int64(len(b))
+		left -= int64(len(b))
+	}
+}
+
+// verifyStat compares the fields a recorded stat shows that the model determines:
+// size and file type (and, for what the trace made, permissions and link count).
+func (r *replayer) verifyStat(ev *strace.Event, st *strace.Node, got *unix.Stat_t) {
+	if st == nil || st.Kind != strace.NodeStruct {
+		return
+	}
+	check := func(name string, v int64) {
+		if f := st.Field(name); f != nil {
+			if want, ok := f.Value(); ok && want != v {
+				r.diverge(ev, name, itoa(want), itoa(v))
+			}
+		}
+	}
+	ext := r.world.ext[got.Ino]
+	if f := st.Field("st_mode"); f != nil {
+		if want, ok := f.Value(); ok {
+			mask := int64(unix.S_IFMT)
+			if !ext {
+				mask |= 0o7777
+			}
+			if want&mask != int64(got.Mode)&mask {
+				r.diverge(ev, "st_mode", fmt.Sprintf("%#o", want&mask), fmt.Sprintf("%#o", int64(got.Mode)&mask))
+			}
+		}
+	}
+	if got.Mode&unix.S_IFMT == unix.S_IFREG {
+		check("st_size", got.Size)
+		if !ext {
+			check("st_blocks", got.Blocks)
+			check("st_nlink", int64(got.Nlink))
+		}
+	}
+}
+
+// verifyDents checks that the entries a recorded getdents64 shows are the ones the
+// model returned, in any order (the order is the file system's).
+func (r *replayer) verifyDents(ev *strace.Event, c *sim.Call, res sim.Result) {
+	arr := ev.Arg(1)
+	if arr == nil || arr.Kind != strace.NodeArray {
+		if res.Ret != ev.Ret {
+			r.diverge(ev, "return value", itoa(ev.Ret), itoa(res.Ret))
+		}
+		return
+	}
+	var want []string
+	for k := range arr.Kids {
+		el := &arr.Kids[k]
+		if el.Kind == strace.NodeEllipsis {
+			return // not all shown
+		}
+		if n := el.Field("d_name"); n != nil && n.Kind == strace.NodeStr {
+			want = append(want, string(n.Text))
+		}
+	}
+	var got []string
+	b := c.Buf[:max(res.Ret, 0)]
+	for len(b) >= 19 {
+		reclen := int(binary.LittleEndian.Uint16(b[16:18]))
+		if reclen < 19 || reclen > len(b) {
+			break
+		}
+		name := b[19:reclen]
+		if i := slices.Index(name, 0); i >= 0 {
+			name = name[:i]
+		}
+		got = append(got, string(name))
+		b = b[reclen:]
+	}
+	slices.Sort(want)
+	slices.Sort(got)
+	if !slices.Equal(want, got) {
+		r.diverge(ev, "directory entries", fmt.Sprint(want), fmt.Sprint(got))
+	} else if res.Ret != ev.Ret {
+		r.diverge(ev, "return value", itoa(ev.Ret), itoa(res.Ret))
+	}
+}

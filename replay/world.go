@@ -1,0 +1,497 @@
+package replay
+
+import (
+	"io/fs"
+	"os"
+	pathpkg "path"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"iosim/sim"
+	"iosim/strace"
+	"iosim/vfs"
+)
+
+// world infers the state the traced program found, and tracks which bytes of the
+// model's files the trace actually showed.
+type world struct {
+	r        *replayer
+	fs       *vfs.FS
+	cwd      string
+	ext      map[uint64]bool    // inode numbers of inferred (external) inodes
+	removed  map[string]bool    // absolute paths the trace removed: never inferred again
+	unknown  map[uint64][]span  // per inode: byte ranges written with bytes the trace did not show
+	inferred int                // paths created by inference
+}
+
+// span is a byte range [off, end).
+type span struct{ off, end int64 }
+
+func newWorld(r *replayer) *world {
+	return &world{r: r, fs: r.fs, ext: map[uint64]bool{}, removed: map[string]bool{}, unknown: map[uint64][]span{}}
+}
+
+// abs returns the absolute, lexically cleaned form of path as t would resolve it
+// relative to dirfd (AT_FDCWD or a directory fd); "" when it cannot tell.
+func (w *world) abs(t *sim.Task, dirfd int64, p string) string {
+	if p == "" {
+		return ""
+	}
+	if p[0] == '/' {
+		return pathpkg.Clean(p)
+	}
+	var base string
+	if dirfd == atFdcwd {
+		base = t.Group().Cwd().Path()
+	} else if f := t.File(int(dirfd)); f != nil && f.Inode() != nil {
+		base = f.Inode().Path()
+	}
+	if base == "" {
+		return ""
+	}
+	return pathpkg.Join(base, p)
+}
+
+// isExt reports whether ino was inferred (external state).
+func (w *world) isExt(ino *vfs.Inode) bool { return ino != nil && w.ext[ino.Ino()] }
+
+// ensure makes abs exist with the given type (S_IFREG, S_IFDIR or S_IFLNK with
+// target) when the model does not have it, creating missing parents as
+// directories. It never re-creates a path the trace removed, and never changes what
+// the trace itself made. It returns the inode abs names, or nil.
+func (w *world) ensure(abs string, kind uint32, target string) *vfs.Inode {
+	if abs == "" || abs[0] != '/' {
+		return nil
+	}
+	root := w.fs.Root()
+	if ino, err := root.Resolve(abs, kind != vfs.S_IFLNK); err == nil {
+		if w.isExt(ino) && ino.IsRegular() && kind == vfs.S_IFDIR && ino.Size() == 0 {
+			// An inferred file turned out to be a directory.
+			_ = root.Unlink(abs)
+		} else {
+			return ino
+		}
+	}
+	parts := strings.Split(strings.TrimPrefix(abs, "/"), "/")
+	cur := ""
+	for k, name := range parts {
+		cur += "/" + name
+		last := k == len(parts)-1
+		ino, err := root.Resolve(cur, true)
+		if err == nil {
+			if !last && !ino.IsDir() {
+				if !w.isExt(ino) || ino.Size() != 0 {
+					return nil
+				}
+				_ = root.Unlink(cur)
+			} else {
+				if last {
+					return ino
+				}
+				continue
+			}
+		} else if err != syscall.ENOENT || w.removed[cur] {
+			return nil
+		}
+		switch {
+		case !last || kind == vfs.S_IFDIR:
+			if root.Mkdir(cur, 0o755) != nil {
+				return nil
+			}
+		case kind == vfs.S_IFLNK:
+			if target == "" || root.Symlink(target, cur) != nil {
+				return nil
+			}
+		default:
+			if _, _, err := root.Open(cur, syscall.O_CREAT|syscall.O_RDWR, 0o644); err != nil {
+				return nil
+			}
+		}
+		ino, err = root.Resolve(cur, false)
+		if err != nil {
+			return nil
+		}
+		w.ext[ino.Ino()] = true
+		w.inferred++
+		if last {
+			return ino
+		}
+	}
+	return nil
+}
+
+// adjust makes an inferred inode agree with what a recorded stat shows.
+func (w *world) adjust(ino *vfs.Inode, st *strace.Node) {
+	if ino == nil || st == nil || !w.isExt(ino) {
+		return
+	}
+	if f := st.Field("st_size"); f != nil && ino.IsRegular() {
+		if v, ok := f.Value(); ok && v != ino.Size() && v >= 0 {
+			_ = ino.Truncate(v)
+		}
+	}
+	if f := st.Field("st_mode"); f != nil {
+		if v, ok := f.Value(); ok && uint32(v)&0o7777 != ino.Mode()&0o7777 {
+			_ = ino.Chmod(uint32(v) & 0o7777)
+		}
+	}
+}
+
+// statKind returns the file type a recorded stat struct shows, or 0.
+func statKind(st *strace.Node) uint32 {
+	if st == nil {
+		return 0
+	}
+	if f := st.Field("st_mode"); f != nil {
+		if v, ok := f.Value(); ok {
+			return uint32(v) & vfs.S_IFMT
+		}
+	}
+	if f := st.Field("stx_mode"); f != nil {
+		if v, ok := f.Value(); ok {
+			return uint32(v) & vfs.S_IFMT
+		}
+	}
+	return 0
+}
+
+// devices are the special files replay provides itself.
+func device(abs string) (sim.Special, bool) {
+	switch abs {
+	case "/dev/null":
+		return sim.DevNull{}, true
+	case "/dev/zero":
+		return sim.DevZero{}, true
+	case "/dev/full", "/dev/urandom", "/dev/random", "/dev/tty", "/dev/console":
+		return &sim.Placeholder{Kind: vfs.S_IFCHR}, true
+	}
+	return nil, false
+}
+
+func (w *world) fileOf(t *sim.Task, fd int64) *vfs.Inode {
+	if f := t.File(int(fd)); f != nil {
+		return f.Inode()
+	}
+	return nil
+}
+
+// before prepares the world for the call of ev: it infers what the recorded result
+// shows existed. It returns false when the call was fully handled here (an open of a
+// device file replay provides itself).
+func (w *world) before(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call) bool {
+	ok := ev.RetKnown && !ev.Failed()
+	switch nr {
+	case sim.SYS_OPEN, sim.SYS_OPENAT, sim.SYS_CREAT:
+		dirfd, flags := int64(atFdcwd), c.Args[1]
+		switch nr {
+		case sim.SYS_OPENAT:
+			dirfd, flags = c.Args[0], c.Args[2]
+		case sim.SYS_CREAT:
+			flags = syscall.O_CREAT | syscall.O_WRONLY | syscall.O_TRUNC
+		}
+		abs := w.abs(t, dirfd, c.Path)
+		if dev, isDev := device(abs); isDev {
+			if ok {
+				if w.r.opts.Verify {
+					if want := lowestFree(t, 0); int64(want) != ev.Ret {
+						w.r.diverge(ev, "fd", itoa(ev.Ret), itoa(int64(want)))
+					}
+				}
+				_ = t.InstallSpecial(int(ev.Ret), dev, int(flags))
+			}
+			return false
+		}
+		switch {
+		case ok && flags&syscall.O_CREAT == 0:
+			kind := uint32(vfs.S_IFREG)
+			if flags&syscall.O_DIRECTORY != 0 {
+				kind = vfs.S_IFDIR
+			}
+			w.ensure(abs, kind, "")
+		case ok || ev.Errno == syscall.EEXIST:
+			w.ensure(pathpkg.Dir(abs), vfs.S_IFDIR, "")
+			if ev.Errno == syscall.EEXIST {
+				w.ensure(abs, vfs.S_IFREG, "")
+			}
+		case ev.Errno == syscall.EISDIR:
+			w.ensure(abs, vfs.S_IFDIR, "")
+		}
+	case sim.SYS_STAT, sim.SYS_LSTAT, sim.SYS_NEWFSTATAT, sim.SYS_STATX:
+		if !ok {
+			return true
+		}
+		dirfd, stIdx := int64(atFdcwd), 1
+		if nr == sim.SYS_NEWFSTATAT || nr == sim.SYS_STATX {
+			dirfd, stIdx = c.Args[0], 2
+			if nr == sim.SYS_STATX {
+				stIdx = 4
+			}
+		}
+		st := ev.Arg(stIdx)
+		if c.Path == "" {
+			w.adjust(w.fileOf(t, dirfd), st)
+			return true
+		}
+		kind := statKind(st)
+		switch kind {
+		case vfs.S_IFREG, vfs.S_IFDIR:
+		case vfs.S_IFLNK:
+			kind = 0 // the target is unknown until readlink shows it
+		default:
+			kind = vfs.S_IFREG
+		}
+		if kind != 0 {
+			ino := w.ensure(w.abs(t, dirfd, c.Path), kind, "")
+			w.adjust(ino, st)
+		}
+	case sim.SYS_FSTAT:
+		if ok {
+			w.adjust(w.fileOf(t, c.Args[0]), ev.Arg(1))
+		}
+	case sim.SYS_ACCESS, sim.SYS_FACCESSAT, sim.SYS_FACCESSAT2, sim.SYS_TRUNCATE, sim.SYS_CHMOD, sim.SYS_UNLINK, sim.SYS_LINK, sim.SYS_RENAME:
+		if ok {
+			w.ensure(w.abs(t, atFdcwd, c.Path), vfs.S_IFREG, "")
+		}
+	case sim.SYS_UNLINKAT, sim.SYS_RENAMEAT, sim.SYS_RENAMEAT2, sim.SYS_LINKAT:
+		if ok {
+			kind := uint32(vfs.S_IFREG)
+			if nr == sim.SYS_UNLINKAT && c.Args[2]&0x200 != 0 {
+				kind = vfs.S_IFDIR
+			}
+			w.ensure(w.abs(t, c.Args[0], c.Path), kind, "")
+		}
+	case sim.SYS_CHDIR, sim.SYS_RMDIR:
+		if ok {
+			w.ensure(w.abs(t, atFdcwd, c.Path), vfs.S_IFDIR, "")
+		}
+	case sim.SYS_MKDIR, sim.SYS_MKDIRAT:
+		dirfd := int64(atFdcwd)
+		if nr == sim.SYS_MKDIRAT {
+			dirfd = c.Args[0]
+		}
+		abs := w.abs(t, dirfd, c.Path)
+		if ev.Errno == syscall.EEXIST {
+			w.ensure(abs, vfs.S_IFDIR, "")
+		} else if ok {
+			w.ensure(pathpkg.Dir(abs), vfs.S_IFDIR, "")
+		}
+	case sim.SYS_READLINK, sim.SYS_READLINKAT:
+		if ok {
+			dirfd, bi := int64(atFdcwd), 1
+			if nr == sim.SYS_READLINKAT {
+				dirfd, bi = c.Args[0], 2
+			}
+			if b, trunc, sok := ev.Str(bi); sok && !trunc && int64(len(b)) == ev.Ret && int64(len(b)) < int64(len(c.Buf)) {
+				w.ensure(w.abs(t, dirfd, c.Path), vfs.S_IFLNK, string(b))
+			}
+		}
+	case sim.SYS_GETDENTS64, sim.SYS_GETDENTS:
+		if ok && ev.Ret > 0 {
+			dir := w.fileOf(t, c.Args[0])
+			if w.isExt(dir) {
+				w.entries(dir, ev.Arg(1))
+			}
+		}
+	case sim.SYS_READ, sim.SYS_PREAD64:
+		if !ok {
+			return true
+		}
+		ino := w.fileOf(t, c.Args[0])
+		if !w.isExt(ino) || !ino.IsRegular() {
+			return true
+		}
+		off := c.Args[3]
+		if nr == sim.SYS_READ {
+			off = t.File(int(c.Args[0])).Offset()
+		}
+		w.inject(ino, off, ev, 1, c.Args[2])
+	case sim.SYS_LSEEK:
+		if ok && c.Args[2] == 2 { // SEEK_END: the size is revealed
+			if ino := w.fileOf(t, c.Args[0]); w.isExt(ino) && ino.IsRegular() {
+				if size := ev.Ret - c.Args[1]; size >= 0 && size != ino.Size() {
+					_ = ino.Truncate(size)
+				}
+			}
+		}
+	}
+	return true
+}
+
+// inject writes into an inferred file the bytes a recorded read shows, and sets the
+// size a short read reveals.
+func (w *world) inject(ino *vfs.Inode, off int64, ev *strace.Event, idx int, count int64) {
+	if off < 0 {
+		return
+	}
+	got := ev.Ret
+	b, _, _ := ev.Str(idx)
+	if int64(len(b)) > got {
+		b = b[:got]
+	}
+	if got < count {
+		if end := off + got; ino.Size() != end {
+			_ = ino.Truncate(end)
+		}
+	} else if end := off + got; ino.Size() < end {
+		_ = ino.Truncate(end)
+	}
+	if len(b) > 0 {
+		_, _ = ino.WriteAt(b, off)
+	}
+}
+
+// entries creates in an inferred directory the entries a recorded getdents shows.
+func (w *world) entries(dir *vfs.Inode, arr *strace.Node) {
+	if arr == nil || arr.Kind != strace.NodeArray {
+		return
+	}
+	base := dir.Path()
+	for k := range arr.Kids {
+		el := &arr.Kids[k]
+		name := el.Field("d_name")
+		if name == nil || name.Kind != strace.NodeStr || name.Truncated {
+			continue
+		}
+		n := string(name.Text)
+		if n == "." || n == ".." || strings.Contains(n, "/") {
+			continue
+		}
+		kind := uint32(vfs.S_IFREG)
+		if ty := el.Field("d_type"); ty != nil && string(ty.Raw) == "DT_DIR" {
+			kind = vfs.S_IFDIR
+		}
+		w.ensure(pathpkg.Join(base, n), kind, "")
+	}
+}
+
+// after records what the call did to the namespace and which written bytes are
+// unknown.
+func (w *world) after(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call, res sim.Result) {
+	if res.Errno != 0 {
+		return
+	}
+	switch nr {
+	case sim.SYS_UNLINK, sim.SYS_RMDIR:
+		w.removed[w.abs(t, atFdcwd, c.Path)] = true
+	case sim.SYS_UNLINKAT:
+		w.removed[w.abs(t, c.Args[0], c.Path)] = true
+	case sim.SYS_RENAME:
+		w.removed[w.abs(t, atFdcwd, c.Path)] = true
+	case sim.SYS_RENAMEAT, sim.SYS_RENAMEAT2:
+		w.removed[w.abs(t, c.Args[0], c.Path)] = true
+	case sim.SYS_WRITE, sim.SYS_PWRITE64:
+		f := t.File(int(c.Args[0]))
+		if f == nil || f.Inode() == nil || res.Ret <= 0 {
+			return
+		}
+		start := c.Args[3]
+		if nr == sim.SYS_WRITE || f.Flags()&syscall.O_APPEND != 0 {
+			if nr == sim.SYS_WRITE && f.Flags()&syscall.O_APPEND == 0 {
+				start = f.Offset() - res.Ret
+			} else {
+				start = f.Inode().Size() - res.Ret
+			}
+		}
+		shown, _, _ := ev.Str(1)
+		known := min(int64(len(shown)), res.Ret)
+		id := f.Inode().Ino()
+		w.unknown[id] = cut(w.unknown[id], start, start+known)
+		if known < res.Ret {
+			w.unknown[id] = addSpan(w.unknown[id], span{start + known, start + res.Ret})
+		}
+	}
+}
+
+// cut removes [off, end) from the spans.
+func cut(spans []span, off, end int64) []span {
+	if len(spans) == 0 || off >= end {
+		return spans
+	}
+	out := spans[:0:0]
+	for _, s := range spans {
+		if s.end <= off || s.off >= end {
+			out = append(out, s)
+			continue
+		}
+		if s.off < off {
+			out = append(out, span{s.off, off})
+		}
+		if s.end > end {
+			out = append(out, span{end, s.end})
+		}
+	}
+	return out
+}
+
+// addSpan adds s to the spans (kept few: adjacent spans merge).
+func addSpan(spans []span, s span) []span {
+	spans = cut(spans, s.off, s.end)
+	for k := range spans {
+		if spans[k].end == s.off {
+			spans[k].end = s.end
+			return spans
+		}
+		if spans[k].off == s.end {
+			spans[k].off = s.off
+			return spans
+		}
+	}
+	return append(spans, s)
+}
+
+// unknownAt reports whether byte off of inode id was written unseen.
+func (w *world) unknownAt(id uint64, off int64) bool {
+	for _, s := range w.unknown[id] {
+		if off >= s.off && off < s.end {
+			return true
+		}
+	}
+	return false
+}
+
+// seedFromHost copies a host directory tree into the model (reading only). Paths
+// keep their host names, so a trace's absolute paths find them.
+func (w *world) seedFromHost(root string) error {
+	root, err := filepath.Abs(root)
+	if err != nil {
+		return err
+	}
+	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		perm := uint32(info.Mode().Perm())
+		switch {
+		case d.IsDir():
+			if err := w.fs.MkdirAll(p, info.Mode().Perm()); err != nil {
+				return err
+			}
+			if ino, err := w.fs.Root().Resolve(p, true); err == nil {
+				_ = ino.Chmod(perm)
+			}
+		case info.Mode()&os.ModeSymlink != 0:
+			t, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			return w.fs.Root().Symlink(t, p)
+		case info.Mode().IsRegular():
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			ino, _, err := w.fs.Root().Open(p, syscall.O_CREAT|syscall.O_WRONLY, perm)
+			if err != nil {
+				return err
+			}
+			_, err = ino.WriteAt(data, 0)
+			return err
+		}
+		return nil
+	})
+}

@@ -1,0 +1,584 @@
+package sim
+
+import (
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// Process is the typed facade of one thread: methods with the names and signatures
+// of golang.org/x/sys/unix that build Calls and send them to a Handler (the Kernel,
+// or the top of an interposer stack). Each method does what the x/sys/unix function
+// does on linux/amd64: the same syscall (Open is openat(AT_FDCWD, ...), Stat is
+// newfstatat, Dup2 is dup3(old, new, 0) and so fails with EINVAL for equal fds,
+// Rmdir is unlinkat(AT_REMOVEDIR)), and the same checks made in Go before any
+// syscall (Mmap with length <= 0, Munmap of a slice that is not a whole mapping,
+// UtimesNanoAt with len(ts) != 2 are EINVAL without a call). Errors are bare
+// syscall.Errno values.
+//
+// A Process is used by one goroutine at a time (one thread makes one call at a
+// time); NewThread gives another goroutine its own thread.
+type Process struct {
+	h Handler
+	t *Task
+}
+
+// NewProcess returns the facade of thread t whose calls go to h (the top of an
+// interposer stack whose bottom is t's Kernel).
+func NewProcess(h Handler, t *Task) *Process { return &Process{h: h, t: t} }
+
+// Through returns a facade of the same thread whose calls go to h.
+func (p *Process) Through(h Handler) *Process { return &Process{h: h, t: p.t} }
+
+// Handler returns where the facade's calls go.
+func (p *Process) Handler() Handler { return p.h }
+
+// Task returns the thread the facade calls as.
+func (p *Process) Task() *Task { return p.t }
+
+// Pid returns the process id.
+func (p *Process) Pid() int { return p.t.g.pid }
+
+// Tid returns the thread id.
+func (p *Process) Tid() int { return p.t.tid }
+
+// Syscall sends c as this thread (c.Task is set) and returns the Result.
+func (p *Process) Syscall(c Call) Result {
+	c.Task = p.t
+	return p.h.Syscall(c)
+}
+
+func (p *Process) call(c Call) Result {
+	c.Task = p.t
+	return p.h.Syscall(c)
+}
+
+func (p *Process) fd(nr Sysno, fd int) Call {
+	c := Call{Nr: nr, Task: p.t}
+	c.Args[0] = int64(fd)
+	return c
+}
+
+func errOf(r Result) error { return r.Err() }
+
+// Fork forks the process (a fork call through the handler) and returns the child's
+// facade, whose calls go to the same handler. See Task.Fork for what is shared.
+func (p *Process) Fork() *Process {
+	r := p.call(Call{Nr: SYS_FORK})
+	if r.Errno != 0 {
+		return nil
+	}
+	return &Process{h: p.h, t: p.t.k.Task(int(r.Ret))}
+}
+
+// NewThread creates a thread of the process (clone with CLONE_THREAD|CLONE_FILES)
+// and returns its facade: same pid and fd table, its own tid.
+func (p *Process) NewThread() *Process {
+	c := Call{Nr: SYS_CLONE}
+	c.Args[0] = syscall.CLONE_VM | syscall.CLONE_FS | syscall.CLONE_FILES | syscall.CLONE_SIGHAND | syscall.CLONE_THREAD
+	r := p.call(c)
+	if r.Errno != 0 {
+		return nil
+	}
+	return &Process{h: p.h, t: p.t.k.Task(int(r.Ret))}
+}
+
+// Exec models execve(2) of the process: FD_CLOEXEC fds are closed.
+func (p *Process) Exec() error { return errOf(p.call(Call{Nr: SYS_EXECVE})) }
+
+// Exit ends the process (exit_group(2)): every fd is closed, its locks, mappings and
+// AIO contexts go.
+func (p *Process) Exit() { p.call(Call{Nr: SYS_EXIT_GROUP}) }
+
+// Getpid returns the process id (a getpid call).
+func (p *Process) Getpid() int { return int(p.call(Call{Nr: SYS_GETPID}).Ret) }
+
+// Gettid returns the thread id (a gettid call).
+func (p *Process) Gettid() int { return int(p.call(Call{Nr: SYS_GETTID}).Ret) }
+
+// Getrlimit reads a resource limit (only RLIMIT_NOFILE is modelled).
+func (p *Process) Getrlimit(resource int, rlim *unix.Rlimit) error {
+	c := Call{Nr: SYS_GETRLIMIT, Obj: rlim}
+	c.Args[0] = int64(resource)
+	return errOf(p.call(c))
+}
+
+// Setrlimit sets a resource limit (only RLIMIT_NOFILE is modelled).
+func (p *Process) Setrlimit(resource int, rlim *unix.Rlimit) error {
+	c := Call{Nr: SYS_SETRLIMIT, Obj: rlim}
+	c.Args[0] = int64(resource)
+	return errOf(p.call(c))
+}
+
+// Open is open(2) as x/sys/unix makes it: openat(AT_FDCWD, path, mode|O_LARGEFILE, perm).
+func (p *Process) Open(path string, mode int, perm uint32) (fd int, err error) {
+	return p.Openat(unix.AT_FDCWD, path, mode, perm)
+}
+
+// Openat is openat(2).
+func (p *Process) Openat(dirfd int, path string, flags int, mode uint32) (fd int, err error) {
+	c := Call{Nr: SYS_OPENAT, Task: p.t, Path: path}
+	c.Args[0], c.Args[2], c.Args[3] = int64(dirfd), int64(flags|oLargefile), int64(mode)
+	r := p.h.Syscall(c)
+	return int(r.Ret), errOf(r)
+}
+
+// Creat is creat(2) as x/sys/unix makes it: Open(path, O_CREAT|O_WRONLY|O_TRUNC, mode).
+func (p *Process) Creat(path string, mode uint32) (fd int, err error) {
+	return p.Open(path, unix.O_CREAT|unix.O_WRONLY|unix.O_TRUNC, mode)
+}
+
+// Close is close(2).
+func (p *Process) Close(fd int) error { return errOf(p.h.Syscall(p.fd(SYS_CLOSE, fd))) }
+
+// Read is read(2).
+func (p *Process) Read(fd int, b []byte) (n int, err error) {
+	c := Call{Nr: SYS_READ, Task: p.t, Buf: b}
+	c.Args[0], c.Args[2] = int64(fd), int64(len(b))
+	r := p.h.Syscall(c)
+	return int(r.Ret), errOf(r)
+}
+
+// Write is write(2).
+func (p *Process) Write(fd int, b []byte) (n int, err error) {
+	c := Call{Nr: SYS_WRITE, Task: p.t, Buf: b}
+	c.Args[0], c.Args[2] = int64(fd), int64(len(b))
+	r := p.h.Syscall(c)
+	return int(r.Ret), errOf(r)
+}
+
+// Pread is pread64(2).
+func (p *Process) Pread(fd int, b []byte, offset int64) (n int, err error) {
+	c := Call{Nr: SYS_PREAD64, Task: p.t, Buf: b}
+	c.Args[0], c.Args[2], c.Args[3] = int64(fd), int64(len(b)), offset
+	r := p.h.Syscall(c)
+	return int(r.Ret), errOf(r)
+}
+
+// Pwrite is pwrite64(2).
+func (p *Process) Pwrite(fd int, b []byte, offset int64) (n int, err error) {
+	c := Call{Nr: SYS_PWRITE64, Task: p.t, Buf: b}
+	c.Args[0], c.Args[2], c.Args[3] = int64(fd), int64(len(b)), offset
+	r := p.h.Syscall(c)
+	return int(r.Ret), errOf(r)
+}
+
+func (p *Process) vec(nr Sysno, fd int, iovs [][]byte, offset int64) (int, error) {
+	c := Call{Nr: nr, Task: p.t, Iov: iovs}
+	c.Args[0], c.Args[2], c.Args[3] = int64(fd), int64(len(iovs)), offset
+	r := p.h.Syscall(c)
+	return int(r.Ret), errOf(r)
+}
+
+// Readv is readv(2).
+func (p *Process) Readv(fd int, iovs [][]byte) (n int, err error) {
+	return p.vec(SYS_READV, fd, iovs, 0)
+}
+
+// Writev is writev(2).
+func (p *Process) Writev(fd int, iovs [][]byte) (n int, err error) {
+	return p.vec(SYS_WRITEV, fd, iovs, 0)
+}
+
+// Preadv is preadv(2).
+func (p *Process) Preadv(fd int, iovs [][]byte, offset int64) (n int, err error) {
+	return p.vec(SYS_PREADV, fd, iovs, offset)
+}
+
+// Pwritev is pwritev(2).
+func (p *Process) Pwritev(fd int, iovs [][]byte, offset int64) (n int, err error) {
+	return p.vec(SYS_PWRITEV, fd, iovs, offset)
+}
+
+// Seek is lseek(2).
+func (p *Process) Seek(fd int, offset int64, whence int) (off int64, err error) {
+	c := Call{Nr: SYS_LSEEK, Task: p.t}
+	c.Args[0], c.Args[1], c.Args[2] = int64(fd), offset, int64(whence)
+	r := p.h.Syscall(c)
+	return r.Ret, errOf(r)
+}
+
+// FcntlInt is fcntl(2) with an integer argument.
+func (p *Process) FcntlInt(fd uintptr, cmd, arg int) (int, error) {
+	c := Call{Nr: SYS_FCNTL, Task: p.t}
+	c.Args[0], c.Args[1], c.Args[2] = int64(int(fd)), int64(cmd), int64(arg)
+	r := p.h.Syscall(c)
+	return int(r.Ret), errOf(r)
+}
+
+// FcntlFlock is fcntl(2) with a struct flock argument (F_GETLK, F_SETLK, F_SETLKW and
+// the F_OFD_* commands).
+func (p *Process) FcntlFlock(fd uintptr, cmd int, lk *unix.Flock_t) error {
+	c := Call{Nr: SYS_FCNTL, Task: p.t, Obj: lk}
+	c.Args[0], c.Args[1] = int64(int(fd)), int64(cmd)
+	return errOf(p.h.Syscall(c))
+}
+
+// Flock is flock(2).
+func (p *Process) Flock(fd int, how int) error {
+	c := p.fd(SYS_FLOCK, fd)
+	c.Args[1] = int64(how)
+	return errOf(p.h.Syscall(c))
+}
+
+// Dup is dup(2).
+func (p *Process) Dup(oldfd int) (fd int, err error) {
+	r := p.h.Syscall(p.fd(SYS_DUP, oldfd))
+	return int(r.Ret), errOf(r)
+}
+
+// Dup2 is x/sys/unix's Dup2 on linux/amd64: dup3(oldfd, newfd, 0), so equal fds fail
+// with EINVAL (the dup2 syscall itself returns newfd: send a SYS_DUP2 Call for that).
+func (p *Process) Dup2(oldfd, newfd int) error { return p.Dup3(oldfd, newfd, 0) }
+
+// Dup3 is dup3(2).
+func (p *Process) Dup3(oldfd, newfd, flags int) error {
+	c := p.fd(SYS_DUP3, oldfd)
+	c.Args[1], c.Args[2] = int64(newfd), int64(flags)
+	return errOf(p.h.Syscall(c))
+}
+
+// Fsync is fsync(2).
+func (p *Process) Fsync(fd int) error { return errOf(p.h.Syscall(p.fd(SYS_FSYNC, fd))) }
+
+// Fdatasync is fdatasync(2).
+func (p *Process) Fdatasync(fd int) error { return errOf(p.h.Syscall(p.fd(SYS_FDATASYNC, fd))) }
+
+// Sync is sync(2).
+func (p *Process) Sync() { p.call(Call{Nr: SYS_SYNC}) }
+
+// Syncfs is syncfs(2).
+func (p *Process) Syncfs(fd int) error { return errOf(p.h.Syscall(p.fd(SYS_SYNCFS, fd))) }
+
+// SyncFileRange is sync_file_range(2).
+func (p *Process) SyncFileRange(fd int, off int64, n int64, flags int) error {
+	c := p.fd(SYS_SYNC_FILE_RANGE, fd)
+	c.Args[1], c.Args[2], c.Args[3] = off, n, int64(flags)
+	return errOf(p.h.Syscall(c))
+}
+
+// Ftruncate is ftruncate(2).
+func (p *Process) Ftruncate(fd int, length int64) error {
+	c := p.fd(SYS_FTRUNCATE, fd)
+	c.Args[1] = length
+	return errOf(p.h.Syscall(c))
+}
+
+// Truncate is truncate(2).
+func (p *Process) Truncate(path string, length int64) error {
+	c := Call{Nr: SYS_TRUNCATE, Task: p.t, Path: path}
+	c.Args[1] = length
+	return errOf(p.h.Syscall(c))
+}
+
+// Fallocate is fallocate(2).
+func (p *Process) Fallocate(fd int, mode uint32, off int64, len int64) error {
+	c := p.fd(SYS_FALLOCATE, fd)
+	c.Args[1], c.Args[2], c.Args[3] = int64(mode), off, len
+	return errOf(p.h.Syscall(c))
+}
+
+// Fstat is fstat(2).
+func (p *Process) Fstat(fd int, stat *unix.Stat_t) error {
+	c := p.fd(SYS_FSTAT, fd)
+	c.Obj = stat
+	return errOf(p.h.Syscall(c))
+}
+
+// Stat is x/sys/unix's Stat: newfstatat(AT_FDCWD, path, stat, 0).
+func (p *Process) Stat(path string, stat *unix.Stat_t) error {
+	return p.Fstatat(unix.AT_FDCWD, path, stat, 0)
+}
+
+// Lstat is x/sys/unix's Lstat: newfstatat(AT_FDCWD, path, stat, AT_SYMLINK_NOFOLLOW).
+func (p *Process) Lstat(path string, stat *unix.Stat_t) error {
+	return p.Fstatat(unix.AT_FDCWD, path, stat, unix.AT_SYMLINK_NOFOLLOW)
+}
+
+// Fstatat is newfstatat(2).
+func (p *Process) Fstatat(dirfd int, path string, stat *unix.Stat_t, flags int) error {
+	c := Call{Nr: SYS_NEWFSTATAT, Task: p.t, Path: path, Obj: stat}
+	c.Args[0], c.Args[3] = int64(dirfd), int64(flags)
+	return errOf(p.h.Syscall(c))
+}
+
+// Statx is statx(2).
+func (p *Process) Statx(dirfd int, path string, flags int, mask int, stat *unix.Statx_t) error {
+	c := Call{Nr: SYS_STATX, Task: p.t, Path: path, Obj: stat}
+	c.Args[0], c.Args[2], c.Args[3] = int64(dirfd), int64(flags), int64(mask)
+	return errOf(p.h.Syscall(c))
+}
+
+// Access is x/sys/unix's Access: Faccessat(AT_FDCWD, path, mode, 0).
+func (p *Process) Access(path string, mode uint32) error {
+	return p.Faccessat(unix.AT_FDCWD, path, mode, 0)
+}
+
+// Faccessat is x/sys/unix's Faccessat: faccessat(2) when flags is 0, else
+// faccessat2(2) (which the model implements, so the Go fallback never runs).
+func (p *Process) Faccessat(dirfd int, path string, mode uint32, flags int) error {
+	if flags == 0 {
+		c := Call{Nr: SYS_FACCESSAT, Task: p.t, Path: path}
+		c.Args[0], c.Args[2] = int64(dirfd), int64(mode)
+		return errOf(p.h.Syscall(c))
+	}
+	return p.Faccessat2(dirfd, path, mode, flags)
+}
+
+// Faccessat2 is faccessat2(2).
+func (p *Process) Faccessat2(dirfd int, path string, mode uint32, flags int) error {
+	c := Call{Nr: SYS_FACCESSAT2, Task: p.t, Path: path}
+	c.Args[0], c.Args[2], c.Args[3] = int64(dirfd), int64(mode), int64(flags)
+	return errOf(p.h.Syscall(c))
+}
+
+// Unlink is x/sys/unix's Unlink: unlinkat(AT_FDCWD, path, 0).
+func (p *Process) Unlink(path string) error { return p.Unlinkat(unix.AT_FDCWD, path, 0) }
+
+// Unlinkat is unlinkat(2).
+func (p *Process) Unlinkat(dirfd int, path string, flags int) error {
+	c := Call{Nr: SYS_UNLINKAT, Task: p.t, Path: path}
+	c.Args[0], c.Args[2] = int64(dirfd), int64(flags)
+	return errOf(p.h.Syscall(c))
+}
+
+// Rmdir is x/sys/unix's Rmdir: unlinkat(AT_FDCWD, path, AT_REMOVEDIR).
+func (p *Process) Rmdir(path string) error {
+	return p.Unlinkat(unix.AT_FDCWD, path, unix.AT_REMOVEDIR)
+}
+
+// Rename is x/sys/unix's Rename: renameat(AT_FDCWD, oldpath, AT_FDCWD, newpath).
+func (p *Process) Rename(oldpath string, newpath string) error {
+	return p.Renameat(unix.AT_FDCWD, oldpath, unix.AT_FDCWD, newpath)
+}
+
+// Renameat is renameat(2).
+func (p *Process) Renameat(olddirfd int, oldpath string, newdirfd int, newpath string) error {
+	c := Call{Nr: SYS_RENAMEAT, Task: p.t, Path: oldpath, Path2: newpath}
+	c.Args[0], c.Args[2] = int64(olddirfd), int64(newdirfd)
+	return errOf(p.h.Syscall(c))
+}
+
+// Renameat2 is renameat2(2).
+func (p *Process) Renameat2(olddirfd int, oldpath string, newdirfd int, newpath string, flags uint) error {
+	c := Call{Nr: SYS_RENAMEAT2, Task: p.t, Path: oldpath, Path2: newpath}
+	c.Args[0], c.Args[2], c.Args[4] = int64(olddirfd), int64(newdirfd), int64(flags)
+	return errOf(p.h.Syscall(c))
+}
+
+// Link is x/sys/unix's Link: linkat(AT_FDCWD, oldpath, AT_FDCWD, newpath, 0).
+func (p *Process) Link(oldpath string, newpath string) error {
+	return p.Linkat(unix.AT_FDCWD, oldpath, unix.AT_FDCWD, newpath, 0)
+}
+
+// Linkat is linkat(2).
+func (p *Process) Linkat(olddirfd int, oldpath string, newdirfd int, newpath string, flags int) error {
+	c := Call{Nr: SYS_LINKAT, Task: p.t, Path: oldpath, Path2: newpath}
+	c.Args[0], c.Args[2], c.Args[4] = int64(olddirfd), int64(newdirfd), int64(flags)
+	return errOf(p.h.Syscall(c))
+}
+
+// Symlink is x/sys/unix's Symlink: symlinkat(oldpath, AT_FDCWD, newpath). oldpath is
+// the target.
+func (p *Process) Symlink(oldpath string, newpath string) error {
+	return p.Symlinkat(oldpath, unix.AT_FDCWD, newpath)
+}
+
+// Symlinkat is symlinkat(2): the Call carries the new link in Path and the target in
+// Path2.
+func (p *Process) Symlinkat(oldpath string, newdirfd int, newpath string) error {
+	c := Call{Nr: SYS_SYMLINKAT, Task: p.t, Path: newpath, Path2: oldpath}
+	c.Args[1] = int64(newdirfd)
+	return errOf(p.h.Syscall(c))
+}
+
+// Readlink is x/sys/unix's Readlink: readlinkat(AT_FDCWD, path, buf).
+func (p *Process) Readlink(path string, buf []byte) (n int, err error) {
+	return p.Readlinkat(unix.AT_FDCWD, path, buf)
+}
+
+// Readlinkat is readlinkat(2).
+func (p *Process) Readlinkat(dirfd int, path string, buf []byte) (n int, err error) {
+	c := Call{Nr: SYS_READLINKAT, Task: p.t, Path: path, Buf: buf}
+	c.Args[0], c.Args[3] = int64(dirfd), int64(len(buf))
+	r := p.h.Syscall(c)
+	return int(r.Ret), errOf(r)
+}
+
+// Mkdir is x/sys/unix's Mkdir: mkdirat(AT_FDCWD, path, mode).
+func (p *Process) Mkdir(path string, mode uint32) error {
+	return p.Mkdirat(unix.AT_FDCWD, path, mode)
+}
+
+// Mkdirat is mkdirat(2).
+func (p *Process) Mkdirat(dirfd int, path string, mode uint32) error {
+	c := Call{Nr: SYS_MKDIRAT, Task: p.t, Path: path}
+	c.Args[0], c.Args[2] = int64(dirfd), int64(mode)
+	return errOf(p.h.Syscall(c))
+}
+
+// Getdents is x/sys/unix's Getdents: getdents64(2).
+func (p *Process) Getdents(fd int, buf []byte) (n int, err error) {
+	c := Call{Nr: SYS_GETDENTS64, Task: p.t, Buf: buf}
+	c.Args[0], c.Args[2] = int64(fd), int64(len(buf))
+	r := p.h.Syscall(c)
+	return int(r.Ret), errOf(r)
+}
+
+// Chdir is chdir(2).
+func (p *Process) Chdir(path string) error {
+	return errOf(p.h.Syscall(Call{Nr: SYS_CHDIR, Task: p.t, Path: path}))
+}
+
+// Fchdir is fchdir(2).
+func (p *Process) Fchdir(fd int) error { return errOf(p.h.Syscall(p.fd(SYS_FCHDIR, fd))) }
+
+// Getcwd is the getcwd(2) syscall, as x/sys/unix's Getcwd: n counts the NUL.
+func (p *Process) Getcwd(buf []byte) (n int, err error) {
+	c := Call{Nr: SYS_GETCWD, Task: p.t, Buf: buf}
+	c.Args[1] = int64(len(buf))
+	r := p.h.Syscall(c)
+	return int(r.Ret), errOf(r)
+}
+
+// Umask is umask(2): it sets the mask and returns the old one.
+func (p *Process) Umask(mask int) (oldmask int) {
+	c := Call{Nr: SYS_UMASK, Task: p.t}
+	c.Args[0] = int64(mask)
+	return int(p.h.Syscall(c).Ret)
+}
+
+// Chmod is x/sys/unix's Chmod: Fchmodat(AT_FDCWD, path, mode, 0).
+func (p *Process) Chmod(path string, mode uint32) error {
+	return p.Fchmodat(unix.AT_FDCWD, path, mode, 0)
+}
+
+// Fchmodat is x/sys/unix's Fchmodat: fchmodat(2) when flags is 0, else fchmodat2(2).
+func (p *Process) Fchmodat(dirfd int, path string, mode uint32, flags int) error {
+	nr := SYS_FCHMODAT
+	if flags != 0 {
+		nr = SYS_FCHMODAT2
+	}
+	c := Call{Nr: nr, Task: p.t, Path: path}
+	c.Args[0], c.Args[2], c.Args[3] = int64(dirfd), int64(mode), int64(flags)
+	return errOf(p.h.Syscall(c))
+}
+
+// Fchmod is fchmod(2).
+func (p *Process) Fchmod(fd int, mode uint32) error {
+	c := p.fd(SYS_FCHMOD, fd)
+	c.Args[1] = int64(mode)
+	return errOf(p.h.Syscall(c))
+}
+
+// Fchownat is fchownat(2).
+func (p *Process) Fchownat(dirfd int, path string, uid int, gid int, flags int) error {
+	c := Call{Nr: SYS_FCHOWNAT, Task: p.t, Path: path}
+	c.Args[0], c.Args[2], c.Args[3], c.Args[4] = int64(dirfd), int64(uid), int64(gid), int64(flags)
+	return errOf(p.h.Syscall(c))
+}
+
+// Fchown is fchown(2).
+func (p *Process) Fchown(fd int, uid int, gid int) error {
+	c := p.fd(SYS_FCHOWN, fd)
+	c.Args[1], c.Args[2] = int64(uid), int64(gid)
+	return errOf(p.h.Syscall(c))
+}
+
+// UtimesNanoAt is x/sys/unix's UtimesNanoAt: utimensat(2); ts nil means both "now";
+// len(ts) != 2 is EINVAL without a call.
+func (p *Process) UtimesNanoAt(dirfd int, path string, ts []unix.Timespec, flags int) error {
+	c := Call{Nr: SYS_UTIMENSAT, Task: p.t, Path: path}
+	if ts != nil {
+		if len(ts) != 2 {
+			return syscall.EINVAL
+		}
+		c.Obj = (*[2]unix.Timespec)(ts)
+	}
+	c.Args[0], c.Args[3] = int64(dirfd), int64(flags)
+	return errOf(p.h.Syscall(c))
+}
+
+// Mmap is x/sys/unix's Mmap: mmap(2) of length bytes of fd at offset; the returned
+// slice is the mapping (see sysMmap for what the model's mapping does). length <= 0
+// is EINVAL without a call.
+func (p *Process) Mmap(fd int, offset int64, length int, prot int, flags int) (data []byte, err error) {
+	if length <= 0 {
+		return nil, syscall.EINVAL
+	}
+	var out []byte
+	c := Call{Nr: SYS_MMAP, Task: p.t, Obj: &out}
+	c.Args[1], c.Args[2], c.Args[3], c.Args[4], c.Args[5] = int64(length), int64(prot), int64(flags), int64(fd), offset
+	r := p.h.Syscall(c)
+	if r.Errno != 0 {
+		return nil, r.Errno
+	}
+	return out, nil
+}
+
+// Munmap is x/sys/unix's Munmap: b must be a whole slice returned by Mmap (else
+// EINVAL without a call).
+func (p *Process) Munmap(b []byte) error {
+	if len(b) == 0 || len(b) != cap(b) {
+		return syscall.EINVAL
+	}
+	addr, ok := p.t.k.AddrOf(b)
+	if !ok || addr&pageMask != 0 {
+		return syscall.EINVAL
+	}
+	c := Call{Nr: SYS_MUNMAP, Task: p.t}
+	c.Args[0], c.Args[1] = int64(addr), int64(len(b))
+	return errOf(p.h.Syscall(c))
+}
+
+// Msync is msync(2) of the mapped range b. A slice outside every mapping is ENOMEM
+// (the range is not mapped) without a call.
+func (p *Process) Msync(b []byte, flags int) error {
+	var addr uint64
+	if len(b) > 0 {
+		a, ok := p.t.k.AddrOf(b)
+		if !ok {
+			return syscall.ENOMEM
+		}
+		addr = a
+	}
+	c := Call{Nr: SYS_MSYNC, Task: p.t}
+	c.Args[0], c.Args[1], c.Args[2] = int64(addr), int64(len(b)), int64(flags)
+	return errOf(p.h.Syscall(c))
+}
+
+// IoSetup is io_setup(2): it returns a new AIO context for nrEvents completions.
+// (x/sys/unix has no AIO wrappers; these follow libaio's shape with Go types.)
+func (p *Process) IoSetup(nrEvents int) (AioContext, error) {
+	var ctx AioContext
+	c := Call{Nr: SYS_IO_SETUP, Task: p.t, Obj: &ctx}
+	c.Args[0] = int64(nrEvents)
+	if r := p.h.Syscall(c); r.Errno != 0 {
+		return 0, r.Errno
+	}
+	return ctx, nil
+}
+
+// IoSubmit is io_submit(2): it returns how many iocbs were submitted.
+func (p *Process) IoSubmit(ctx AioContext, iocbs []*Iocb) (int, error) {
+	c := Call{Nr: SYS_IO_SUBMIT, Task: p.t, Obj: iocbs}
+	c.Args[0], c.Args[1] = int64(ctx), int64(len(iocbs))
+	r := p.h.Syscall(c)
+	return int(r.Ret), errOf(r)
+}
+
+// IoGetevents is io_getevents(2): up to nr completions (at most len(events)) are
+// stored in events; timeout is ignored (the model's completions are immediate).
+func (p *Process) IoGetevents(ctx AioContext, minNr, nr int, events []IoEvent, timeout *unix.Timespec) (int, error) {
+	c := Call{Nr: SYS_IO_GETEVENTS, Task: p.t, Obj: events}
+	c.Args[0], c.Args[1], c.Args[2] = int64(ctx), int64(minNr), int64(nr)
+	r := p.h.Syscall(c)
+	return int(r.Ret), errOf(r)
+}
+
+// IoDestroy is io_destroy(2).
+func (p *Process) IoDestroy(ctx AioContext) error {
+	c := Call{Nr: SYS_IO_DESTROY, Task: p.t}
+	c.Args[0] = int64(ctx)
+	return errOf(p.h.Syscall(c))
+}

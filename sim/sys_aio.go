@@ -1,0 +1,266 @@
+package sim
+
+import (
+	"sync"
+	"syscall"
+)
+
+// AioContext is an AIO context id (aio_context_t), as io_setup(2) returns it.
+type AioContext uint64
+
+// AIO opcodes (IOCB_CMD_*, <linux/aio_abi.h>).
+const (
+	IOCB_CMD_PREAD   = 0
+	IOCB_CMD_PWRITE  = 1
+	IOCB_CMD_FSYNC   = 2
+	IOCB_CMD_FDSYNC  = 3
+	IOCB_CMD_POLL    = 5
+	IOCB_CMD_NOOP    = 6
+	IOCB_CMD_PREADV  = 7
+	IOCB_CMD_PWRITEV = 8
+
+	// IOCB_FLAG_RESFD asks for an eventfd notification (accepted, not modelled).
+	IOCB_FLAG_RESFD = 1 << 0
+	// IOCB_FLAG_IOPRIO says ReqPrio is set (accepted, not modelled).
+	IOCB_FLAG_IOPRIO = 1 << 1
+
+	// aioMaxNr is /proc/sys/fs/aio-max-nr's default: io_setup beyond it is EAGAIN.
+	aioMaxNr = 65536
+	aioBase  = 0x7e00_0000_0000
+)
+
+// Iocb is struct iocb in Go form: Buf replaces aio_buf/aio_nbytes for PREAD/PWRITE,
+// Iov replaces them for PREADV/PWRITEV. Data is returned in the completion event.
+type Iocb struct {
+	Data    uint64 // aio_data
+	Opcode  uint16 // IOCB_CMD_*
+	ReqPrio int16
+	Fd      uint32
+	Buf     []byte
+	Iov     [][]byte
+	Offset  int64
+	Flags   uint32 // IOCB_FLAG_*
+	ResFd   uint32
+	RwFlags int32 // aio_rw_flags (RWF_*), ignored
+}
+
+// IoEvent is struct io_event: Data is the iocb's, Obj identifies the iocb (the
+// model numbers the iocbs of a context from 1 in submission order, where Linux gives
+// the iocb's user address), Res is the byte count or a negated errno.
+type IoEvent struct {
+	Data uint64
+	Obj  uint64
+	Res  int64
+	Res2 int64
+}
+
+type aioCtx struct {
+	id      uint64
+	g       *ThreadGroup
+	max     int
+	seq     uint64
+	done    []IoEvent
+	waiting int
+}
+
+type aioTable struct {
+	mu   sync.Mutex
+	next uint64
+	ctxs map[uint64]*aioCtx
+}
+
+func (a *aioTable) init() {
+	a.next = aioBase
+	a.ctxs = map[uint64]*aioCtx{}
+}
+
+func (a *aioTable) get(id uint64) *aioCtx {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.ctxs[id]
+}
+
+// exit destroys the contexts of an exiting process.
+func (a *aioTable) exit(g *ThreadGroup) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for id, c := range a.ctxs {
+		if c.g == g {
+			delete(a.ctxs, id)
+		}
+	}
+}
+
+// sysIoSetup implements io_setup(2) (Args[0] nr_events; Obj *AioContext, which must
+// hold 0): EFAULT without Obj, EINVAL when *ctx != 0 or nr_events <= 0, EAGAIN
+// beyond aio-max-nr (65536). Context ids are deterministic.
+func (k *Kernel) sysIoSetup(c *Call) Result {
+	out, _ := c.Obj.(*AioContext)
+	if out == nil {
+		return Fail(syscall.EFAULT)
+	}
+	nr := c.Args[0]
+	if *out != 0 || nr <= 0 || nr > 1<<31-1 {
+		return Fail(syscall.EINVAL)
+	}
+	if nr > aioMaxNr {
+		return Fail(syscall.EAGAIN)
+	}
+	a := &k.aio
+	a.mu.Lock()
+	id := a.next
+	a.next += PageSize
+	a.ctxs[id] = &aioCtx{id: id, g: c.Task.g, max: int(nr)}
+	a.mu.Unlock()
+	*out = AioContext(id)
+	return Result{}
+}
+
+// sysIoDestroy implements io_destroy(2): EINVAL for an unknown context (or one of
+// another process); completed events not reaped are dropped.
+func (k *Kernel) sysIoDestroy(c *Call) Result {
+	a := &k.aio
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	ctx := a.ctxs[uint64(c.Args[0])]
+	if ctx == nil || ctx.g != c.Task.g {
+		return Fail(syscall.EINVAL)
+	}
+	delete(a.ctxs, ctx.id)
+	return Result{}
+}
+
+// sysIoSubmit implements io_submit(2) (Args: ctx, nr; Obj []*Iocb with at least nr
+// entries, else EFAULT). EINVAL for nr < 0 or an unknown context. nr is clamped to
+// the context's size. Each iocb is checked as io_submit_one does: unknown flags or
+// opcode EINVAL, a closed fd EBADF, a read without read access or a write without
+// write access EBADF, fsync of a pipe EINVAL, a full completion ring EAGAIN. The
+// first failing iocb stops the submission: the call fails with its errno if it was
+// the first, else returns how many were submitted.
+//
+// The model performs each submitted iocb at once, in submission order, as
+// pread/pwrite/fdatasync/fsync would (O_DIRECT alignment included; an I/O error is a
+// negated errno in the event's Res), and queues its completion event.
+func (k *Kernel) sysIoSubmit(c *Call) Result {
+	nr := c.Args[1]
+	if nr < 0 {
+		return Fail(syscall.EINVAL)
+	}
+	a := &k.aio
+	a.mu.Lock()
+	ctx := a.ctxs[uint64(c.Args[0])]
+	a.mu.Unlock()
+	if ctx == nil || ctx.g != c.Task.g {
+		return Fail(syscall.EINVAL)
+	}
+	iocbs, _ := c.Obj.([]*Iocb)
+	if nr > int64(ctx.max) {
+		nr = int64(ctx.max)
+	}
+	if int64(len(iocbs)) < nr {
+		return Fail(syscall.EFAULT)
+	}
+	for i := range int(nr) {
+		if e := k.submitOne(c.Task, ctx, iocbs[i]); e != 0 {
+			if i == 0 {
+				return Fail(e)
+			}
+			return Result{Ret: int64(i)}
+		}
+	}
+	return Result{Ret: nr}
+}
+
+func (k *Kernel) submitOne(t *Task, ctx *aioCtx, cb *Iocb) syscall.Errno {
+	if cb == nil {
+		return syscall.EFAULT
+	}
+	if cb.Flags&^(IOCB_FLAG_RESFD|IOCB_FLAG_IOPRIO) != 0 {
+		return syscall.EINVAL
+	}
+	f, ref := t.fget(int(int32(cb.Fd)))
+	if f == nil {
+		return syscall.EBADF
+	}
+	if ref {
+		defer f.decRef()
+	}
+	var r Result
+	switch cb.Opcode {
+	case IOCB_CMD_PREAD, IOCB_CMD_PREADV:
+		if !f.readable() {
+			return syscall.EBADF
+		}
+	case IOCB_CMD_PWRITE, IOCB_CMD_PWRITEV:
+		if !f.writable() {
+			return syscall.EBADF
+		}
+	case IOCB_CMD_FSYNC, IOCB_CMD_FDSYNC:
+		if f.special != nil {
+			return syscall.EINVAL
+		}
+	default:
+		return syscall.EINVAL
+	}
+	k.aio.mu.Lock()
+	full := len(ctx.done) >= ctx.max
+	k.aio.mu.Unlock()
+	if full {
+		return syscall.EAGAIN
+	}
+	switch cb.Opcode {
+	case IOCB_CMD_PREAD:
+		r = k.readFile(f, cb.Buf, cb.Offset, true)
+	case IOCB_CMD_PWRITE:
+		r = k.writeFile(f, cb.Buf, cb.Offset, true)
+	case IOCB_CMD_PREADV, IOCB_CMD_PWRITEV:
+		nr := SYS_PREADV
+		if cb.Opcode == IOCB_CMD_PWRITEV {
+			nr = SYS_PWRITEV
+		}
+		sub := Call{Nr: nr, Task: t, Iov: cb.Iov}
+		sub.Args[0] = int64(int32(cb.Fd))
+		if nr == SYS_PREADV {
+			r = k.sysReadv(&sub, true, cb.Offset)
+		} else {
+			r = k.sysWritev(&sub, true, cb.Offset)
+		}
+	case IOCB_CMD_FSYNC:
+		r = res(0, f.ino.Fsync(&f.errseq))
+	case IOCB_CMD_FDSYNC:
+		r = res(0, f.ino.Fdatasync(&f.errseq))
+	}
+	v := r.Ret
+	if r.Errno != 0 {
+		v = -int64(r.Errno)
+	}
+	k.aio.mu.Lock()
+	ctx.seq++
+	ctx.done = append(ctx.done, IoEvent{Data: cb.Data, Obj: ctx.seq, Res: v})
+	k.aio.mu.Unlock()
+	return 0
+}
+
+// sysIoGetevents implements io_getevents(2) and io_pgetevents(2) (Args: ctx, min_nr,
+// nr; Obj []IoEvent with room for nr, else EFAULT): EINVAL for an unknown context,
+// min_nr < 0, nr < 0 or min_nr > nr. It returns up to nr completed events in
+// completion (= submission) order. Every submitted iocb has completed already, so
+// the call never waits: with fewer than min_nr available it returns what there is
+// (Linux would wait for the timeout).
+func (k *Kernel) sysIoGetevents(c *Call) Result {
+	minNr, nr := c.Args[1], c.Args[2]
+	a := &k.aio
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	ctx := a.ctxs[uint64(c.Args[0])]
+	if ctx == nil || ctx.g != c.Task.g || minNr < 0 || nr < 0 || minNr > nr {
+		return Fail(syscall.EINVAL)
+	}
+	evs, _ := c.Obj.([]IoEvent)
+	if int64(len(evs)) < nr && int64(len(ctx.done)) > int64(len(evs)) {
+		return Fail(syscall.EFAULT)
+	}
+	n := copy(evs[:min(int(nr), len(evs))], ctx.done)
+	ctx.done = append(ctx.done[:0], ctx.done[n:]...)
+	return Result{Ret: int64(n)}
+}

@@ -1,0 +1,124 @@
+package sim
+
+import (
+	"syscall"
+
+	"iosim/vfs"
+)
+
+// Linux flag values the model uses that package syscall lacks or spells differently.
+const (
+	atFdcwd           = -100
+	atSymlinkNofollow = 0x100
+	atRemovedir       = 0x200
+	atEaccess         = 0x200
+	atSymlinkFollow   = 0x400
+	atNoAutomount     = 0x800
+	atEmptyPath       = 0x1000
+	atStatxSyncType   = 0x6000
+
+	oLargefile = 0x8000
+	oDirect    = 0x4000
+	oDsync     = 0x1000
+	oSyncOnly  = 0x100000 // __O_SYNC: with oDsync it makes O_SYNC
+	oPath      = 0x200000
+	oTmpfile   = 0x400000 // __O_TMPFILE (O_TMPFILE adds O_DIRECTORY)
+	oNoatime   = 0x40000
+	oAsync     = 0x2000
+
+	// validOpenFlags is VALID_OPEN_FLAGS: open silently ignores other bits.
+	validOpenFlags = syscall.O_ACCMODE | syscall.O_CREAT | syscall.O_EXCL | syscall.O_NOCTTY |
+		syscall.O_TRUNC | syscall.O_APPEND | syscall.O_NONBLOCK | oDsync | oAsync | oDirect |
+		oLargefile | syscall.O_DIRECTORY | syscall.O_NOFOLLOW | oNoatime | syscall.O_CLOEXEC |
+		oSyncOnly | oPath | oTmpfile
+)
+
+// sysOpenat implements open(2), openat(2) and creat(2).
+//
+// Modelled: O_CREAT (mode & ~umask), O_EXCL, O_TRUNC (even with O_RDONLY), O_DIRECTORY,
+// O_NOFOLLOW, O_APPEND/O_NONBLOCK/O_DSYNC/O_SYNC/O_DIRECT/O_NOATIME kept as status
+// flags (F_GETFL also shows O_LARGEFILE, which the kernel forces on 64-bit opens),
+// O_CLOEXEC on the fd; EMFILE is decided before the path is looked at, as
+// get_unused_fd_flags runs first; O_DIRECT on a file system without direct I/O is
+// EINVAL after the file was created, as open_check_o_direct runs last; O_CREAT with
+// O_DIRECTORY is EINVAL (Linux 6.4+).
+//
+// Not modelled: permissions (the caller is root), O_TMPFILE (EOPNOTSUPP, the answer of
+// a file system without tmpfile support), O_PATH beyond "an fd that can neither read
+// nor write", O_NOCTTY, O_ASYNC signals, RESOLVE_* (openat2 is not modelled).
+func (k *Kernel) sysOpenat(c *Call, dirfd int, flags64 int64, mode uint32) Result {
+	t := c.Task
+	g := t.g
+	flags := int(flags64) & validOpenFlags
+	limit := g.nofile.Load()
+	if !g.files.hasFree(limit) {
+		return Fail(syscall.EMFILE)
+	}
+	f, e := k.openFile(t, dirfd, c.Path, flags, mode)
+	if e != 0 {
+		return Fail(e)
+	}
+	fd, e := g.files.alloc(f, 0, limit, flags&syscall.O_CLOEXEC != 0)
+	if e != 0 {
+		f.decRef()
+		return Fail(e)
+	}
+	return Result{Ret: int64(fd)}
+}
+
+// openFile does the path part of open and returns a new description.
+func (k *Kernel) openFile(t *Task, dirfd int, path string, flags int, mode uint32) (*File, syscall.Errno) {
+	if flags&oTmpfile != 0 {
+		if flags&syscall.O_DIRECTORY == 0 || flags&syscall.O_ACCMODE == syscall.O_RDONLY {
+			return nil, syscall.EINVAL
+		}
+		return nil, syscall.EOPNOTSUPP
+	}
+	if flags&syscall.O_CREAT != 0 && flags&syscall.O_DIRECTORY != 0 {
+		return nil, syscall.EINVAL
+	}
+	if path == "" {
+		return nil, syscall.ENOENT
+	}
+	dir, e := t.dirOf(dirfd, path)
+	if e != 0 {
+		return nil, e
+	}
+	vflags := flags
+	if flags&oPath != 0 {
+		vflags = flags & (syscall.O_DIRECTORY | syscall.O_NOFOLLOW)
+	}
+	perm := mode & 0o7777 &^ t.g.umask.Load()
+	ino, _, err := dir.Open(path, vflags, perm)
+	if err != nil {
+		return nil, errnoOf(err)
+	}
+	if flags&oDirect != 0 && flags&oPath == 0 && ino.IsRegular() && !k.fs.SupportsDirectIO() {
+		return nil, syscall.EINVAL
+	}
+	return newFile(k, ino, nil, flags), 0
+}
+
+// sysClose implements close(2): EBADF for a closed fd; otherwise the fd is freed,
+// POSIX locks the process holds on the file are released (whichever fd took them),
+// and the description goes with its last reference. The model reports no deferred
+// writeback error at close (ext4 does not either).
+func (k *Kernel) sysClose(c *Call) Result {
+	g := c.Task.g
+	f := g.files.remove(int(c.Args[0]))
+	if f == nil {
+		return Fail(syscall.EBADF)
+	}
+	k.closeFile(g, f)
+	return Result{}
+}
+
+// statMode is the st_mode of what f refers to.
+func (f *File) statMode() uint32 {
+	if f.special != nil {
+		return f.special.Mode()
+	}
+	return f.ino.Mode()
+}
+
+var _ = vfs.S_IFREG

@@ -1,0 +1,374 @@
+package sim
+
+import (
+	"syscall"
+	"unsafe"
+
+	"iosim/vfs"
+)
+
+// sysRead implements read(2): count is len(c.Buf). EBADF for a closed fd or one
+// without read access (checked before a zero count, as vfs_read does), EISDIR for a
+// directory, EINVAL for O_DIRECT misalignment; otherwise the bytes at the file offset
+// (short at end of file, 0 at or past it), and the offset moves by what was read.
+func (k *Kernel) sysRead(c *Call) Result {
+	f, ref := c.Task.fget(int(c.Args[0]))
+	if f == nil {
+		return Fail(syscall.EBADF)
+	}
+	r := k.readFile(f, c.Buf, 0, false)
+	if ref {
+		f.decRef()
+	}
+	return r
+}
+
+// sysPread implements pread64(2): as read at Args[3] without moving the offset.
+// EINVAL for a negative offset comes first (before EBADF), ESPIPE for a pipe or
+// socket, EISDIR for a directory.
+func (k *Kernel) sysPread(c *Call) Result {
+	off := c.Args[3]
+	if off < 0 {
+		return Fail(syscall.EINVAL)
+	}
+	f, ref := c.Task.fget(int(c.Args[0]))
+	if f == nil {
+		return Fail(syscall.EBADF)
+	}
+	r := k.readFile(f, c.Buf, off, true)
+	if ref {
+		f.decRef()
+	}
+	return r
+}
+
+// sysWrite implements write(2): EBADF without write access; with O_APPEND the data
+// goes at the end of file, wherever the offset was, and the offset moves past it;
+// O_SYNC/O_DSYNC make it durable before returning (a writeback error is the call's
+// error, and the offset does not move); O_DIRECT checks alignment (EINVAL) and
+// bypasses the page cache. EFBIG at s_maxbytes; a write crossing it is short.
+func (k *Kernel) sysWrite(c *Call) Result {
+	f, ref := c.Task.fget(int(c.Args[0]))
+	if f == nil {
+		return Fail(syscall.EBADF)
+	}
+	r := k.writeFile(f, c.Buf, 0, false)
+	if ref {
+		f.decRef()
+	}
+	return r
+}
+
+// sysPwrite implements pwrite64(2): as write at Args[3] without moving the offset;
+// on an O_APPEND description Linux appends anyway (and still leaves the offset).
+func (k *Kernel) sysPwrite(c *Call) Result {
+	off := c.Args[3]
+	if off < 0 {
+		return Fail(syscall.EINVAL)
+	}
+	f, ref := c.Task.fget(int(c.Args[0]))
+	if f == nil {
+		return Fail(syscall.EBADF)
+	}
+	r := k.writeFile(f, c.Buf, off, true)
+	if ref {
+		f.decRef()
+	}
+	return r
+}
+
+// dioCheck applies O_DIRECT's alignment rules: the offset, the length and the
+// buffer's address must be multiples of the logical block size (the address: of
+// WithDirectIOMemAlign). A Go slice's address is taken with unsafe.Pointer(&p[0]);
+// it is what the kernel would see for a buffer passed by x/sys/unix.
+func (k *Kernel) dioCheck(p []byte, off int64) bool {
+	if (off|int64(len(p)))&(LogicalBlockSize-1) != 0 {
+		return false
+	}
+	if len(p) > 0 && uintptr(unsafe.Pointer(&p[0]))%k.dioMemAlign != 0 {
+		return false
+	}
+	return true
+}
+
+func (k *Kernel) readFile(f *File, p []byte, off int64, positional bool) Result {
+	if !f.readable() {
+		return Fail(syscall.EBADF)
+	}
+	if s := f.special; s != nil {
+		if positional && !s.Seekable() {
+			return Fail(syscall.ESPIPE)
+		}
+		n, e := s.Read(p)
+		if e != 0 {
+			return Fail(e)
+		}
+		return Result{Ret: int64(n)}
+	}
+	ino := f.ino
+	if ino.IsDir() {
+		return Fail(syscall.EISDIR)
+	}
+	if len(p) > maxRW {
+		p = p[:maxRW]
+	}
+	if len(p) == 0 {
+		return Result{}
+	}
+	direct := f.flags.Load()&oDirect != 0
+	if positional {
+		if direct && !k.dioCheck(p, off) && off < ino.Size() {
+			return Fail(syscall.EINVAL)
+		}
+		n, err := ino.ReadAt(p, off)
+		if err != nil {
+			return Fail(errnoOf(err))
+		}
+		return Result{Ret: int64(n)}
+	}
+	locked := f.lockPos()
+	if direct && !k.dioCheck(p, f.off) && f.off < ino.Size() {
+		f.unlockPos(locked)
+		return Fail(syscall.EINVAL)
+	}
+	n, err := ino.ReadAt(p, f.off)
+	if err != nil {
+		f.unlockPos(locked)
+		return Fail(errnoOf(err))
+	}
+	f.off += int64(n)
+	f.unlockPos(locked)
+	return Result{Ret: int64(n)}
+}
+
+// writeMode maps status flags to vfs write modes.
+func writeMode(fl uint32) vfs.WriteMode {
+	var how vfs.WriteMode
+	if fl&syscall.O_APPEND != 0 {
+		how |= vfs.WriteAppend
+	}
+	if fl&oDirect != 0 {
+		how |= vfs.WriteDirect
+	}
+	if fl&oSyncOnly != 0 {
+		how |= vfs.WriteSync
+	} else if fl&oDsync != 0 {
+		how |= vfs.WriteDSync
+	}
+	return how
+}
+
+func (k *Kernel) writeFile(f *File, p []byte, off int64, positional bool) Result {
+	if !f.writable() {
+		return Fail(syscall.EBADF)
+	}
+	if s := f.special; s != nil {
+		if positional && !s.Seekable() {
+			return Fail(syscall.ESPIPE)
+		}
+		n, e := s.Write(p)
+		if e != 0 {
+			return Fail(e)
+		}
+		return Result{Ret: int64(n)}
+	}
+	ino := f.ino
+	if len(p) > maxRW {
+		p = p[:maxRW]
+	}
+	fl := f.flags.Load()
+	how := writeMode(fl)
+	if len(p) == 0 {
+		if ino.IsDir() {
+			return Fail(syscall.EISDIR)
+		}
+		return Result{}
+	}
+	locked := false
+	if !positional {
+		locked = f.lockPos()
+		off = f.off
+	}
+	if how&vfs.WriteDirect != 0 && !k.dioCheck(p, off) && (how&vfs.WriteAppend == 0 || !k.dioCheck(p, ino.Size())) {
+		f.unlockPos(locked)
+		return Fail(syscall.EINVAL)
+	}
+	n, end, err := ino.Write(p, off, how, &f.errseq)
+	if err == nil && !positional {
+		f.off = end
+	}
+	f.unlockPos(locked)
+	if n > 0 && k.mm.active.Load() > 0 {
+		k.mm.refresh(ino, end-int64(n), int64(n))
+	}
+	if err != nil {
+		return Fail(errnoOf(err))
+	}
+	return Result{Ret: int64(n)}
+}
+
+// sysReadv implements readv(2) and preadv(2) (positional, offset from Args[3];
+// preadv2 with offset -1 uses the file offset, RWF_* flags are ignored). The iovecs
+// are c.Iov: EINVAL beyond UIO_MAXIOV (1024); they are filled in order and the call
+// stops at the first short one. An empty vector returns 0 after the fd checks.
+func (k *Kernel) sysReadv(c *Call, positional bool, off int64) Result {
+	if positional && off < 0 {
+		return Fail(syscall.EINVAL)
+	}
+	f, ref := c.Task.fget(int(c.Args[0]))
+	if f == nil {
+		return Fail(syscall.EBADF)
+	}
+	if ref {
+		defer f.decRef()
+	}
+	if !f.readable() {
+		return Fail(syscall.EBADF)
+	}
+	if len(c.Iov) > uioMaxIov {
+		return Fail(syscall.EINVAL)
+	}
+	if f.special != nil {
+		if positional && !f.special.Seekable() {
+			return Fail(syscall.ESPIPE)
+		}
+		var total int64
+		for _, b := range c.Iov {
+			n, e := f.special.Read(b)
+			if e != 0 {
+				if total > 0 {
+					break
+				}
+				return Fail(e)
+			}
+			total += int64(n)
+			if n < len(b) {
+				break
+			}
+		}
+		return Result{Ret: total}
+	}
+	ino := f.ino
+	if ino.IsDir() {
+		return Fail(syscall.EISDIR)
+	}
+	if !positional {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		off = f.off
+	}
+	if f.flags.Load()&oDirect != 0 && off < ino.Size() {
+		for _, b := range c.Iov {
+			if !k.dioCheck(b, off) {
+				return Fail(syscall.EINVAL)
+			}
+		}
+	}
+	var total int64
+	for _, b := range c.Iov {
+		if len(b) == 0 {
+			continue
+		}
+		n, err := ino.ReadAt(b, off+total)
+		if err != nil {
+			if total > 0 {
+				break
+			}
+			return Fail(errnoOf(err))
+		}
+		total += int64(n)
+		if n < len(b) {
+			break
+		}
+	}
+	if !positional {
+		f.off += total
+	}
+	return Result{Ret: total}
+}
+
+// sysWritev implements writev(2) and pwritev(2): the iovecs are written in order as
+// one write (with O_APPEND, at the end of file); EINVAL beyond UIO_MAXIOV.
+func (k *Kernel) sysWritev(c *Call, positional bool, off int64) Result {
+	if positional && off < 0 {
+		return Fail(syscall.EINVAL)
+	}
+	f, ref := c.Task.fget(int(c.Args[0]))
+	if f == nil {
+		return Fail(syscall.EBADF)
+	}
+	if ref {
+		defer f.decRef()
+	}
+	if !f.writable() {
+		return Fail(syscall.EBADF)
+	}
+	if len(c.Iov) > uioMaxIov {
+		return Fail(syscall.EINVAL)
+	}
+	if f.special != nil {
+		if positional && !f.special.Seekable() {
+			return Fail(syscall.ESPIPE)
+		}
+		var total int64
+		for _, b := range c.Iov {
+			n, e := f.special.Write(b)
+			if e != 0 {
+				if total > 0 {
+					break
+				}
+				return Fail(e)
+			}
+			total += int64(n)
+		}
+		return Result{Ret: total}
+	}
+	ino := f.ino
+	fl := f.flags.Load()
+	how := writeMode(fl)
+	if !positional {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		off = f.off
+	}
+	if how&vfs.WriteDirect != 0 {
+		at := off
+		if how&vfs.WriteAppend != 0 {
+			at = ino.Size()
+		}
+		for _, b := range c.Iov {
+			if !k.dioCheck(b, at) {
+				return Fail(syscall.EINVAL)
+			}
+		}
+	}
+	var total int64
+	pos := off
+	for _, b := range c.Iov {
+		if len(b) == 0 {
+			continue
+		}
+		n, end, err := ino.Write(b, pos, how, &f.errseq)
+		if n > 0 && k.mm.active.Load() > 0 {
+			k.mm.refresh(ino, end-int64(n), int64(n))
+		}
+		if err != nil {
+			if total > 0 && n == 0 {
+				break
+			}
+			return Fail(errnoOf(err))
+		}
+		total += int64(n)
+		pos = end
+		if n < len(b) {
+			break
+		}
+	}
+	if total == 0 && ino.IsDir() {
+		return Fail(syscall.EISDIR)
+	}
+	if !positional && total > 0 {
+		f.off = pos
+	}
+	return Result{Ret: total}
+}

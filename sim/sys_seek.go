@@ -1,0 +1,113 @@
+package sim
+
+import (
+	"math"
+	"syscall"
+)
+
+// lseek whence values.
+const (
+	seekSet  = 0
+	seekCur  = 1
+	seekEnd  = 2
+	seekData = 3
+	seekHole = 4
+)
+
+// sysLseek implements lseek(2) as generic_file_llseek_size does for ext4:
+//
+//   - SEEK_SET, SEEK_CUR, SEEK_END: a negative result or one beyond s_maxbytes is
+//     EINVAL and the offset is unchanged; SEEK_CUR 0 returns the offset.
+//   - SEEK_DATA, SEEK_HOLE (regular files): ENXIO at or past the end of file or for a
+//     negative offset; the end of file counts as a hole.
+//   - directories are ext4 htree directories: their "size" is LLONG_MAX, so
+//     SEEK_END 0 gives LLONG_MAX and SEEK_HOLE gives LLONG_MAX.
+//   - an invalid whence is EINVAL; pipes and sockets are ESPIPE; /dev/null and
+//     /dev/zero always return 0.
+//
+// SEEK_SET and SEEK_CUR take only the description's lock, not the file system's.
+func (k *Kernel) sysLseek(c *Call) Result {
+	f, ref := c.Task.fget(int(c.Args[0]))
+	if f == nil {
+		return Fail(syscall.EBADF)
+	}
+	r := k.lseek(f, c.Args[1], c.Args[2])
+	if ref {
+		f.decRef()
+	}
+	return r
+}
+
+func (k *Kernel) lseek(f *File, off, whence int64) Result {
+	if f.special != nil {
+		if !f.special.Seekable() {
+			return Fail(syscall.ESPIPE)
+		}
+		if whence < seekSet || whence > seekHole {
+			return Fail(syscall.EINVAL)
+		}
+		return Result{}
+	}
+	ino := f.ino
+	maxSize := k.fs.MaxFileSize()
+	var eof int64
+	isDir := ino.IsDir()
+	if isDir {
+		maxSize, eof = math.MaxInt64, math.MaxInt64
+	}
+	switch whence {
+	case seekSet:
+	case seekCur:
+		locked := f.lockPos()
+		if off == 0 {
+			off = f.off
+			f.unlockPos(locked)
+			return Result{Ret: off}
+		}
+		off += f.off
+		if off < 0 || off > maxSize {
+			f.unlockPos(locked)
+			return Fail(syscall.EINVAL)
+		}
+		f.off = off
+		f.dirents = nil
+		f.unlockPos(locked)
+		return Result{Ret: off}
+	case seekEnd:
+		if !isDir {
+			eof = ino.Size()
+		}
+		off += eof
+	case seekData, seekHole:
+		if isDir {
+			if off < 0 || off >= eof {
+				return Fail(syscall.ENXIO)
+			}
+			if whence == seekHole {
+				off = eof
+			}
+			break
+		}
+		var err error
+		if whence == seekData {
+			off, err = ino.SeekData(off)
+		} else {
+			off, err = ino.SeekHole(off)
+		}
+		if err != nil {
+			return Fail(errnoOf(err))
+		}
+	default:
+		return Fail(syscall.EINVAL)
+	}
+	if off < 0 || off > maxSize {
+		return Fail(syscall.EINVAL)
+	}
+	locked := f.lockPos()
+	if f.off != off {
+		f.off = off
+		f.dirents = nil
+	}
+	f.unlockPos(locked)
+	return Result{Ret: off}
+}

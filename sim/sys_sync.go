@@ -1,0 +1,214 @@
+package sim
+
+import (
+	"math"
+	"syscall"
+)
+
+// sysFsync implements fsync(2) and fdatasync(2): writeback, metadata (fsync; for
+// fdatasync only what is needed to read the data back) and a cache flush, as vfs
+// describes. A writeback error is reported once per open file description (the
+// description's errseq cursor, sampled at open). EBADF for a closed fd; EINVAL for
+// special objects (pipes, sockets, /dev/null), which cannot be synced. Directories
+// and read-only fds can be synced.
+func (k *Kernel) sysFsync(c *Call, data bool) Result {
+	f, ref := c.Task.fget(int(c.Args[0]))
+	if f == nil {
+		return Fail(syscall.EBADF)
+	}
+	if ref {
+		defer f.decRef()
+	}
+	if f.special != nil {
+		return Fail(syscall.EINVAL)
+	}
+	var err error
+	if data {
+		err = f.ino.Fdatasync(&f.errseq)
+	} else {
+		err = f.ino.Fsync(&f.errseq)
+	}
+	return res(0, err)
+}
+
+// sysSyncfs implements syncfs(2): everything becomes durable; the model has one file
+// system per kernel, so it is sync(2) plus a writeback error report. EBADF.
+func (k *Kernel) sysSyncfs(c *Call) Result {
+	f, ref := c.Task.fget(int(c.Args[0]))
+	if f == nil {
+		return Fail(syscall.EBADF)
+	}
+	if ref {
+		defer f.decRef()
+	}
+	return res(0, k.fs.Sync())
+}
+
+// sync_file_range(2) flags.
+const (
+	syncFileRangeWaitBefore = 1
+	syncFileRangeWrite      = 2
+	syncFileRangeWaitAfter  = 4
+)
+
+// sysSyncFileRange implements sync_file_range(2) (Args: fd, offset, nbytes, flags):
+// EINVAL for unknown flags, a negative offset or length, or a range overflowing
+// LLONG_MAX; EBADF; ESPIPE for pipes and sockets. With SYNC_FILE_RANGE_WRITE the
+// range's dirty pages are written back to the device cache (not flushed: not durable
+// with a write cache, and no metadata); nbytes 0 means to the end of file. The
+// model's writeback is synchronous, so the WAIT flags add nothing.
+func (k *Kernel) sysSyncFileRange(c *Call) Result {
+	off, n, flags := c.Args[1], c.Args[2], c.Args[3]
+	if flags&^(syncFileRangeWaitBefore|syncFileRangeWrite|syncFileRangeWaitAfter) != 0 {
+		return Fail(syscall.EINVAL)
+	}
+	if off < 0 || n < 0 || n > 0 && off > math.MaxInt64-n {
+		return Fail(syscall.EINVAL)
+	}
+	f, ref := c.Task.fget(int(c.Args[0]))
+	if f == nil {
+		return Fail(syscall.EBADF)
+	}
+	if ref {
+		defer f.decRef()
+	}
+	if f.special != nil {
+		if f.special.Seekable() {
+			return Result{}
+		}
+		return Fail(syscall.ESPIPE)
+	}
+	if flags&syncFileRangeWrite == 0 || !f.ino.IsRegular() {
+		return Result{}
+	}
+	return res(0, f.ino.SyncFileRange(off, n))
+}
+
+// sysFtruncate implements ftruncate(2): EBADF; EINVAL for a negative length, a
+// description without write access or a file that is not regular (a directory
+// too); EFBIG beyond s_maxbytes.
+func (k *Kernel) sysFtruncate(c *Call) Result {
+	length := c.Args[1]
+	if length < 0 {
+		return Fail(syscall.EINVAL)
+	}
+	f, ref := c.Task.fget(int(c.Args[0]))
+	if f == nil {
+		return Fail(syscall.EBADF)
+	}
+	if ref {
+		defer f.decRef()
+	}
+	if f.special != nil || !f.ino.IsRegular() || !f.writable() {
+		return Fail(syscall.EINVAL)
+	}
+	err := f.ino.Truncate(length)
+	if err == nil && k.mm.active.Load() > 0 {
+		k.mm.refresh(f.ino, 0, math.MaxInt64)
+	}
+	return res(0, err)
+}
+
+// sysTruncate implements truncate(2): EINVAL for a negative length, EISDIR for a
+// directory, EFBIG beyond s_maxbytes, and the path errors. Symlinks are followed.
+func (k *Kernel) sysTruncate(c *Call) Result {
+	length := c.Args[1]
+	ino, _, e := k.resolveAt(c.Task, atFdcwd, c.Path, true, false)
+	if e != 0 {
+		return Fail(e)
+	}
+	if ino.IsDir() {
+		return Fail(syscall.EISDIR)
+	}
+	if length < 0 {
+		return Fail(syscall.EINVAL)
+	}
+	err := ino.Truncate(length)
+	if err == nil && k.mm.active.Load() > 0 {
+		k.mm.refresh(ino, 0, math.MaxInt64)
+	}
+	return res(0, err)
+}
+
+// fallocate(2) modes the model knows.
+const (
+	fallocKeepSize  = 0x01
+	fallocPunchHole = 0x02
+	fallocZeroRange = 0x10
+)
+
+// sysFallocate implements fallocate(2) (Args: fd, mode, offset, len) in vfs_fallocate's
+// order: EINVAL for a negative offset or len <= 0; EOPNOTSUPP for modes other than 0,
+// KEEP_SIZE, PUNCH_HOLE|KEEP_SIZE, ZERO_RANGE[|KEEP_SIZE]; EBADF without write
+// access (a directory opened read-only is EBADF, not EISDIR); then ESPIPE for pipes,
+// EISDIR, ENODEV, EFBIG.
+func (k *Kernel) sysFallocate(c *Call) Result {
+	mode, off, n := uint32(c.Args[1]), c.Args[2], c.Args[3]
+	f, ref := c.Task.fget(int(c.Args[0]))
+	if f == nil {
+		return Fail(syscall.EBADF)
+	}
+	if ref {
+		defer f.decRef()
+	}
+	if off < 0 || n <= 0 {
+		return Fail(syscall.EINVAL)
+	}
+	switch mode {
+	case 0, fallocKeepSize, fallocPunchHole | fallocKeepSize, fallocZeroRange, fallocZeroRange | fallocKeepSize:
+	default:
+		return Fail(syscall.EOPNOTSUPP)
+	}
+	if !f.writable() {
+		return Fail(syscall.EBADF)
+	}
+	if f.special != nil {
+		if f.special.Seekable() {
+			return Fail(syscall.ENODEV)
+		}
+		return Fail(syscall.ESPIPE)
+	}
+	err := f.ino.Fallocate(mode, off, n)
+	if err == nil && mode&(fallocPunchHole|fallocZeroRange) != 0 && k.mm.active.Load() > 0 {
+		k.mm.refresh(f.ino, off, n)
+	}
+	return res(0, err)
+}
+
+// sysFadvise implements fadvise64(2) (Args: fd, offset, len, advice): EBADF, ESPIPE
+// for pipes, EINVAL for an unknown advice or a negative length; no effect otherwise.
+func (k *Kernel) sysFadvise(c *Call) Result {
+	f, ref := c.Task.fget(int(c.Args[0]))
+	if f == nil {
+		return Fail(syscall.EBADF)
+	}
+	if ref {
+		defer f.decRef()
+	}
+	if f.special != nil && !f.special.Seekable() {
+		return Fail(syscall.ESPIPE)
+	}
+	if c.Args[2] < 0 || c.Args[3] < 0 || c.Args[3] > 5 {
+		return Fail(syscall.EINVAL)
+	}
+	return Result{}
+}
+
+// sysReadahead implements readahead(2): EBADF, EBADF without read access, EINVAL
+// for a file that is not regular; no effect.
+func (k *Kernel) sysReadahead(c *Call) Result {
+	f, ref := c.Task.fget(int(c.Args[0]))
+	if f == nil || !f.readable() {
+		if ref {
+			f.decRef()
+		}
+		return Fail(syscall.EBADF)
+	}
+	if ref {
+		defer f.decRef()
+	}
+	if f.special != nil || !f.ino.IsRegular() {
+		return Fail(syscall.EINVAL)
+	}
+	return Result{}
+}

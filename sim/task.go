@@ -1,0 +1,305 @@
+package sim
+
+import (
+	"sync"
+	"sync/atomic"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"iosim/vfs"
+)
+
+// ThreadGroup is a process: a pid, an fd table shared by its threads, a cwd, a umask
+// and an RLIMIT_NOFILE. Create one with Kernel.Spawn/SpawnPid or by forking.
+type ThreadGroup struct {
+	k      *Kernel
+	pid    int
+	files  *fdTable
+	cwd    atomic.Pointer[vfs.Inode]
+	umask  atomic.Uint32
+	nofile atomic.Int64
+
+	mu      sync.Mutex // guards threads and exited
+	threads []*Task
+	exited  bool
+}
+
+// Pid returns the process id.
+func (g *ThreadGroup) Pid() int { return g.pid }
+
+// Cwd returns the current working directory.
+func (g *ThreadGroup) Cwd() *vfs.Inode { return g.cwd.Load() }
+
+// Umask returns the file mode creation mask.
+func (g *ThreadGroup) Umask() uint32 { return g.umask.Load() }
+
+// Nofile returns the RLIMIT_NOFILE soft limit.
+func (g *ThreadGroup) Nofile() int { return int(g.nofile.Load()) }
+
+// SetNofile sets the RLIMIT_NOFILE soft limit: opens fail with EMFILE once every fd
+// below it is taken, F_DUPFD at or beyond it with EINVAL, dup2/dup3 to it with EBADF.
+// Fds already open above it stay open, as on Linux.
+func (g *ThreadGroup) SetNofile(n int) { g.nofile.Store(int64(n)) }
+
+// Task is a thread: a tid in a thread group. Every Call names the Task making it.
+type Task struct {
+	k      *Kernel
+	tid    int
+	g      *ThreadGroup
+	exited atomic.Bool
+}
+
+// Tid returns the thread id (the pid for a process's first thread).
+func (t *Task) Tid() int { return t.tid }
+
+// Pid returns the id of the thread's process.
+func (t *Task) Pid() int { return t.g.pid }
+
+// Group returns the thread's process.
+func (t *Task) Group() *ThreadGroup { return t.g }
+
+// Kernel returns the kernel the thread runs on.
+func (t *Task) Kernel() *Kernel { return t.k }
+
+// Exited reports whether the thread has exited.
+func (t *Task) Exited() bool { return t.exited.Load() }
+
+// Fork creates a child process as fork(2) does, with the given pid (0: the next free
+// one; EEXIST when taken): the child's fd table is a copy of the parent's whose fds
+// share the parent's open file descriptions (offsets, status flags) and keep their
+// FD_CLOEXEC; cwd, umask and RLIMIT_NOFILE are copied. POSIX record locks are not
+// inherited (they belong to the parent); OFD and flock locks are shared with the
+// descriptions. It is the replayer's hook for a recorded fork/clone with its child id.
+func (t *Task) Fork(pid int) (*Task, error) {
+	k := t.k
+	k.mu.Lock()
+	id, err := k.allocIDLocked(pid)
+	k.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	return k.forkAs(t, id), nil
+}
+
+// Clone creates a thread of t's process with the given tid (0: the next free one;
+// EEXIST when taken). It shares the fd table, cwd and umask.
+func (t *Task) Clone(tid int) (*Task, error) {
+	k := t.k
+	k.mu.Lock()
+	id, err := k.allocIDLocked(tid)
+	k.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	return k.newThreadAs(t.g, id), nil
+}
+
+func (k *Kernel) fork(t *Task, pid int) *Task {
+	c, _ := t.Fork(pid)
+	return c
+}
+
+func (k *Kernel) forkAs(parent *Task, id int) *Task {
+	pg := parent.g
+	g := &ThreadGroup{k: k, pid: id, files: pg.files.fork()}
+	g.cwd.Store(pg.cwd.Load())
+	g.umask.Store(pg.umask.Load())
+	g.nofile.Store(pg.nofile.Load())
+	t := &Task{k: k, tid: id, g: g}
+	g.threads = []*Task{t}
+	k.mu.Lock()
+	k.tasks[id] = t
+	k.groups[id] = g
+	k.mu.Unlock()
+	return t
+}
+
+func (k *Kernel) newThread(g *ThreadGroup, tid int) *Task {
+	t, _ := g.threads[0].Clone(tid)
+	return t
+}
+
+func (k *Kernel) newThreadAs(g *ThreadGroup, id int) *Task {
+	t := &Task{k: k, tid: id, g: g}
+	g.mu.Lock()
+	g.threads = append(g.threads, t)
+	g.mu.Unlock()
+	g.files.users.Add(1)
+	k.mu.Lock()
+	k.tasks[id] = t
+	k.mu.Unlock()
+	return t
+}
+
+// exec closes the FD_CLOEXEC descriptors, as execve(2).
+func (g *ThreadGroup) exec() {
+	for _, e := range g.files.removeIf(func(fd int, cloexec bool) bool { return cloexec }) {
+		g.k.closeFile(g, e)
+	}
+}
+
+// exitThread ends one thread; the last thread's exit ends the process.
+func (k *Kernel) exitThread(t *Task) {
+	if t.exited.Swap(true) {
+		return
+	}
+	g := t.g
+	g.mu.Lock()
+	live := 0
+	for _, o := range g.threads {
+		if !o.exited.Load() {
+			live++
+		}
+	}
+	g.mu.Unlock()
+	k.mu.Lock()
+	delete(k.tasks, t.tid)
+	k.mu.Unlock()
+	if live == 0 {
+		k.exitGroup(g)
+		return
+	}
+	g.files.users.Add(-1)
+}
+
+// exitGroup ends every thread of the process and closes all its fds, as
+// exit_group(2): the descriptions' last references go, releasing their locks.
+func (k *Kernel) exitGroup(g *ThreadGroup) {
+	g.mu.Lock()
+	if g.exited {
+		g.mu.Unlock()
+		return
+	}
+	g.exited = true
+	threads := g.threads
+	g.mu.Unlock()
+	k.mu.Lock()
+	for _, t := range threads {
+		t.exited.Store(true)
+		delete(k.tasks, t.tid)
+	}
+	delete(k.groups, g.pid)
+	k.mu.Unlock()
+	for _, f := range g.files.removeIf(func(int, bool) bool { return true }) {
+		k.closeFile(g, f)
+	}
+	k.aio.exit(g)
+	k.mm.exit(k, g)
+}
+
+// sysRlimit handles getrlimit/setrlimit/prlimit64 for RLIMIT_NOFILE. The limit
+// travels in Obj as *unix.Rlimit (prlimit64: new limit in Obj, old one in Obj2
+// is not modelled; Args[0] is the pid, 0 for the caller).
+func (k *Kernel) sysRlimit(c *Call) Result {
+	const rlimitNofile = 7
+	res := c.Args[0]
+	if c.Nr == SYS_PRLIMIT64 {
+		res = c.Args[1]
+	}
+	if res != rlimitNofile {
+		return ok(0)
+	}
+	rl, _ := c.Obj.(*unix.Rlimit)
+	if rl == nil {
+		return ok(0)
+	}
+	g := c.Task.g
+	if c.Nr == SYS_GETRLIMIT {
+		rl.Cur = uint64(g.nofile.Load())
+		rl.Max = 1 << 20
+		return ok(0)
+	}
+	if rl.Cur > rl.Max {
+		return Fail(syscall.EINVAL)
+	}
+	if rl.Cur > 1<<20 {
+		return Fail(syscall.EPERM)
+	}
+	g.nofile.Store(int64(rl.Cur))
+	return ok(0)
+}
+
+// InstallPath opens path (relative to the process's cwd) with flags and perm as
+// open(2) would and installs the description at fd, replacing whatever fd held (as
+// dup2). The strace replayer uses it for fds a trace inherits or that it cannot
+// otherwise reproduce (fd 0-2, an fd shown by -y). flags may include O_CLOEXEC.
+func (t *Task) InstallPath(fd int, path string, flags int, perm uint32) error {
+	if fd < 0 {
+		return syscall.EBADF
+	}
+	f, e := t.k.openFile(t, atFdcwd, path, flags, perm)
+	if e != 0 {
+		return e
+	}
+	t.install(fd, f, flags&syscall.O_CLOEXEC != 0)
+	return nil
+}
+
+// InstallSpecial installs a special object (DevNull, DevZero, a Placeholder) at fd,
+// replacing whatever fd held. flags gives the access mode and status flags F_GETFL
+// reports (O_RDWR, O_NONBLOCK...) and O_CLOEXEC.
+func (t *Task) InstallSpecial(fd int, s Special, flags int) error {
+	if fd < 0 {
+		return syscall.EBADF
+	}
+	f := newFile(t.k, nil, s, flags)
+	t.install(fd, f, flags&syscall.O_CLOEXEC != 0)
+	return nil
+}
+
+func (t *Task) install(fd int, f *File, cloexec bool) {
+	if old := t.g.files.install(fd, f, cloexec); old != nil {
+		t.k.closeFile(t.g, old)
+	}
+}
+
+// File returns the open file description fd refers to, or nil. The caller must not
+// keep it past the fd's close.
+func (t *Task) File(fd int) *File { return t.g.files.get(fd) }
+
+// FDs returns the open fds in increasing order.
+func (t *Task) FDs() []int { return t.g.files.fds() }
+
+// fget returns the description fd refers to and whether the caller must drop a
+// reference (fput) when done: when the table is used by one thread only, no other
+// thread can close the fd meanwhile and no reference is taken (Linux's fdget does
+// the same).
+func (t *Task) fget(fd int) (*File, bool) {
+	tbl := t.g.files
+	if tbl.users.Load() == 1 {
+		return tbl.get(fd), false
+	}
+	for {
+		f := tbl.get(fd)
+		if f == nil {
+			return nil, false
+		}
+		if !f.tryIncRef() {
+			continue
+		}
+		if tbl.get(fd) == f {
+			return f, true
+		}
+		f.decRef()
+	}
+}
+
+// dirOf returns the directory an "at" call starts from: the cwd for AT_FDCWD or an
+// absolute path, else the directory dirfd refers to (EBADF, ENOTDIR).
+func (t *Task) dirOf(dirfd int, path string) (*vfs.Inode, syscall.Errno) {
+	if dirfd == atFdcwd || (len(path) > 0 && path[0] == '/') {
+		return t.g.cwd.Load(), 0
+	}
+	f := t.g.files.get(dirfd)
+	if f == nil {
+		return nil, syscall.EBADF
+	}
+	if f.ino == nil || !f.ino.IsDir() {
+		if path == "" {
+			return nil, syscall.ENOENT
+		}
+		return nil, syscall.ENOTDIR
+	}
+	return f.ino, 0
+}

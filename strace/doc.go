@@ -1,0 +1,40 @@
+// Package strace parses the text that strace(1) writes, one event at a time.
+//
+// It reads the formats people record with strace 6.x: plain `strace -o FILE`,
+// `-f` (a leading pid column, or a `[pid N] ` prefix when strace writes to a
+// terminal), `-ff -o PREFIX` per-task files (the pid comes from the file name:
+// `PREFIX.12345` or this repository's renamed `case.ffpid12345.strace`),
+// `-t`/`-tt`/`-ttt`/`-r` timestamps, `-T` durations, `-y`/`-yy` fd decorations,
+// any `-s`, `-X verbose` and `-X raw`, `-v`, `-e trace=` subsets, the hex dumps
+// of `-e write=`/`-e read=`, signals, exits and attach/detach messages.
+// `<unfinished ...>` lines are joined with their `<... name resumed>` line of
+// the same pid and emitted as one event carrying both line numbers.
+//
+// # Streaming and ownership
+//
+// A [Parser] reads one line at a time through reused buffers: memory does not
+// grow with the length of the trace, only with the longest line (capped by
+// [Options.MaxLineLen]) and with the number of tasks that have a call in
+// flight. [Parser.Next] returns a pointer to an [Event] owned by the parser.
+// The Event and every byte slice and [Node] reachable from it are valid only
+// until the next call to Next; call [Event.Clone] to keep one. In steady state
+// Next allocates nothing.
+//
+// Arguments are parsed lazily: Next finds and validates the argument text
+// (balanced brackets, terminated strings and comments) and parses the return
+// value; the argument tree ([Event.Args]) is built on first use into reused
+// slices. The tree parser is total: text it does not understand (for example
+// `WIFEXITED(s) && WEXITSTATUS(s) == 0`) becomes a [NodeRaw] node holding the
+// exact text, never an error.
+//
+// # Errors
+//
+// A malformed line yields a *[SyntaxError] naming the file, the line, the
+// column and what was expected. With [Options.KeepGoing] such lines are counted
+// ([Parser.Skipped]) and skipped instead. The parser never panics on any
+// input; FuzzParse checks that.
+//
+// Numeric values of symbolic constants (O_RDONLY|O_CLOEXEC, SEEK_END,
+// AT_FDCWD, FALLOC_FL_*, F_SETFD, ...) are those of Linux x86_64, whatever the
+// host.
+package strace

@@ -1,0 +1,870 @@
+package strace
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+)
+
+// DefaultMaxLineLen is the longest line a Parser accepts unless
+// Options.MaxLineLen says otherwise.
+const DefaultMaxLineLen = 16 << 20
+
+// maxPending bounds the number of tasks with an `<unfinished ...>` call in
+// flight, so hostile input cannot grow memory without bound.
+const maxPending = 1 << 16
+
+// maxInterned bounds the syscall-name intern table.
+const maxInterned = 4096
+
+// Options configure a Parser. The zero value is ready to use.
+type Options struct {
+	// KeepGoing skips malformed lines (counting them, see Parser.Skipped and
+	// Parser.Errors) instead of returning their *SyntaxError from Next.
+	KeepGoing bool
+	// MaxLineLen caps the length of a line; longer lines are a SyntaxError.
+	// Zero means DefaultMaxLineLen.
+	MaxLineLen int
+	// Pid, when non-zero, is the pid of lines that carry none, overriding the
+	// pid derived from the file name.
+	Pid int
+}
+
+// SyntaxError reports a malformed line.
+type SyntaxError struct {
+	File string
+	Line int // 1-based
+	Col  int // 1-based byte column; 0 when not known
+	Msg  string
+}
+
+func (e *SyntaxError) Error() string {
+	if e.Col > 0 {
+		return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
+	}
+	return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+}
+
+// maxKeptErrors is how many SyntaxErrors a KeepGoing parser remembers.
+const maxKeptErrors = 100
+
+// pending is an `<unfinished ...>` call waiting for its resumption.
+type pending struct {
+	name     string
+	line     int
+	time     int64
+	timeKind TimeKind
+	timePrec uint8
+	pidStyle PidStyle
+	args     []byte
+}
+
+// Parser reads strace text one event at a time. It is not safe for
+// concurrent use.
+type Parser struct {
+	opts    Options
+	file    string
+	filePid int
+	r       *bufio.Reader
+	maxLen  int
+
+	lineNo  int
+	lineBuf []byte // the current line when it does not alias the bufio buffer
+	evBuf   []byte // the current call's line, copied when dump lines follow it
+	aliased bool   // the current line aliases the bufio buffer
+	eof     bool
+
+	ev      Event
+	tree    tree
+	brk     []byte
+	joinBuf []byte
+	pathBuf []byte
+	dumpBuf []byte
+
+	pending   map[int]*pending
+	freePend  []*pending
+	names     map[string]string
+	nameCache [256]string
+
+	skipped int
+	errs    []*SyntaxError
+}
+
+// NewParser returns a parser reading strace text from r. name is used in
+// events and errors; a name ending in `.PID` or `ffpidPID[.strace]` (strace
+// -ff output) gives the pid of lines that carry none.
+func NewParser(r io.Reader, name string, opts Options) *Parser {
+	p := &Parser{
+		opts:    opts,
+		file:    name,
+		filePid: PidFromFileName(name),
+		r:       bufio.NewReaderSize(r, 64<<10),
+		maxLen:  opts.MaxLineLen,
+		pending: make(map[int]*pending),
+		names:   make(map[string]string),
+	}
+	if opts.Pid != 0 {
+		p.filePid = opts.Pid
+	}
+	if p.maxLen <= 0 {
+		p.maxLen = DefaultMaxLineLen
+	}
+	return p
+}
+
+// PidFromFileName returns the task id encoded in an strace -ff output file
+// name: `prefix.12345`, or this repository's `case.ffpid12345.strace`. It
+// returns 0 if there is none.
+func PidFromFileName(name string) int {
+	base := filepath.Base(name)
+	base = strings.TrimSuffix(base, ".strace")
+	i := len(base)
+	for i > 0 && isDigit(base[i-1]) {
+		i--
+	}
+	if i == len(base) || len(base)-i > 9 {
+		return 0
+	}
+	if !strings.HasSuffix(base[:i], ".") && !strings.HasSuffix(base[:i], "ffpid") {
+		return 0
+	}
+	pid := 0
+	for _, c := range base[i:] {
+		pid = pid*10 + int(c-'0')
+	}
+	return pid
+}
+
+// Skipped returns the number of malformed lines skipped under KeepGoing.
+func (p *Parser) Skipped() int { return p.skipped }
+
+// Errors returns the first SyntaxErrors skipped under KeepGoing (at most 100).
+func (p *Parser) Errors() []*SyntaxError { return p.errs }
+
+// File returns the name given to NewParser.
+func (p *Parser) File() string { return p.file }
+
+func (p *Parser) errorf(line, col int, format string, args ...any) *SyntaxError {
+	return &SyntaxError{File: p.file, Line: line, Col: col, Msg: fmt.Sprintf(format, args...)}
+}
+
+// fail records a syntax error: it returns it, or counts it under KeepGoing
+// and returns nil.
+func (p *Parser) fail(err *SyntaxError) error {
+	if !p.opts.KeepGoing {
+		return err
+	}
+	p.skipped++
+	if len(p.errs) < maxKeptErrors {
+		p.errs = append(p.errs, err)
+	}
+	return nil
+}
+
+// peekLen is how many bytes of the next line readDumps looks at. A line
+// is left aliasing the bufio buffer only if at least peekLen more bytes are
+// buffered, so peeking never refills (and so never moves) the buffer.
+const peekLen = 32
+
+// readLine reads the next line (without its newline). In the common case
+// the line aliases the bufio buffer; otherwise it is copied into lineBuf. It
+// returns a *SyntaxError for an over-long line (which it consumes), io.EOF
+// at the end, or a read error.
+func (p *Parser) readLine() ([]byte, int, error) {
+	p.aliased = false
+	if p.eof {
+		return nil, p.lineNo, io.EOF
+	}
+	chunk, err := p.r.ReadSlice('\n')
+	if err == nil && len(chunk) <= p.maxLen+1 {
+		p.lineNo++
+		line := trimEOL(chunk)
+		if p.r.Buffered() >= peekLen {
+			p.aliased = true
+			return line, p.lineNo, nil
+		}
+		p.lineBuf = append(p.lineBuf[:0], line...)
+		return p.lineBuf, p.lineNo, nil
+	}
+	// Slow path: a line longer than the bufio buffer, the last line, or an error.
+	b := p.lineBuf[:0]
+	tooLong := false
+	for {
+		if !tooLong {
+			if len(b)+len(chunk) > p.maxLen+1 {
+				tooLong = true
+				b = b[:0]
+			} else {
+				b = append(b, chunk...)
+			}
+		}
+		if err == bufio.ErrBufferFull {
+			chunk, err = p.r.ReadSlice('\n')
+			continue
+		}
+		if err == io.EOF {
+			p.eof = true
+			if len(b) == 0 && !tooLong {
+				p.lineBuf = b
+				return nil, p.lineNo, io.EOF
+			}
+			break
+		}
+		if err != nil {
+			p.lineBuf = b
+			return nil, p.lineNo, err
+		}
+		if len(chunk) > 0 && chunk[len(chunk)-1] == '\n' {
+			break
+		}
+		chunk, err = p.r.ReadSlice('\n')
+	}
+	p.lineNo++
+	p.lineBuf = b
+	if tooLong {
+		return nil, p.lineNo, p.errorf(p.lineNo, 0, "line longer than %d bytes", p.maxLen)
+	}
+	return trimEOL(b), p.lineNo, nil
+}
+
+func trimEOL(b []byte) []byte {
+	if n := len(b); n > 0 && b[n-1] == '\n' {
+		b = b[:n-1]
+	}
+	if n := len(b); n > 0 && b[n-1] == '\r' {
+		b = b[:n-1]
+	}
+	return b
+}
+
+// Next returns the next event, or io.EOF after the last one. The event and
+// all memory reachable from it are owned by the parser and valid until the
+// next call to Next. Malformed input yields a *SyntaxError (unless
+// KeepGoing); the parser can continue after one.
+func (p *Parser) Next() (*Event, error) {
+	for {
+		line, no, err := p.readLine()
+		if err == io.EOF {
+			if len(p.pending) > 0 {
+				p.flushPending()
+				return &p.ev, nil
+			}
+			return nil, io.EOF
+		}
+		if err != nil {
+			var se *SyntaxError
+			if errors.As(err, &se) {
+				if err := p.fail(se); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			return nil, err
+		}
+		ok, serr := p.parseLine(line, no)
+		if serr != nil {
+			if err := p.fail(serr); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if !ok {
+			continue
+		}
+		if p.ev.Kind == KindSyscall {
+			p.readDumps(no)
+		}
+		return &p.ev, nil
+	}
+}
+
+// readDumps attaches the hex-dump lines (`-e write=`/`-e read=`) that follow
+// the current call. It peeks at the next line and consumes it only if it is
+// a dump line.
+func (p *Parser) readDumps(no int) {
+	d := p.dumpBuf[:0]
+	got := false
+	for {
+		pk, _ := p.r.Peek(peekLen)
+		if !isDumpLine(pk) {
+			break
+		}
+		if !got && p.ev.EndLine == p.ev.Line {
+			// Reading on may move the bufio buffer or reuse lineBuf: parse
+			// the call again from a private copy of its line first. (A
+			// joined call lives in joinBuf already.)
+			p.evBuf = append(p.evBuf[:0], p.ev.Text...)
+			p.aliased = false
+			if ok, err := p.parseLine(p.evBuf, no); !ok || err != nil {
+				break // cannot happen: the line parsed before
+			}
+		}
+		b, _, err := p.readLine()
+		if err != nil {
+			break
+		}
+		d, _ = dumpBytes(b, d)
+		got = true
+	}
+	p.dumpBuf = d
+	if got {
+		p.ev.Dump = d
+	}
+}
+
+// isDumpLine reports whether b starts like a hex-dump line.
+func isDumpLine(b []byte) bool {
+	i := 0
+	for i < len(b) && (b[i] == ' ' || isDigit(b[i])) {
+		i++
+	}
+	if i+9 > len(b) || b[i] != '|' || b[i+1] != ' ' {
+		return false
+	}
+	for k := i + 2; k < i+7; k++ {
+		if hexVal(b[k]) < 0 {
+			return false
+		}
+	}
+	return b[i+7] == ' ' && b[i+8] == ' '
+}
+
+// dumpBytes decodes a hex-dump line ` | 00000  41 42 ...  AB |` (optionally
+// after a pid column), appending the bytes to dst.
+func dumpBytes(b, dst []byte) ([]byte, bool) {
+	i := 0
+	for i < len(b) && (b[i] == ' ' || isDigit(b[i])) {
+		i++
+	}
+	if i+9 > len(b) || b[i] != '|' || b[i+1] != ' ' {
+		return dst, false
+	}
+	i += 2
+	for k := 0; k < 5; k++ {
+		if hexVal(b[i+k]) < 0 {
+			return dst, false
+		}
+	}
+	i += 5
+	if i+2 > len(b) || b[i] != ' ' || b[i+1] != ' ' {
+		return dst, false
+	}
+	i += 2
+	for n := 0; n < 16; n++ {
+		gap := 0
+		for i < len(b) && b[i] == ' ' {
+			i++
+			gap++
+		}
+		if (n > 0 && gap > 2) || (n == 0 && gap > 0) || i+2 > len(b) {
+			break
+		}
+		h, l := hexVal(b[i]), hexVal(b[i+1])
+		if h < 0 || l < 0 || (i+2 < len(b) && b[i+2] != ' ') {
+			break
+		}
+		dst = append(dst, byte(h<<4|l))
+		i += 2
+	}
+	return dst, true
+}
+
+func hexVal(c byte) int {
+	switch {
+	case c >= '0' && c <= '9':
+		return int(c - '0')
+	case c >= 'a' && c <= 'f':
+		return int(c-'a') + 10
+	case c >= 'A' && c <= 'F':
+		return int(c-'A') + 10
+	}
+	return -1
+}
+
+func (p *Parser) intern(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	h := (uint(len(b))*31 + uint(b[0])*7 + uint(b[len(b)-1]) + uint(b[len(b)/2])*131) & uint(len(p.nameCache)-1)
+	if s := p.nameCache[h]; s == string(b) {
+		return s
+	}
+	s, ok := p.names[string(b)]
+	if !ok {
+		s = string(b)
+		if len(p.names) < maxInterned {
+			p.names[s] = s
+		}
+	}
+	p.nameCache[h] = s
+	return s
+}
+
+// resetEvent clears p.ev for a new line, keeping its buffers.
+func (p *Parser) resetEvent(line []byte, no int) *Event {
+	ev := &p.ev
+	*ev = Event{File: p.file, Line: no, EndLine: no, Pid: p.filePid, Text: line, p: p, Dump: nil}
+	return ev
+}
+
+// parseLine parses one line into p.ev. ok is false when the line produced no
+// event (blank, or an `<unfinished ...>` call now pending).
+func (p *Parser) parseLine(line []byte, no int) (ok bool, err *SyntaxError) {
+	ev := p.resetEvent(line, no)
+	i := skipSpaces(line, 0)
+	if i == len(line) {
+		return false, nil
+	}
+	// [pid N] prefix (terminal output of -f)
+	if bytes.HasPrefix(line[i:], []byte("[pid ")) {
+		j := skipSpaces(line, i+5)
+		v, k, _, okd := parseUint(line, j)
+		if !okd || k >= len(line) || line[k] != ']' || v > 1<<31 {
+			return false, p.errorf(no, j+1, "expected a pid in '[pid N]'")
+		}
+		ev.Pid, ev.PidStyle = int(v), PidBracket
+		i = skipSpaces(line, k+1)
+	}
+	// pid column and timestamp
+	if i < len(line) && isDigit(line[i]) {
+		j := i
+		for j < len(line) && isDigit(line[j]) {
+			j++
+		}
+		if j < len(line) && line[j] == ' ' && ev.PidStyle == PidNone {
+			v, _, _, _ := parseUint(line, i)
+			if j-i > 10 || v > 1<<31 {
+				return false, p.errorf(no, i+1, "pid out of range")
+			}
+			ev.Pid, ev.PidStyle = int(v), PidColumn
+			i = skipSpaces(line, j)
+		}
+	}
+	if i < len(line) && isDigit(line[i]) {
+		j, serr := p.parseTime(ev, line, i, no)
+		if serr != nil {
+			return false, serr
+		}
+		if j >= len(line) || line[j] != ' ' {
+			return false, p.errorf(no, j+1, "expected ' ' after the timestamp")
+		}
+		i = skipSpaces(line, j)
+	}
+	if i >= len(line) {
+		return false, p.errorf(no, i+1, "expected an event after the line prefix")
+	}
+	rest := line[i:]
+	switch {
+	case isIdentStart(line[i]) && !bytes.HasPrefix(rest, []byte("strace: ")):
+		return p.parseCall(ev, line, i, no)
+	case bytes.HasPrefix(rest, []byte("strace: ")):
+		p.parseMessage(ev, line, i)
+		return true, nil
+	case bytes.HasPrefix(rest, []byte("<... ")):
+		return p.parseResumed(ev, line, i, no)
+	case bytes.HasPrefix(rest, []byte("+++ ")):
+		return true, p.parseExit(ev, line, i, no)
+	case bytes.HasPrefix(rest, []byte("--- ")):
+		return true, p.parseSignal(ev, line, i, no)
+	case bytes.HasPrefix(rest, []byte("[ ")):
+		p.parseMessage(ev, line, i)
+		return true, nil
+	case bytes.HasPrefix(rest, []byte("| ")):
+		return false, p.errorf(no, i+1, "hex dump line with no preceding call")
+	}
+	return false, p.errorf(no, i+1, "expected a syscall name, '<... resumed>', '+++', '---' or 'strace:'")
+}
+
+// parseTime parses -t/-tt (HH:MM:SS[.frac]), -ttt (epoch.frac) or -r
+// (relative seconds) at line[i].
+func (p *Parser) parseTime(ev *Event, line []byte, i, no int) (int, *SyntaxError) {
+	j := i
+	for j < len(line) && isDigit(line[j]) {
+		j++
+	}
+	if j < len(line) && line[j] == ':' {
+		if j-i != 2 || j+6 > len(line) || line[j+3] != ':' || !isDigit(line[j+1]) || !isDigit(line[j+2]) ||
+			!isDigit(line[j+4]) || !isDigit(line[j+5]) {
+			return j, p.errorf(no, i+1, "expected a timestamp HH:MM:SS")
+		}
+		h := int64(line[i]-'0')*10 + int64(line[i+1]-'0')
+		m := int64(line[j+1]-'0')*10 + int64(line[j+2]-'0')
+		s := int64(line[j+4]-'0')*10 + int64(line[j+5]-'0')
+		if h > 23 || m > 59 || s > 60 {
+			return j, p.errorf(no, i+1, "timestamp out of range")
+		}
+		ev.Time = ((h*60+m)*60 + s) * 1e9
+		ev.TimeKind = TimeOfDay
+		k := j + 6
+		if k < len(line) && line[k] == '.' {
+			frac, e, prec, ok := parseFrac(line, k-2)
+			if !ok {
+				return e, p.errorf(no, k+1, "expected fraction digits in the timestamp")
+			}
+			ev.Time += frac - (s * 1e9)
+			ev.TimePrec = prec
+			k = e
+		}
+		return k, nil
+	}
+	ns, e, prec, ok := parseFrac(line, i)
+	if !ok || prec == 0 {
+		return e, p.errorf(no, i+1, "expected a timestamp (HH:MM:SS, epoch.usec or relative seconds)")
+	}
+	ev.Time, ev.TimePrec = ns, prec
+	// strace -r prints seconds since the previous line, -ttt seconds since
+	// the epoch: a value before 1973 can only be relative.
+	if ns >= 1e8*1e9 {
+		ev.TimeKind = TimeEpoch
+	} else {
+		ev.TimeKind = TimeRelative
+	}
+	return e, nil
+}
+
+var unfinishedMark = []byte("<unfinished ...>")
+
+// parseCall parses `name(args) = result` or `name(args <unfinished ...>`.
+func (p *Parser) parseCall(ev *Event, line []byte, i, no int) (bool, *SyntaxError) {
+	j := i
+	for j < len(line) && isIdent(line[j]) {
+		j++
+	}
+	if j >= len(line) || line[j] != '(' {
+		return false, p.errorf(no, j+1, "expected '(' after syscall name %q", line[i:j])
+	}
+	ev.Kind = KindSyscall
+	ev.Name = p.intern(line[i:j])
+	open := j + 1
+	if line[len(line)-1] == '>' && bytes.HasSuffix(line, unfinishedMark) {
+		args := line[open : len(line)-len(unfinishedMark)]
+		if n := len(args); n > 0 && args[n-1] == ' ' {
+			args = args[:n-1]
+		}
+		return false, p.addPending(ev, args, no)
+	}
+	return true, p.parseArgsResult(ev, line, open, no)
+}
+
+// parseArgsResult validates the arguments starting at line[open] and parses
+// the result after the closing ')'.
+func (p *Parser) parseArgsResult(ev *Event, line []byte, open, no int) *SyntaxError {
+	end, col, msg, st := scanArgs(line, open, p.brk)
+	p.brk = st
+	if end < 0 {
+		return p.errorf(no, col+1, "%s", msg)
+	}
+	ev.RawArgs = line[open:end:end]
+	return p.parseResult(ev, line, end+1, no)
+}
+
+// parseResult parses ` = value [ERRNO (desc)] [(comment)] [(INJECTED)] [<dur>]`.
+func (p *Parser) parseResult(ev *Event, line []byte, i, no int) *SyntaxError {
+	i = skipSpaces(line, i)
+	if i >= len(line) || line[i] != '=' {
+		return p.errorf(no, i+1, "expected '= result' after the arguments")
+	}
+	i = skipSpaces(line, i+1)
+	if i >= len(line) {
+		return p.errorf(no, i+1, "expected a return value after '='")
+	}
+	if line[i] == '?' {
+		i++
+	} else {
+		neg := line[i] == '-'
+		s := i
+		if neg {
+			s++
+		}
+		v, e, hex, ok := parseUint(line, s)
+		if !ok {
+			return p.errorf(no, i+1, "expected a return value after '='")
+		}
+		ev.Ret, ev.RetKnown = int64(v), true
+		if neg {
+			ev.Ret = -ev.Ret
+		}
+		ev.RetHex = hex
+		i = e
+		if i < len(line) && line[i] == '<' {
+			e := skipDecoration(line, i)
+			if e < 0 {
+				return p.errorf(no, i+1, "unterminated fd decoration '<...>' on the return value")
+			}
+			ev.RetHasPath = true
+			ev.RetPath = p.decodePath(line[i+1 : e-1])
+			i = e
+			if bytes.HasPrefix(line[i:], deletedMark) {
+				ev.RetDeleted = true
+				i += len(deletedMark)
+			}
+		}
+	}
+	for {
+		i = skipSpaces(line, i)
+		if i >= len(line) {
+			return nil
+		}
+		c := line[i]
+		switch {
+		case c == 'E' && ev.ErrnoName == "":
+			e := i
+			for e < len(line) && isIdent(line[e]) {
+				e++
+			}
+			name, errno, ok := errnoLookup(line[i:e])
+			if !ok {
+				name = p.intern(line[i:e])
+			}
+			ev.ErrnoName, ev.Errno = name, errno
+			i = e
+		case c == '(':
+			e := matchParen(line, i)
+			if e < 0 {
+				return p.errorf(no, i+1, "expected ')' in the result")
+			}
+			body := line[i+1 : e]
+			switch {
+			case string(body) == "INJECTED":
+				ev.Injected = true
+			case ev.ErrnoName != "" && ev.ErrnoDesc == nil:
+				ev.ErrnoDesc = body
+			default:
+				ev.RetComment = body
+			}
+			i = e + 1
+		case c == '/' && i+1 < len(line) && line[i+1] == '*':
+			e := skipComment(line, i)
+			if e < 0 {
+				return p.errorf(no, i+1, "unterminated comment in the result")
+			}
+			ev.RetComment = bytes.TrimSpace(line[i+2 : e-2])
+			i = e
+		case c == '<':
+			ns, e, prec, ok := parseFrac(line, i+1)
+			if !ok || e >= len(line) || line[e] != '>' {
+				return p.errorf(no, i+1, "expected a duration '<seconds>'")
+			}
+			ev.Duration, ev.HasDuration, ev.DurPrec = ns, true, prec
+			i = e + 1
+		default:
+			return p.errorf(no, i+1, "unexpected text after the return value")
+		}
+	}
+}
+
+// matchParen returns the index of the ')' matching the '(' at b[i], skipping
+// strings and nested brackets, or -1.
+func matchParen(b []byte, i int) int {
+	depth := 0
+	for i < len(b) {
+		switch b[i] {
+		case '"':
+			j := skipString(b, i)
+			if j < 0 {
+				return -1
+			}
+			i = j
+			continue
+		case '(', '[', '{':
+			depth++
+		case ')', ']', '}':
+			depth--
+			if depth == 0 {
+				if b[i] != ')' {
+					return -1
+				}
+				return i
+			}
+		}
+		i++
+	}
+	return -1
+}
+
+// decodePath returns the -y path d with escapes decoded (aliasing d when
+// there are none).
+func (p *Parser) decodePath(d []byte) []byte {
+	if bytes.IndexByte(d, '\\') < 0 {
+		return d
+	}
+	p.pathBuf = unescape(p.pathBuf[:0], d)
+	return p.pathBuf
+}
+
+func (p *Parser) addPending(ev *Event, args []byte, no int) *SyntaxError {
+	if old, ok := p.pending[ev.Pid]; ok {
+		return p.errorf(no, 0, "unfinished %s while %s (line %d) of pid %d is still unfinished", ev.Name, old.name, old.line, ev.Pid)
+	}
+	if len(p.pending) >= maxPending {
+		return p.errorf(no, 0, "more than %d unfinished calls", maxPending)
+	}
+	var pd *pending
+	if n := len(p.freePend); n > 0 {
+		pd, p.freePend = p.freePend[n-1], p.freePend[:n-1]
+	} else {
+		pd = new(pending)
+	}
+	pd.name, pd.line, pd.time, pd.timeKind, pd.timePrec, pd.pidStyle = ev.Name, no, ev.Time, ev.TimeKind, ev.TimePrec, ev.PidStyle
+	pd.args = append(pd.args[:0], args...)
+	p.pending[ev.Pid] = pd
+	return nil
+}
+
+var resumedMark = []byte(" resumed>")
+
+// parseResumed joins `<... name resumed>rest` with the pending start of the
+// same pid.
+func (p *Parser) parseResumed(ev *Event, line []byte, i, no int) (bool, *SyntaxError) {
+	s := i + 5
+	j := s
+	for j < len(line) && isIdent(line[j]) {
+		j++
+	}
+	if !bytes.HasPrefix(line[j:], resumedMark) {
+		return false, p.errorf(no, j+1, "expected '<... NAME resumed>'")
+	}
+	name := line[s:j]
+	pd, ok := p.pending[ev.Pid]
+	if !ok {
+		return false, p.errorf(no, i+1, "%s resumed, but pid %d has no unfinished call", name, ev.Pid)
+	}
+	if pd.name != string(name) {
+		return false, p.errorf(no, s+1, "%s resumed, but the unfinished call of pid %d is %s (line %d)", name, ev.Pid, pd.name, pd.line)
+	}
+	delete(p.pending, ev.Pid)
+	p.freePend = append(p.freePend, pd)
+	rest := line[j+len(resumedMark):]
+	jb := append(p.joinBuf[:0], pd.name...)
+	jb = append(jb, '(')
+	open := len(jb)
+	jb = append(jb, pd.args...)
+	jb = append(jb, rest...)
+	p.joinBuf = jb
+	ev.Kind, ev.Name, ev.Text = KindSyscall, pd.name, jb
+	p.aliased = false // the event references joinBuf only
+	ev.Line, ev.EndLine = pd.line, no
+	ev.Time, ev.TimeKind, ev.TimePrec, ev.PidStyle = pd.time, pd.timeKind, pd.timePrec, pd.pidStyle
+	if err := p.parseArgsResult(ev, jb, open, no); err != nil {
+		// Columns refer to the joined text; report them against this line.
+		err.Col = 0
+		err.Msg += " (in the call joined with line " + fmt.Sprint(pd.line) + ")"
+		return false, err
+	}
+	return true, nil
+}
+
+// flushPending emits the earliest call that was never resumed.
+func (p *Parser) flushPending() {
+	best := -1
+	for pid, pd := range p.pending {
+		if best < 0 || pd.line < p.pending[best].line {
+			best = pid
+		}
+	}
+	pd := p.pending[best]
+	delete(p.pending, best)
+	p.freePend = append(p.freePend, pd)
+	jb := append(p.joinBuf[:0], pd.name...)
+	jb = append(jb, '(')
+	jb = append(jb, pd.args...)
+	jb = append(jb, " <unfinished ...>"...)
+	p.joinBuf = jb
+	ev := &p.ev
+	*ev = Event{File: p.file, Line: pd.line, EndLine: pd.line, Pid: best, PidStyle: pd.pidStyle, p: p,
+		Kind: KindSyscall, Name: pd.name, Time: pd.time, TimeKind: pd.timeKind, TimePrec: pd.timePrec,
+		RawArgs: jb[len(pd.name)+1 : len(pd.name)+1+len(pd.args)], Unfinished: true, Text: jb}
+}
+
+// parseExit parses `+++ exited with N +++` and `+++ killed by SIG [(core dumped)] +++`.
+func (p *Parser) parseExit(ev *Event, line []byte, i, no int) *SyntaxError {
+	body, ok := bytes.CutSuffix(line[i+4:], []byte(" +++"))
+	if !ok {
+		return p.errorf(no, len(line)+1, "expected ' +++' at the end of the line")
+	}
+	if n, ok := bytes.CutPrefix(body, []byte("exited with ")); ok {
+		neg := len(n) > 0 && n[0] == '-'
+		s := 0
+		if neg {
+			s = 1
+		}
+		v, e, _, okd := parseUint(n, s)
+		if !okd || e != len(n) {
+			return p.errorf(no, i+17, "expected an exit status")
+		}
+		ev.Kind, ev.Ret, ev.RetKnown = KindExit, int64(v), true
+		if neg {
+			ev.Ret = -ev.Ret
+		}
+		return nil
+	}
+	if n, ok := bytes.CutPrefix(body, []byte("killed by ")); ok {
+		if c, ok := bytes.CutSuffix(n, []byte(" (core dumped)")); ok {
+			n, ev.CoreDumped = c, true
+		}
+		if len(n) == 0 {
+			return p.errorf(no, i+15, "expected a signal name")
+		}
+		ev.Kind, ev.Name = KindKilled, p.intern(n)
+		return nil
+	}
+	ev.Kind, ev.RawArgs = KindMessage, line[i:]
+	return nil
+}
+
+// parseSignal parses `--- SIGNAME {siginfo} ---` (and `--- stopped by SIG ---`).
+func (p *Parser) parseSignal(ev *Event, line []byte, i, no int) *SyntaxError {
+	body, ok := bytes.CutSuffix(line[i+4:], []byte(" ---"))
+	if !ok {
+		return p.errorf(no, len(line)+1, "expected ' ---' at the end of the line")
+	}
+	j := 0
+	for j < len(body) && isIdent(body[j]) {
+		j++
+	}
+	if j == 0 {
+		return p.errorf(no, i+5, "expected a signal name")
+	}
+	ev.Kind, ev.Name = KindSignal, p.intern(body[:j])
+	args := body[j:]
+	if len(args) > 0 && args[0] == ' ' {
+		args = args[1:]
+	}
+	if len(args) > 0 && args[0] == '{' {
+		if end, col, msg, st := scanArgs(append(args[:len(args):len(args)], ')'), 0, p.brk); end < 0 {
+			p.brk = st
+			return p.errorf(no, i+4+j+1+col+1, "%s", msg)
+		} else {
+			p.brk = st
+		}
+	}
+	ev.RawArgs = args
+	return nil
+}
+
+// parseMessage parses `strace: Process N attached|detached` and other
+// messages from strace itself.
+func (p *Parser) parseMessage(ev *Event, line []byte, i int) {
+	ev.Kind, ev.RawArgs = KindMessage, line[i:]
+	n, ok := bytes.CutPrefix(line[i:], []byte("strace: Process "))
+	if !ok {
+		return
+	}
+	v, e, _, okd := parseUint(n, 0)
+	if !okd || v > 1<<31 {
+		return
+	}
+	switch {
+	case bytes.HasPrefix(n[e:], []byte(" attached")):
+		ev.Kind = KindAttached
+	case bytes.HasPrefix(n[e:], []byte(" detached")):
+		ev.Kind = KindDetached
+	default:
+		return
+	}
+	ev.Pid, ev.RawArgs = int(v), nil
+}

@@ -1,0 +1,384 @@
+package strace
+
+import "bytes"
+
+// Low-level scanning helpers shared by the line parser (which validates the
+// argument text) and the lazy tree parser (which must agree with it on where
+// strings, comments and -y decorations begin and end).
+
+// special marks the bytes the argument scanner has to look at; everything
+// else is skipped in a tight loop.
+var special = [256]bool{'"': true, '/': true, '<': true, '(': true, ')': true, '[': true, ']': true, '{': true, '}': true}
+
+// specialComma is special plus ','.
+var specialComma = [256]bool{'"': true, '/': true, '<': true, '(': true, ')': true, '[': true, ']': true, '{': true, '}': true, ',': true}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+func isIdentStart(c byte) bool {
+	return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+}
+func isIdent(c byte) bool { return isIdentStart(c) || isDigit(c) }
+
+func skipSpaces(b []byte, i int) int {
+	for i < len(b) && b[i] == ' ' {
+		i++
+	}
+	return i
+}
+
+// skipString returns the index after the closing quote of the string that
+// opens at b[i] == '"', or -1 if it is not terminated.
+func skipString(b []byte, i int) int {
+	i++
+	for {
+		k := bytes.IndexByte(b[i:], '"')
+		if k < 0 {
+			return -1
+		}
+		j := i + k
+		// the quote is escaped if an odd number of backslashes precede it
+		n := 0
+		for j-n-1 >= i && b[j-n-1] == '\\' {
+			n++
+		}
+		if n&1 == 0 {
+			return j + 1
+		}
+		i = j + 1
+	}
+}
+
+// skipComment returns the index after the "*/" of the comment opening at
+// b[i:i+2] == "/*", or -1.
+func skipComment(b []byte, i int) int {
+	for j := i + 2; j+1 < len(b); j++ {
+		if b[j] == '*' && b[j+1] == '/' {
+			return j + 2
+		}
+	}
+	return -1
+}
+
+// opensDecoration reports whether the '<' at b[i] starts a -y decoration:
+// it follows an fd number, a name such as AT_FDCWD, or a -X verbose comment.
+func opensDecoration(b []byte, i int) bool {
+	if i == 0 {
+		return false
+	}
+	c := b[i-1]
+	return isIdent(c) || (c == '/' && i >= 2 && b[i-2] == '*')
+}
+
+// skipDecoration returns the index after the '>' closing the decoration that
+// opens at b[i] == '<', or -1. Decorations nest (`</dev/zero<char 1:5>>`),
+// and '<'/'>' inside [...] or "..." do not count
+// (`<UNIX-STREAM:[1->2,"/path"]>`).
+func skipDecoration(b []byte, i int) int {
+	depth, brackets := 0, 0
+	for i < len(b) {
+		for i < len(b) && !decSpecial[b[i]] {
+			i++
+		}
+		if i >= len(b) {
+			break
+		}
+		switch b[i] {
+		case '"':
+			j := skipString(b, i)
+			if j < 0 {
+				return -1
+			}
+			i = j
+			continue
+		case '\\':
+			i += 2
+			continue
+		case '[':
+			brackets++
+		case ']':
+			if brackets > 0 {
+				brackets--
+			}
+		case '<':
+			if brackets == 0 {
+				depth++
+			}
+		case '>':
+			if brackets == 0 {
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		i++
+	}
+	return -1
+}
+
+var decSpecial = [256]bool{'"': true, '\\': true, '[': true, ']': true, '<': true, '>': true}
+
+// skipAtom skips a string, comment or decoration starting at b[i]. It returns
+// i unchanged if b[i] starts none of them, and -1 if it is not terminated.
+func skipAtom(b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '/':
+		if i+1 < len(b) && b[i+1] == '*' {
+			return skipComment(b, i)
+		}
+	case '<':
+		if opensDecoration(b, i) {
+			return skipDecoration(b, i)
+		}
+	}
+	return i
+}
+
+// closerOf maps an opening bracket to its closer.
+func closerOf(c byte) byte {
+	switch c {
+	case '(':
+		return ')'
+	case '[':
+		return ']'
+	}
+	return '}'
+}
+
+// scanArgs validates the argument text starting at b[i] (just after the
+// call's '(') and returns the index of the ')' that closes the argument list.
+// On failure it returns a negative index, the column of the problem and a
+// message.
+func scanArgs(b []byte, i int, stack []byte) (end int, col int, msg string, st []byte) {
+	stack = stack[:0]
+	for i < len(b) {
+		for i < len(b) && !special[b[i]] {
+			i++
+		}
+		if i >= len(b) {
+			break
+		}
+		c := b[i]
+		switch c {
+		case '"', '/', '<':
+			j := skipAtom(b, i)
+			if j < 0 {
+				switch c {
+				case '"':
+					return -1, i, "unterminated string", stack
+				case '/':
+					return -1, i, "unterminated comment", stack
+				}
+				return -1, i, "unterminated fd decoration '<...>'", stack
+			}
+			if j == i {
+				j++
+			}
+			i = j
+			continue
+		case '(', '[', '{':
+			stack = append(stack, closerOf(c))
+		case ')', ']', '}':
+			if len(stack) == 0 {
+				if c == ')' {
+					return i, 0, "", stack
+				}
+				return -1, i, "unbalanced '" + string(c) + "' in arguments", stack
+			}
+			if want := stack[len(stack)-1]; want != c {
+				return -1, i, "expected '" + string(want) + "', found '" + string(c) + "'", stack
+			}
+			stack = stack[:len(stack)-1]
+		}
+		i++
+	}
+	if len(stack) > 0 {
+		return -1, i, "expected '" + string(stack[len(stack)-1]) + "' before end of line", stack
+	}
+	return -1, i, "expected ')' closing the argument list", stack
+}
+
+// scanValueEnd returns the index of the ',' or unmatched closer that ends the
+// value starting at b[i], or len(b). It skips strings, comments, decorations
+// and nested brackets.
+func scanValueEnd(b []byte, i int) int {
+	depth := 0
+	for i < len(b) {
+		c := b[i]
+		if !specialComma[c] {
+			i++
+			continue
+		}
+		switch c {
+		case '"', '/', '<':
+			j := skipAtom(b, i)
+			if j < 0 {
+				return len(b)
+			}
+			if j == i {
+				j++
+			}
+			i = j
+			continue
+		case '(', '[', '{':
+			depth++
+		case ')', ']', '}':
+			if depth == 0 {
+				return i
+			}
+			depth--
+		case ',':
+			if depth == 0 {
+				return i
+			}
+		}
+		i++
+	}
+	return len(b)
+}
+
+// parseUint parses decimal, 0x hexadecimal or 0-prefixed octal digits at
+// b[i]. It returns the value (wrapping modulo 2^64), the index after the
+// digits, whether it was hex, and ok=false if there were no digits.
+func parseUint(b []byte, i int) (v uint64, j int, hex bool, ok bool) {
+	if i+1 < len(b) && b[i] == '0' && (b[i+1] == 'x' || b[i+1] == 'X') {
+		j = i + 2
+		for j < len(b) {
+			c := b[j]
+			var d byte
+			switch {
+			case c >= '0' && c <= '9':
+				d = c - '0'
+			case c >= 'a' && c <= 'f':
+				d = c - 'a' + 10
+			case c >= 'A' && c <= 'F':
+				d = c - 'A' + 10
+			default:
+				return v, j, true, j > i+2
+			}
+			v = v<<4 | uint64(d)
+			j++
+		}
+		return v, j, true, j > i+2
+	}
+	if i < len(b) && b[i] == '0' && i+1 < len(b) && isDigit(b[i+1]) {
+		j = i + 1
+		for j < len(b) && b[j] >= '0' && b[j] <= '7' {
+			v = v<<3 | uint64(b[j]-'0')
+			j++
+		}
+		return v, j, false, true
+	}
+	j = i
+	for j < len(b) && isDigit(b[j]) {
+		v = v*10 + uint64(b[j]-'0')
+		j++
+	}
+	return v, j, false, j > i
+}
+
+// parseFrac parses "SSS.FFFFFF" at b[i] into nanoseconds. It returns the
+// index after it, the number of fraction digits, and ok.
+func parseFrac(b []byte, i int) (ns int64, j int, prec uint8, ok bool) {
+	var sec int64
+	j = i
+	for j < len(b) && isDigit(b[j]) {
+		sec = sec*10 + int64(b[j]-'0')
+		if sec > 9e9 { // keeps sec*1e9 within int64
+			return 0, j, 0, false
+		}
+		j++
+	}
+	if j == i {
+		return 0, j, 0, false
+	}
+	ns = sec * 1e9
+	if j < len(b) && b[j] == '.' {
+		j++
+		k := j
+		var frac int64
+		for j < len(b) && isDigit(b[j]) {
+			if j-k < 9 {
+				frac = frac*10 + int64(b[j]-'0')
+			}
+			j++
+		}
+		n := j - k
+		if n == 0 {
+			return 0, j, 0, false
+		}
+		for d := n; d < 9; d++ {
+			frac *= 10
+		}
+		if n > 9 {
+			n = 9
+		}
+		prec = uint8(n)
+		ns += frac
+	}
+	return ns, j, prec, true
+}
+
+// unescape appends the C-escaped text s (strace's quoting) to dst, decoded.
+func unescape(dst, s []byte) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i+1 >= len(s) {
+			dst = append(dst, c)
+			continue
+		}
+		i++
+		c = s[i]
+		switch c {
+		case 'n':
+			dst = append(dst, '\n')
+		case 't':
+			dst = append(dst, '\t')
+		case 'r':
+			dst = append(dst, '\r')
+		case 'v':
+			dst = append(dst, '\v')
+		case 'f':
+			dst = append(dst, '\f')
+		case 'a':
+			dst = append(dst, '\a')
+		case 'b':
+			dst = append(dst, '\b')
+		case 'e':
+			dst = append(dst, 0x1b)
+		case 'x':
+			var v byte
+			n := 0
+			for n < 2 && i+1 < len(s) {
+				d := s[i+1]
+				switch {
+				case d >= '0' && d <= '9':
+					d -= '0'
+				case d >= 'a' && d <= 'f':
+					d -= 'a' - 10
+				case d >= 'A' && d <= 'F':
+					d -= 'A' - 10
+				default:
+					n = 2
+					continue
+				}
+				v = v<<4 | d
+				i++
+				n++
+			}
+			dst = append(dst, v)
+		case '0', '1', '2', '3', '4', '5', '6', '7':
+			v := c - '0'
+			for n := 1; n < 3 && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '7'; n++ {
+				i++
+				v = v<<3 | (s[i] - '0')
+			}
+			dst = append(dst, v)
+		default: // \" \\ \' \? and anything unknown: the character itself
+			dst = append(dst, c)
+		}
+	}
+	return dst
+}

@@ -1,0 +1,287 @@
+package strace
+
+import "bytes"
+
+// maxDepth bounds the nesting the tree parser follows; deeper text becomes
+// NodeRaw so hostile input cannot exhaust the stack.
+const maxDepth = 100
+
+// deletedMark follows the -y decoration of an fd whose file was unlinked.
+var deletedMark = []byte("(deleted)")
+
+// tree builds argument trees into reused slices. Children are collected on
+// stack and copied contiguously into nodes when their list closes, so a
+// parent's Kids is a sub-slice of nodes. Slices handed out stay correct even
+// if nodes later grows (the old array is not written again before reset).
+type tree struct {
+	src   []byte
+	nodes []Node
+	stack []Node
+	dec   []byte
+}
+
+// parse parses the comma-separated top-level values of src.
+func (t *tree) parse(src []byte) []Node {
+	t.src = src
+	t.nodes = t.nodes[:0]
+	t.stack = t.stack[:0]
+	t.dec = t.dec[:0]
+	kids, _ := t.list(0, 0, 0)
+	return kids
+}
+
+// list parses values separated by ',' up to the closer (0: end of src) and
+// returns them and the index after the closer.
+func (t *tree) list(pos int, closer byte, depth int) ([]Node, int) {
+	src := t.src
+	base := len(t.stack)
+	pos = skipSpaces(src, pos)
+	if pos < len(src) && src[pos] == closer {
+		return nil, pos + 1
+	}
+	for pos < len(src) {
+		var n Node
+		n, pos = t.elem(pos, closer, depth)
+		t.stack = append(t.stack, n)
+		pos = skipSpaces(src, pos)
+		if pos >= len(src) {
+			break
+		}
+		c := src[pos]
+		if c == ',' {
+			pos = skipSpaces(src, pos+1)
+			continue
+		}
+		if c == closer && closer != 0 {
+			pos++
+			break
+		}
+		if closer != 0 {
+			break // a mismatched closer: let the caller see it
+		}
+		// top level: keep the rest as raw text so nothing is lost
+		t.stack = append(t.stack, Node{Kind: NodeRaw, Raw: src[pos:]})
+		pos = len(src)
+	}
+	start := len(t.nodes)
+	t.nodes = append(t.nodes, t.stack[base:]...)
+	t.stack = t.stack[:base]
+	return t.nodes[start:len(t.nodes):len(t.nodes)], pos
+}
+
+// elem parses one list element, `key=value` or `value`, falling back to a
+// NodeRaw covering the text up to the next ',' or closer.
+func (t *tree) elem(pos int, closer byte, depth int) (Node, int) {
+	src := t.src
+	var key []byte
+	if isIdentStart(src[pos]) {
+		j := pos + 1
+		for j < len(src) && isIdent(src[j]) {
+			j++
+		}
+		if j < len(src) && src[j] == '=' && (j+1 >= len(src) || (src[j+1] != '=' && src[j+1] != '>')) {
+			key = src[pos:j]
+			pos = j + 1
+		}
+	}
+	nmark, smark, dmark := len(t.nodes), len(t.stack), len(t.dec)
+	n, end, ok := t.value(pos, depth)
+	if ok {
+		q := skipSpaces(src, end)
+		ok = q >= len(src) || src[q] == ',' || (closer != 0 && src[q] == closer)
+	}
+	if !ok {
+		t.nodes, t.stack, t.dec = t.nodes[:nmark], t.stack[:smark], t.dec[:dmark]
+		end = scanValueEnd(src, pos)
+		n = Node{Kind: NodeRaw, Raw: bytes.TrimRight(src[pos:end], " ")}
+	}
+	n.Key = key
+	return n, end
+}
+
+// value parses a primary with its postfixes (comment, decoration), a '|'
+// flag set and a '=>' in/out pair.
+func (t *tree) value(pos int, depth int) (Node, int, bool) {
+	if depth > maxDepth {
+		return Node{}, pos, false
+	}
+	src := t.src
+	start := pos
+	n, pos, ok := t.primary(pos, depth)
+	if !ok {
+		return n, pos, false
+	}
+	pos = t.postfix(&n, start, pos)
+	if pos < len(src) && src[pos] == '|' {
+		base := len(t.stack)
+		t.stack = append(t.stack, n)
+		known, v := n.Known, n.Int
+		for pos < len(src) && src[pos] == '|' {
+			s := pos + 1
+			var k Node
+			k, pos, ok = t.primary(s, depth)
+			if !ok {
+				t.stack = t.stack[:base]
+				return k, pos, false
+			}
+			pos = t.postfix(&k, s, pos)
+			known = known && k.Known
+			v |= k.Int
+			t.stack = append(t.stack, k)
+		}
+		ks := len(t.nodes)
+		t.nodes = append(t.nodes, t.stack[base:]...)
+		t.stack = t.stack[:base]
+		n = Node{Kind: NodeFlags, Known: known, Int: v, Raw: src[start:pos], Kids: t.nodes[ks:len(t.nodes):len(t.nodes)]}
+	}
+	if q := skipSpaces(src, pos); q+1 < len(src) && src[q] == '=' && src[q+1] == '>' {
+		r := skipSpaces(src, q+2)
+		if r >= len(src) {
+			return n, pos, false
+		}
+		out, end, ok := t.value(r, depth+1)
+		if !ok {
+			return out, end, false
+		}
+		ks := len(t.nodes)
+		t.nodes = append(t.nodes, n, out)
+		n = Node{Kind: NodeInOut, Raw: src[start:end], Kids: t.nodes[ks:len(t.nodes):len(t.nodes)]}
+		n.Int, n.Known = n.Kids[0].Int, n.Kids[0].Known
+		pos = end
+	}
+	return n, pos, true
+}
+
+// postfix attaches trailing /* comments */ and -y decorations to n.
+func (t *tree) postfix(n *Node, start, pos int) int {
+	src := t.src
+	for {
+		q := skipSpaces(src, pos)
+		if q+1 < len(src) && src[q] == '/' && src[q+1] == '*' {
+			e := skipComment(src, q)
+			if e < 0 {
+				break
+			}
+			n.Comment = bytes.TrimSpace(src[q+2 : e-2])
+			pos = e
+			continue
+		}
+		if pos < len(src) && src[pos] == '<' && (n.Kind == NodeInt || n.Kind == NodeIdent) && opensDecoration(src, pos) {
+			e := skipDecoration(src, pos)
+			if e < 0 {
+				break
+			}
+			fd, ok := n.Int, n.Known
+			if !ok {
+				break
+			}
+			*n = Node{Kind: NodeFd, Known: true, Int: fd, Comment: n.Comment}
+			t.decoration(n, src[pos+1:e-1])
+			pos = e
+			if bytes.HasPrefix(src[pos:], deletedMark) {
+				n.Deleted = true
+				pos += len(deletedMark)
+			}
+			continue
+		}
+		break
+	}
+	n.Raw = src[start:pos]
+	return pos
+}
+
+// decoration fills the path, device and deleted mark of an fd node from the
+// text between the outer '<' and '>'.
+func (t *tree) decoration(n *Node, d []byte) {
+	path := d
+	if len(d) > 0 && d[len(d)-1] == '>' {
+		if i := bytes.IndexByte(d, '<'); i >= 0 {
+			path, n.Dev = d[:i], d[i+1:len(d)-1]
+		}
+	}
+	if bytes.HasSuffix(path, deletedMark) { // older strace put the mark inside
+		path, n.Deleted = bytes.TrimRight(path[:len(path)-len(deletedMark)], " "), true
+	}
+	if bytes.IndexByte(path, '\\') >= 0 {
+		s := len(t.dec)
+		t.dec = unescape(t.dec, path)
+		path = t.dec[s:len(t.dec):len(t.dec)]
+	}
+	n.Text = path
+}
+
+// primary parses a string, struct, array, number, name, call or "...".
+func (t *tree) primary(pos int, depth int) (Node, int, bool) {
+	src := t.src
+	if pos >= len(src) {
+		return Node{}, pos, false
+	}
+	start := pos
+	c := src[pos]
+	switch {
+	case c == '"':
+		e := skipString(src, pos)
+		if e < 0 {
+			return Node{}, pos, false
+		}
+		n := Node{Kind: NodeStr}
+		body := src[pos+1 : e-1]
+		if bytes.IndexByte(body, '\\') >= 0 {
+			s := len(t.dec)
+			t.dec = unescape(t.dec, body)
+			n.Text = t.dec[s:len(t.dec):len(t.dec)]
+		} else {
+			n.Text = body
+		}
+		if e+2 < len(src) && src[e] == '.' && src[e+1] == '.' && src[e+2] == '.' {
+			n.Truncated = true
+			e += 3
+		}
+		n.Raw = src[start:e]
+		return n, e, true
+	case c == '{' || c == '[':
+		kids, e := t.list(pos+1, closerOf(c), depth+1)
+		if e < 1 || src[e-1] != closerOf(c) {
+			return Node{}, e, false
+		}
+		k := NodeStruct
+		if c == '[' {
+			k = NodeArray
+		}
+		return Node{Kind: k, Raw: src[start:e], Kids: kids}, e, true
+	case c == '-' || isDigit(c):
+		neg := c == '-'
+		if neg {
+			pos++
+		}
+		v, e, _, ok := parseUint(src, pos)
+		if !ok {
+			return Node{}, e, false
+		}
+		iv := int64(v)
+		if neg {
+			iv = -iv
+		}
+		return Node{Kind: NodeInt, Known: true, Int: iv, Raw: src[start:e]}, e, true
+	case isIdentStart(c):
+		e := pos + 1
+		for e < len(src) && isIdent(src[e]) {
+			e++
+		}
+		name := src[pos:e]
+		if e < len(src) && src[e] == '(' {
+			kids, e2 := t.list(e+1, ')', depth+1)
+			if e2 < 1 || src[e2-1] != ')' {
+				return Node{}, e2, false
+			}
+			return Node{Kind: NodeCall, Text: name, Raw: src[start:e2], Kids: kids}, e2, true
+		}
+		v, ok := constValue(name)
+		return Node{Kind: NodeIdent, Known: ok, Int: v, Text: name, Raw: name}, e, true
+	case c == '.':
+		if pos+2 < len(src) && src[pos+1] == '.' && src[pos+2] == '.' {
+			return Node{Kind: NodeEllipsis, Raw: src[pos : pos+3]}, pos + 3, true
+		}
+	}
+	return Node{}, pos, false
+}

@@ -1,0 +1,67 @@
+// Package vfs is an in-memory model of a Linux file system (ext4-like) whose every
+// state change is classified as durable or not, so that power loss can be simulated
+// exactly. It knows nothing of file descriptors or processes: package sim builds the
+// syscall layer on top of it. *FS also implements afero.Fs for Go code under test.
+//
+// # Objects
+//
+// An *Inode is a file, directory or symlink. Directory operations take the directory
+// an "at" call would take (openat's dirfd): dir.Open(path, ...) resolves path relative
+// to dir, or from the root when path is absolute (path_resolution(7)). Data operations
+// are methods on the inode (ino.ReadAt, ino.WriteAt, ...). Every error returned by
+// the inode-level API is a bare syscall.Errno (EBADF, not a Go error string), so that
+// results compare exactly with the kernel's; only the afero face wraps them in
+// *fs.PathError.
+//
+// # Durability rules
+//
+// Every file has its content at three levels: the page cache (what reads see), the
+// device's volatile write cache, and durable media. Namespace and metadata changes
+// have two: applied (what lookups see) and durable.
+//
+//   - A buffered write lands in the page cache and marks its blocks dirty.
+//   - Writeback (fsync, fdatasync, sync, sync_file_range, O_SYNC/O_DSYNC writes) moves
+//     dirty blocks to the device cache. With the write cache off that is durable; with
+//     it on, only a flush makes it durable. An O_DIRECT write skips the page cache and
+//     goes straight to the device cache.
+//   - fsync(file) = writeback of the file's dirty blocks + its metadata (size,
+//     allocation, mode, owner, times) + flush. fdatasync skips metadata that is not
+//     needed to read the data back: an mtime/atime/mode-only change is not persisted,
+//     a size change is.
+//   - fsync(dir) makes durable the directory's pending entry changes (create, link,
+//     unlink, rename, mkdir, rmdir, symlink). A new or renamed name is durable only
+//     once its parent directory is synced; an inode that is named by no durable entry
+//     is gone after a crash even if its data was synced. A rename is one atomic
+//     journal operation: syncing either of its directories makes all of it durable.
+//   - sync(2) makes everything durable.
+//   - Metadata operations become durable in the order they were made (ext4's journal
+//     commits in order): syncing a directory also commits every metadata operation
+//     made before the last one it needs.
+//
+// # Power loss
+//
+// Crash returns the file system as found after power loss under the strict model:
+// only durable state survives. Pending lists what was in flight (dirty blocks in the
+// page cache or the device cache, size changes, metadata operations) and CrashWith
+// builds the state in which a chosen subset of it, some data blocks possibly torn at
+// 512-byte sectors, also survived; RandomCrash makes a seeded choice under a
+// persistence model (strict, ordered prefix, any subset, torn). The running file
+// system is never changed by a crash, so one run yields many crash states; building
+// one costs in proportion to the namespace and to what was pending, never to the
+// bytes of file data (blocks are shared copy-on-write).
+//
+// # Writeback errors
+//
+// A fault injected on writeback (OpWriteback) follows Linux: the dirty data is not
+// made durable, the blocks are no longer dirty (the page cache keeps the new bytes,
+// so reads still see them until a crash), and the error is recorded on the inode as
+// an errseq_t: every open file description that sampled the inode's ErrSeq before the
+// error sees it once from fsync/fdatasync (a description opened after an error that
+// nobody has seen yet sees it too). A retried fsync then succeeds, and the data is
+// gone at the next crash — the behaviour that bit PostgreSQL.
+//
+// # Concurrency
+//
+// An *FS and its inodes are safe for concurrent use: one mutex per file system
+// serialises state changes, so every operation is atomic with respect to the others.
+package vfs

@@ -1,0 +1,207 @@
+package vfs
+
+import (
+	"slices"
+	"strings"
+)
+
+// Timespec is a timestamp in nanoseconds since the Unix epoch of the virtual clock.
+type Timespec = int64
+
+// Special Timespec values for Utimens, as utimensat(2)'s UTIME_NOW and UTIME_OMIT.
+const (
+	UtimeNow  Timespec = -(1 << 62)
+	UtimeOmit Timespec = -(1 << 62) + 1
+)
+
+// Stat is what stat(2) reports of an inode.
+type Stat struct {
+	Dev     uint64
+	Ino     uint64
+	Mode    uint32 // S_IFMT bits | permission bits
+	Nlink   uint32
+	Uid     uint32
+	Gid     uint32
+	Rdev    uint64
+	Size    int64
+	Blksize int64
+	Blocks  int64 // 512-byte units, as ext4 reports
+	Atime   Timespec
+	Mtime   Timespec
+	Ctime   Timespec
+}
+
+// Dirent is one directory entry as getdents64 returns it.
+type Dirent struct {
+	Name string
+	Ino  uint64
+	Type uint8 // DT_REG, DT_DIR, DT_LNK
+}
+
+// Inode is a file, directory or symlink of an FS. Its pointer is stable for its
+// whole life; an unlinked inode stays usable through the references that hold it
+// (open file descriptions), as on Linux. All methods are safe for concurrent use.
+type Inode struct {
+	fs  *FS
+	ino uint64
+
+	// Attributes, guarded by fs.mu.
+	mode                uint32
+	uid, gid            uint32
+	nlink               uint32
+	atime, mtime, ctime Timespec
+	size                int64
+
+	data       *fileData         // regular files: the page-cache level
+	dataShared bool              // data is shared with another FS: clone before mutating
+	target     string            // symlinks
+	entries    map[string]*Inode // directories
+	parent     *Inode            // directories: the directory holding it (root: itself)
+	// name and dirOf remember the last name the inode was linked under, for fault
+	// matching and messages; for directories they are exact.
+	name  string
+	dirOf *Inode
+
+	pend inodePending // what is not yet durable (durable.go)
+
+	// errseq is Linux's errseq_t for writeback errors: a counter in the upper bits
+	// and, in bit 0, whether some description has seen the latest error.
+	errseq uint64
+	wbErr  error
+}
+
+// Ino returns the inode number.
+func (i *Inode) Ino() uint64 { return i.ino }
+
+// FS returns the file system the inode belongs to.
+func (i *Inode) FS() *FS { return i.fs }
+
+// Mode returns the file type and permission bits.
+func (i *Inode) Mode() uint32 {
+	i.fs.mu.Lock()
+	defer i.fs.mu.Unlock()
+	return i.mode
+}
+
+// IsDir reports whether the inode is a directory. The type never changes.
+func (i *Inode) IsDir() bool { return i.mode&S_IFMT == S_IFDIR }
+
+// IsRegular reports whether the inode is a regular file.
+func (i *Inode) IsRegular() bool { return i.mode&S_IFMT == S_IFREG }
+
+// IsSymlink reports whether the inode is a symbolic link.
+func (i *Inode) IsSymlink() bool { return i.mode&S_IFMT == S_IFLNK }
+
+// Size returns the file size (st_size).
+func (i *Inode) Size() int64 {
+	i.fs.mu.Lock()
+	defer i.fs.mu.Unlock()
+	return i.size
+}
+
+// Nlink returns the link count.
+func (i *Inode) Nlink() uint32 {
+	i.fs.mu.Lock()
+	defer i.fs.mu.Unlock()
+	return i.nlink
+}
+
+// Stat fills st as stat(2) would.
+func (i *Inode) Stat(st *Stat) {
+	i.fs.mu.Lock()
+	i.statLocked(st)
+	i.fs.mu.Unlock()
+}
+
+func (i *Inode) statLocked(st *Stat) {
+	*st = Stat{
+		Dev: i.fs.cfg.dev, Ino: i.ino, Mode: i.mode, Nlink: i.nlink, Uid: i.uid, Gid: i.gid,
+		Size: i.size, Blksize: i.fs.cfg.blockSize,
+		Atime: i.atime, Mtime: i.mtime, Ctime: i.ctime,
+	}
+	switch i.mode & S_IFMT {
+	case S_IFREG:
+		st.Blocks = i.data.Blocks()
+	case S_IFDIR:
+		st.Blocks = i.fs.cfg.blockSize / 512
+	}
+}
+
+// Path returns a path of the inode from the root: exact for directories, the last
+// name it was linked under for other files, "" for an unlinked file.
+func (i *Inode) Path() string {
+	i.fs.mu.Lock()
+	defer i.fs.mu.Unlock()
+	return i.pathLocked()
+}
+
+func (i *Inode) pathLocked() string {
+	if i == i.fs.root {
+		return "/"
+	}
+	var parts []string
+	cur := i
+	for n := 0; cur != cur.fs.root; n++ {
+		if n > 4096 || cur.dirOf == nil || (!cur.IsDir() && cur.nlink == 0) {
+			return ""
+		}
+		parts = append(parts, cur.name)
+		if cur.IsDir() {
+			cur = cur.parent
+		} else {
+			cur = cur.dirOf
+		}
+	}
+	slices.Reverse(parts)
+	return "/" + strings.Join(parts, "/")
+}
+
+// Dirents lists the directory's entries in a deterministic order ("." and ".."
+// first, then by name). The order of a real directory is the file system's (ext4:
+// hash order); callers that replay a recording follow the recorded order.
+func (i *Inode) Dirents() ([]Dirent, error) {
+	fs := i.fs
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	if !i.IsDir() {
+		return nil, ENOTDIR
+	}
+	if i.nlink == 0 {
+		return nil, ENOENT
+	}
+	out := make([]Dirent, 0, len(i.entries)+2)
+	out = append(out, Dirent{Name: ".", Ino: i.ino, Type: DT_DIR}, Dirent{Name: "..", Ino: i.parent.ino, Type: DT_DIR})
+	start := len(out)
+	for name, c := range i.entries {
+		out = append(out, Dirent{Name: name, Ino: c.ino, Type: dtype(c.mode)})
+	}
+	slices.SortFunc(out[start:], func(a, b Dirent) int { return strings.Compare(a.Name, b.Name) })
+	i.touchAtime()
+	return out, nil
+}
+
+func dtype(mode uint32) uint8 {
+	switch mode & S_IFMT {
+	case S_IFDIR:
+		return DT_DIR
+	case S_IFLNK:
+		return DT_LNK
+	case S_IFREG:
+		return DT_REG
+	}
+	return DT_UNKNOWN
+}
+
+// touchAtime applies relatime: atime moves when it is older than mtime or ctime,
+// or more than a day old.
+func (i *Inode) touchAtime() {
+	if i.atime <= i.mtime || i.atime <= i.ctime {
+		i.atime = i.fs.now()
+		i.fs.markAttr(i)
+		return
+	}
+	if t := i.fs.now(); t-i.atime > 24*3600*1_000_000_000 {
+		i.atime = t
+		i.fs.markAttr(i)
+	}
+}

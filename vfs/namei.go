@@ -1,0 +1,139 @@
+package vfs
+
+// Path resolution, as path_resolution(7) describes it. All functions here run with
+// fs.mu held and allocate nothing for paths without symlinks.
+
+// walk resolves path starting at dir (or at the root when path is absolute). The
+// last component is followed when it is a symlink and followLast is set, or when
+// the path ends in a slash. links counts the symlinks followed so far.
+func (fs *FS) walk(dir *Inode, path string, followLast bool, links *int) (*Inode, error) {
+	if len(path) == 0 {
+		return nil, ENOENT
+	}
+	if len(path) >= MaxPathLen {
+		return nil, ENAMETOOLONG
+	}
+	cur := dir
+	if path[0] == '/' {
+		cur = fs.root
+	}
+	i := 0
+	for {
+		for i < len(path) && path[i] == '/' {
+			i++
+		}
+		if i == len(path) {
+			return cur, nil
+		}
+		j := i
+		for j < len(path) && path[j] != '/' {
+			j++
+		}
+		name := path[i:j]
+		k := j
+		for k < len(path) && path[k] == '/' {
+			k++
+		}
+		isLast := k == len(path)
+		trailing := isLast && j < len(path)
+		if !cur.IsDir() {
+			return nil, ENOTDIR
+		}
+		if len(name) > MaxNameLen {
+			return nil, ENAMETOOLONG
+		}
+		var next *Inode
+		switch name {
+		case ".":
+			next = cur
+		case "..":
+			next = cur.parent
+		default:
+			next = cur.entries[name]
+			if next == nil {
+				return nil, ENOENT
+			}
+		}
+		if next.IsSymlink() && (!isLast || followLast || trailing) {
+			*links++
+			if *links > MaxSymlinks {
+				return nil, ELOOP
+			}
+			t, err := fs.walk(cur, next.target, true, links)
+			if err != nil {
+				return nil, err
+			}
+			next = t
+		}
+		if isLast {
+			if trailing && !next.IsDir() {
+				return nil, ENOTDIR
+			}
+			return next, nil
+		}
+		cur = next
+		i = j
+	}
+}
+
+// walkParent resolves all but the last component of path and returns the directory
+// that holds (or would hold) the last one, its name, and whether the path ended in
+// a slash. The path "/" gives the root and an empty name; "." and ".." are returned
+// as names for the caller to refuse as each syscall does.
+func (fs *FS) walkParent(dir *Inode, path string, links *int) (parent *Inode, name string, trailing bool, err error) {
+	if len(path) == 0 {
+		return nil, "", false, ENOENT
+	}
+	if len(path) >= MaxPathLen {
+		return nil, "", false, ENAMETOOLONG
+	}
+	end := len(path)
+	for end > 0 && path[end-1] == '/' {
+		end--
+	}
+	trailing = end < len(path)
+	if end == 0 { // "/" or "///"
+		return fs.root, "", trailing, nil
+	}
+	start := end
+	for start > 0 && path[start-1] != '/' {
+		start--
+	}
+	name = path[start:end]
+	if len(name) > MaxNameLen {
+		return nil, "", false, ENAMETOOLONG
+	}
+	parent = dir
+	if start > 0 {
+		parent, err = fs.walk(dir, path[:start], true, links)
+		if err != nil {
+			return nil, "", false, err
+		}
+	}
+	if !parent.IsDir() {
+		return nil, "", false, ENOTDIR
+	}
+	return parent, name, trailing, nil
+}
+
+// lookupName returns the inode named name in dir, handling "." and "..".
+func lookupName(dir *Inode, name string) *Inode {
+	switch name {
+	case ".":
+		return dir
+	case "..":
+		return dir.parent
+	}
+	return dir.entries[name]
+}
+
+// Resolve returns the inode that path names, relative to dir (the cwd or an "at"
+// call's dirfd). followLast says whether a final symlink is followed (stat versus
+// lstat, AT_SYMLINK_NOFOLLOW).
+func (dir *Inode) Resolve(path string, followLast bool) (*Inode, error) {
+	fs := dir.fs
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	links := 0
+	return fs.walk(dir, path, followLast, &links)
+}

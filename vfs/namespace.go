@@ -1,0 +1,493 @@
+package vfs
+
+import "syscall"
+
+// Open flags that the namespace part of open(2) looks at (Linux values).
+const (
+	oAccMode   = syscall.O_ACCMODE
+	oCreat     = syscall.O_CREAT
+	oExcl      = syscall.O_EXCL
+	oTrunc     = syscall.O_TRUNC
+	oDirectory = syscall.O_DIRECTORY
+	oNofollow  = syscall.O_NOFOLLOW
+)
+
+// Open resolves path relative to dir and returns the inode open(2) would open,
+// creating or truncating it as flags say: O_CREAT, O_EXCL, O_TRUNC (which truncates
+// even with O_RDONLY, as Linux does), O_DIRECTORY, O_NOFOLLOW, and the access mode
+// for the EISDIR check. perm is the creation mode with the umask already applied.
+// created tells whether a new file was made. The open file description and its
+// checks (O_DIRECT support, access to the data) are the caller's.
+func (dir *Inode) Open(path string, flags int, perm uint32) (ino *Inode, created bool, err error) {
+	fs := dir.fs
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	links := 0
+	// O_CREAT|O_DIRECTORY is EINVAL since Linux 6.4 (checked on this machine's
+	// kernel by namespace_linux_test.go).
+	if flags&(oCreat|oDirectory) == oCreat|oDirectory {
+		return nil, false, EINVAL
+	}
+	if flags&oCreat != 0 {
+		parent, name, trailing, err := fs.walkParent(dir, path, &links)
+		if err != nil {
+			return nil, false, err
+		}
+		for {
+			if trailing {
+				return nil, false, EISDIR
+			}
+			if name == "" || name == "." || name == ".." {
+				if flags&oExcl != 0 {
+					return nil, false, EEXIST
+				}
+				return nil, false, EISDIR
+			}
+			child := parent.entries[name]
+			if child == nil {
+				if f := fs.fault(OpCreate, nil, joinPath(parent, name)); f.Errno != 0 {
+					return nil, false, f.Errno
+				}
+				if parent.nlink == 0 {
+					return nil, false, ENOENT
+				}
+				ino = fs.newInode(S_IFREG | perm&0o7777)
+				fs.linkLocked(parent, name, ino)
+				fs.logMeta(metaCreate, parent, name, ino, nil, "")
+				return ino, true, nil
+			}
+			if flags&oExcl != 0 {
+				return nil, false, EEXIST
+			}
+			if !child.IsSymlink() {
+				ino = child
+				break
+			}
+			if flags&oNofollow != 0 {
+				return nil, false, ELOOP
+			}
+			links++
+			if links > MaxSymlinks {
+				return nil, false, ELOOP
+			}
+			if child.target == "" {
+				return nil, false, ENOENT
+			}
+			parent, name, trailing, err = fs.walkParent(parent, child.target, &links)
+			if err != nil {
+				return nil, false, err
+			}
+		}
+	} else {
+		ino, err = fs.walk(dir, path, flags&oNofollow == 0, &links)
+		if err != nil {
+			return nil, false, err
+		}
+		if ino.IsSymlink() {
+			// O_NOFOLLOW on a final symlink: do_open checks O_DIRECTORY (ENOTDIR)
+			// before may_open refuses the link (ELOOP).
+			if flags&oDirectory != 0 {
+				return nil, false, ENOTDIR
+			}
+			return nil, false, ELOOP
+		}
+	}
+	if flags&oDirectory != 0 && !ino.IsDir() {
+		return nil, false, ENOTDIR
+	}
+	if ino.IsDir() && (flags&oAccMode != syscall.O_RDONLY || flags&(oTrunc|oCreat) != 0) {
+		return nil, false, EISDIR
+	}
+	if f := fs.fault(OpOpen, ino, ""); f.Errno != 0 {
+		return nil, false, f.Errno
+	}
+	if flags&oTrunc != 0 && ino.IsRegular() {
+		if err := fs.truncateLocked(ino, 0); err != nil {
+			return nil, false, err
+		}
+	}
+	return ino, false, nil
+}
+
+func joinPath(dir *Inode, name string) string {
+	p := dir.pathLocked()
+	if p == "/" {
+		return "/" + name
+	}
+	return p + "/" + name
+}
+
+// linkLocked adds the entry name → ino to dir and updates link counts and times.
+func (fs *FS) linkLocked(dir *Inode, name string, ino *Inode) {
+	dir.entries[name] = ino
+	ino.nlink++
+	ino.name, ino.dirOf = name, dir
+	if ino.IsDir() {
+		ino.nlink++ // its own "."
+		ino.parent = dir
+		dir.nlink++ // its ".."
+	}
+	t := fs.now()
+	dir.mtime, dir.ctime = t, t
+	fs.markAttr(dir)
+	if ino.nlink > 1 && !ino.IsDir() {
+		ino.ctime = t
+		fs.markAttr(ino)
+	}
+}
+
+// unlinkLocked removes the entry name from dir.
+func (fs *FS) unlinkLocked(dir *Inode, name string) {
+	ino := dir.entries[name]
+	delete(dir.entries, name)
+	ino.nlink--
+	if ino.IsDir() {
+		ino.nlink-- // "."
+		dir.nlink--
+	}
+	t := fs.now()
+	dir.mtime, dir.ctime = t, t
+	ino.ctime = t
+	fs.markAttr(dir)
+	fs.markAttr(ino)
+}
+
+// Mkdir creates a directory, as mkdir(2)/mkdirat(2). perm has the umask applied.
+func (dir *Inode) Mkdir(path string, perm uint32) error {
+	fs := dir.fs
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	links := 0
+	parent, name, _, err := fs.walkParent(dir, path, &links)
+	if err != nil {
+		return err
+	}
+	if name == "" || name == "." || name == ".." || parent.entries[name] != nil {
+		return EEXIST
+	}
+	if parent.nlink == 0 {
+		return ENOENT
+	}
+	if f := fs.fault(OpMkdir, nil, joinPath(parent, name)); f.Errno != 0 {
+		return f.Errno
+	}
+	ino := fs.newInode(S_IFDIR | perm&0o7777)
+	fs.linkLocked(parent, name, ino)
+	fs.logMeta(metaCreate, parent, name, ino, nil, "")
+	return nil
+}
+
+// Rmdir removes an empty directory, as rmdir(2).
+func (dir *Inode) Rmdir(path string) error {
+	fs := dir.fs
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	links := 0
+	parent, name, _, err := fs.walkParent(dir, path, &links)
+	if err != nil {
+		return err
+	}
+	switch name {
+	case "":
+		return EBUSY
+	case ".":
+		return EINVAL
+	case "..":
+		return ENOTEMPTY
+	}
+	ino := parent.entries[name]
+	if ino == nil {
+		return ENOENT
+	}
+	if !ino.IsDir() {
+		return ENOTDIR
+	}
+	if len(ino.entries) > 0 {
+		return ENOTEMPTY
+	}
+	if f := fs.fault(OpRemove, ino, ""); f.Errno != 0 {
+		return f.Errno
+	}
+	fs.unlinkLocked(parent, name)
+	fs.logMeta(metaRemove, parent, name, ino, nil, "")
+	return nil
+}
+
+// Unlink removes a name of a non-directory, as unlink(2). The inode lives on while
+// something holds it.
+func (dir *Inode) Unlink(path string) error {
+	fs := dir.fs
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	links := 0
+	parent, name, trailing, err := fs.walkParent(dir, path, &links)
+	if err != nil {
+		return err
+	}
+	if name == "" || name == "." || name == ".." {
+		return EISDIR
+	}
+	ino := parent.entries[name]
+	if ino == nil {
+		return ENOENT
+	}
+	if ino.IsDir() {
+		return EISDIR
+	}
+	if trailing {
+		return ENOTDIR
+	}
+	if f := fs.fault(OpRemove, ino, ""); f.Errno != 0 {
+		return f.Errno
+	}
+	fs.unlinkLocked(parent, name)
+	fs.logMeta(metaRemove, parent, name, ino, nil, "")
+	return nil
+}
+
+// Rename flags, as renameat2(2).
+const (
+	RenameNoreplace = 1 << 0
+	RenameExchange  = 1 << 1
+)
+
+// Rename moves oldpath (relative to dir) to newpath (relative to newdir), as
+// renameat2(2) with flags 0, RenameNoreplace or RenameExchange. Renaming a
+// directory moves everything under it.
+func (dir *Inode) Rename(oldpath string, newdir *Inode, newpath string, flags int) error {
+	fs := dir.fs
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	if flags&^(RenameNoreplace|RenameExchange) != 0 || flags == RenameNoreplace|RenameExchange {
+		return EINVAL
+	}
+	links := 0
+	op, oname, otrail, err := fs.walkParent(dir, oldpath, &links)
+	if err != nil {
+		return err
+	}
+	links = 0
+	np, nname, ntrail, err := fs.walkParent(newdir, newpath, &links)
+	if err != nil {
+		return err
+	}
+	if oname == "" || oname == "." || oname == ".." || nname == "" || nname == "." || nname == ".." {
+		return EBUSY
+	}
+	src := op.entries[oname]
+	if src == nil {
+		return ENOENT
+	}
+	dst := np.entries[nname]
+	if (otrail || ntrail) && !src.IsDir() {
+		return ENOTDIR
+	}
+	if flags&RenameExchange != 0 && dst == nil {
+		return ENOENT
+	}
+	if flags&RenameNoreplace != 0 && dst != nil {
+		return EEXIST
+	}
+	// A directory cannot move below itself.
+	if src.IsDir() {
+		for d := np; ; d = d.parent {
+			if d == src {
+				return EINVAL
+			}
+			if d == fs.root {
+				break
+			}
+		}
+	}
+	if dst != nil && flags&RenameExchange != 0 && dst.IsDir() {
+		for d := op; ; d = d.parent {
+			if d == dst {
+				return EINVAL
+			}
+			if d == fs.root {
+				break
+			}
+		}
+	}
+	if dst == src {
+		return nil
+	}
+	if dst != nil && flags&RenameExchange == 0 {
+		if src.IsDir() && !dst.IsDir() {
+			return ENOTDIR
+		}
+		if !src.IsDir() && dst.IsDir() {
+			return EISDIR
+		}
+		if dst.IsDir() && len(dst.entries) > 0 {
+			return ENOTEMPTY
+		}
+	}
+	if f := fs.fault(OpRename, src, ""); f.Errno != 0 {
+		return f.Errno
+	}
+	if flags&RenameExchange != 0 {
+		fs.unlinkLocked(op, oname)
+		fs.unlinkLocked(np, nname)
+		fs.linkLocked(np, nname, src)
+		fs.linkLocked(op, oname, dst)
+		fs.logMeta(metaExchange, op, oname, src, np, nname)
+		return nil
+	}
+	if dst != nil {
+		fs.unlinkLocked(np, nname)
+	}
+	fs.unlinkLocked(op, oname)
+	fs.linkLocked(np, nname, src)
+	fs.logMeta(metaRename, op, oname, src, np, nname)
+	return nil
+}
+
+// Link makes newpath (relative to newdir) a new name of oldpath (relative to dir),
+// as linkat(2); follow is AT_SYMLINK_FOLLOW.
+func (dir *Inode) Link(oldpath string, newdir *Inode, newpath string, follow bool) error {
+	fs := dir.fs
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	links := 0
+	src, err := fs.walk(dir, oldpath, follow, &links)
+	if err != nil {
+		return err
+	}
+	links = 0
+	np, nname, ntrail, err := fs.walkParent(newdir, newpath, &links)
+	if err != nil {
+		return err
+	}
+	if nname == "" || nname == "." || nname == ".." || np.entries[nname] != nil {
+		return EEXIST
+	}
+	if src.IsDir() {
+		return EPERM
+	}
+	if ntrail {
+		return ENOENT
+	}
+	if src.nlink == 0 {
+		return ENOENT
+	}
+	if f := fs.fault(OpLink, src, ""); f.Errno != 0 {
+		return f.Errno
+	}
+	fs.linkLocked(np, nname, src)
+	fs.logMeta(metaCreate, np, nname, src, nil, "")
+	return nil
+}
+
+// Symlink creates path (relative to dir) as a symbolic link to target, as
+// symlinkat(2).
+func (dir *Inode) Symlink(target, path string) error {
+	fs := dir.fs
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	if target == "" {
+		return ENOENT
+	}
+	if len(target) >= MaxPathLen {
+		return ENAMETOOLONG
+	}
+	links := 0
+	parent, name, _, err := fs.walkParent(dir, path, &links)
+	if err != nil {
+		return err
+	}
+	if name == "" || name == "." || name == ".." || parent.entries[name] != nil {
+		return EEXIST
+	}
+	if f := fs.fault(OpSymlink, nil, joinPath(parent, name)); f.Errno != 0 {
+		return f.Errno
+	}
+	ino := fs.newInode(S_IFLNK | 0o777)
+	ino.target = target
+	ino.size = int64(len(target))
+	fs.linkLocked(parent, name, ino)
+	fs.logMeta(metaCreate, parent, name, ino, nil, "")
+	return nil
+}
+
+// Readlink returns the target of the symlink path names, as readlinkat(2)
+// (EINVAL when it is not a symlink).
+func (dir *Inode) Readlink(path string) (string, error) {
+	fs := dir.fs
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	links := 0
+	ino, err := fs.walk(dir, path, false, &links)
+	if err != nil {
+		return "", err
+	}
+	if !ino.IsSymlink() {
+		return "", EINVAL
+	}
+	return ino.target, nil
+}
+
+// Target returns a symlink's target ("" for other inodes).
+func (i *Inode) Target() string {
+	i.fs.mu.Lock()
+	defer i.fs.mu.Unlock()
+	return i.target
+}
+
+// Parent returns the directory holding a directory (the root's parent is the root).
+func (i *Inode) Parent() *Inode {
+	i.fs.mu.Lock()
+	defer i.fs.mu.Unlock()
+	return i.parent
+}
+
+// Chmod sets the permission bits, as chmod(2)/fchmod(2).
+func (i *Inode) Chmod(mode uint32) error {
+	fs := i.fs
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	i.mode = i.mode&S_IFMT | mode&0o7777
+	i.ctime = fs.now()
+	fs.markAttr(i)
+	return nil
+}
+
+// Chown sets the owner, as fchownat(2); -1 leaves a field unchanged.
+func (i *Inode) Chown(uid, gid int) error {
+	fs := i.fs
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	if uid != -1 {
+		i.uid = uint32(uid)
+	}
+	if gid != -1 {
+		i.gid = uint32(gid)
+	}
+	i.ctime = fs.now()
+	fs.markAttr(i)
+	return nil
+}
+
+// Utimens sets access and modification times, as utimensat(2); UtimeNow and
+// UtimeOmit are honoured.
+func (i *Inode) Utimens(atime, mtime Timespec) error {
+	fs := i.fs
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	t := fs.now()
+	if atime == UtimeNow {
+		atime = t
+	}
+	if mtime == UtimeNow {
+		mtime = t
+	}
+	if atime != UtimeOmit {
+		i.atime = atime
+	}
+	if mtime != UtimeOmit {
+		i.mtime = mtime
+	}
+	i.ctime = t
+	fs.markAttr(i)
+	return nil
+}
