@@ -48,6 +48,11 @@ func newWorld(t fataler) (*vfs.FS, *sim.Kernel, *sim.Process) {
 			t.Fatal(err)
 		}
 	}
+	// stdin, stdout and stderr, as a real process has them: the program's files
+	// start at fd 3.
+	for fd := range 3 {
+		must(p.Task().InstallSpecial(fd, sim.DevNull{}, unix.O_RDWR))
+	}
 	must(p.Mkdir("/ora", 0o755))
 	must(p.Mkdir("/ora/mesg", 0o755))
 	for i, f := range []string{msbPath, otherPath} {

@@ -252,6 +252,15 @@ func (r *replayer) replay(t *sim.Task, nr sim.Sysno, ev *strace.Event) {
 		}
 		if fd, ok := ev.Int(i); ok && fd >= 0 {
 			r.ensureFd(t, ev, i, int(fd))
+			if p, pok := pathArg(ev, i+1); pok && p == "" {
+				// An AT_EMPTY_PATH call on the fd itself.
+				if f := t.File(int(fd)); f != nil && f.Special() != nil {
+					if _, isPH := f.Special().(*sim.Placeholder); isPH {
+						r.report.Replayed++
+						return
+					}
+				}
+			}
 		}
 	}
 

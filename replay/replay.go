@@ -31,6 +31,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	pathpkg "path"
 	"slices"
 	"sort"
 	"sync/atomic"
@@ -202,11 +203,12 @@ type replayer struct {
 	report *Report
 	world  *world
 
-	tasks  map[int]*sim.Task // traced tid → simulated task
-	aioCtx map[uint64]uint64 // recorded io context id → model's
-	buf    []byte            // scratch for read buffers
-	iov    [][]byte
-	st     syscall.Stat_t
+	tasks     map[int]*sim.Task // traced tid → simulated task
+	umaskSeen bool              // a umask call has shown the inherited mask
+	aioCtx    map[uint64]uint64 // recorded io context id → model's
+	buf       []byte            // scratch for read buffers
+	iov       [][]byte
+	st        syscall.Stat_t
 }
 
 func newReplayer(opts Options, pl *plan) (*replayer, error) {
@@ -248,6 +250,12 @@ func newReplayer(opts Options, pl *plan) (*replayer, error) {
 	}
 	if cwd == "" {
 		cwd = "/tmp/iosim"
+	}
+	// The directories above the working directory are external state; the
+	// working directory itself is the traced program's own (a fresh one, for the
+	// bundled traces).
+	if cwd != "/" {
+		r.world.ensure(pathpkg.Dir(pathpkg.Clean(cwd)), vfs.S_IFDIR, "")
 	}
 	if err := fs.MkdirAll(cwd, 0o755); err != nil {
 		return nil, fmt.Errorf("replay: working directory %s: %w", cwd, err)

@@ -19,10 +19,10 @@ type world struct {
 	r        *replayer
 	fs       *vfs.FS
 	cwd      string
-	ext      map[uint64]bool    // inode numbers of inferred (external) inodes
-	removed  map[string]bool    // absolute paths the trace removed: never inferred again
-	unknown  map[uint64][]span  // per inode: byte ranges written with bytes the trace did not show
-	inferred int                // paths created by inference
+	ext      map[uint64]bool   // inode numbers of inferred (external) inodes
+	removed  map[string]bool   // absolute paths the trace removed: never inferred again
+	unknown  map[uint64][]span // per inode: byte ranges written with bytes the trace did not show
+	inferred int               // paths created by inference
 }
 
 // span is a byte range [off, end).
@@ -66,10 +66,12 @@ func (w *world) ensure(abs string, kind uint32, target string) *vfs.Inode {
 	}
 	root := w.fs.Root()
 	if ino, err := root.Resolve(abs, kind != vfs.S_IFLNK); err == nil {
-		if w.isExt(ino) && ino.IsRegular() && kind == vfs.S_IFDIR && ino.Size() == 0 {
-			// An inferred file turned out to be a directory.
+		switch {
+		case w.isExt(ino) && ino.IsRegular() && kind == vfs.S_IFDIR && ino.Size() == 0,
+			w.isExt(ino) && !ino.IsDir() && kind == vfs.S_IFLNK && !ino.IsSymlink():
+			// An inferred file turned out to be a directory or a symlink.
 			_ = root.Unlink(abs)
-		} else {
+		default:
 			return ino
 		}
 	}
@@ -262,8 +264,10 @@ func (w *world) before(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call)
 			w.ensure(w.abs(t, c.Args[0], c.Path), kind, "")
 		}
 	case sim.SYS_CHDIR, sim.SYS_RMDIR:
-		if ok {
+		if ok || (nr == sim.SYS_UNLINK && ev.Errno == syscall.EISDIR) {
 			w.ensure(w.abs(t, atFdcwd, c.Path), vfs.S_IFDIR, "")
+		} else if nr == sim.SYS_RMDIR && ev.Errno == syscall.ENOTDIR {
+			w.ensure(w.abs(t, atFdcwd, c.Path), vfs.S_IFREG, "")
 		}
 	case sim.SYS_MKDIR, sim.SYS_MKDIRAT:
 		dirfd := int64(atFdcwd)
@@ -277,11 +281,14 @@ func (w *world) before(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call)
 			w.ensure(pathpkg.Dir(abs), vfs.S_IFDIR, "")
 		}
 	case sim.SYS_READLINK, sim.SYS_READLINKAT:
+		dirfd, bi := int64(atFdcwd), 1
+		if nr == sim.SYS_READLINKAT {
+			dirfd, bi = c.Args[0], 2
+		}
+		if ev.Errno == syscall.EINVAL {
+			w.ensure(w.abs(t, dirfd, c.Path), vfs.S_IFREG, "")
+		}
 		if ok {
-			dirfd, bi := int64(atFdcwd), 1
-			if nr == sim.SYS_READLINKAT {
-				dirfd, bi = c.Args[0], 2
-			}
 			if b, trunc, sok := ev.Str(bi); sok && !trunc && int64(len(b)) == ev.Ret && int64(len(b)) < int64(len(c.Buf)) {
 				w.ensure(w.abs(t, dirfd, c.Path), vfs.S_IFLNK, string(b))
 			}

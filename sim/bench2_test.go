@@ -2,6 +2,7 @@ package sim
 
 import (
 	"testing"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -64,3 +65,5 @@ func BenchmarkVfsOpen(b *testing.B) {
 		fs.Root().Open("/f", unix.O_RDONLY, 0)
 	}
 }
+
+func addrOf(b []byte) uintptr { return uintptr(unsafe.Pointer(&b[0])) }

@@ -175,7 +175,7 @@ func TestForkExecExit(t *testing.T) {
 	require.NoError(t, c.Exec())
 	require.Equal(t, []int{b}, p.Task().FDs()[1:])
 	require.Empty(t, c.Task().FDs())
-	d, _ := c.Dup(99)
+	d, _ := c.Open("/f", unix.O_RDONLY, 0)
 	require.Equal(t, 0, d)
 	c2 := p.Fork()
 	c2.Exit()

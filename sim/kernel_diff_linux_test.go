@@ -28,11 +28,27 @@ import (
 func TestKernelDiff(t *testing.T) {
 	h := newHost(t)
 	setRapidChecks(t, 60)
+	known := map[string]int{}
 	rapid.Check(t, func(rt *rapid.T) {
 		s := newKdiff(rt, h)
+		s.known = known
 		defer s.p.done()
 		rt.Repeat(s.actions())
 	})
+	for _, b := range knownModelBugs {
+		if n := known[b.name]; n > 0 {
+			t.Logf("model bug (masked %d times): %s", n, b.note)
+		}
+	}
+}
+
+// knownModelBugs are the divergences of the model found by this test and written
+// up; kdiff masks exactly these (see where each name is used) and counts them, so
+// that everything else stays strict. Each has a deterministic row in
+// TestKnownModelBugs that skips while the bug is there.
+var knownModelBugs = []struct{ name, note string }{
+	{"dirSize", "a directory's st_size is 0 in the model, 4096 on ext4 (one block)"},
+	{"truncateNegLen", "truncate(path, -1) checks the path first (ENOENT, ENOTDIR, EISDIR...); the kernel fails with EINVAL before the lookup"},
 }
 
 // setRapidChecks sets rapid's number of checks for this test: IOSIM_DIFF_CHECKS, else
@@ -57,6 +73,13 @@ func setRapidChecks(t *testing.T, def int) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { fl.Value.Set(old) })
+	// Failures print the seed to reproduce them; a fail file would be written into
+	// the package directory.
+	if nf := flag.Lookup("rapid.nofailfile"); nf != nil {
+		oldNf := nf.Value.String()
+		nf.Value.Set("true")
+		t.Cleanup(func() { nf.Value.Set(oldNf) })
+	}
 }
 
 // The namespace the sequences work in: regular files, a subdirectory, a symlink to
@@ -77,6 +100,8 @@ type kdiff struct {
 	m, k sys
 	base int
 	fds  []int // fds believed open (>= base), in the order they appeared
+
+	known map[string]int // masked occurrences of knownModelBugs, by name
 }
 
 func newKdiff(rt *rapid.T, h *host) *kdiff {
@@ -154,9 +179,19 @@ func (s *kdiff) sameStat(call string, ms, ks *unix.Stat_t, blocks bool) {
 	if !blocks {
 		m.Blocks, k.Blocks = 0, 0
 	}
+	if k.Mode&unix.S_IFMT == unix.S_IFDIR && m.Mode == k.Mode && k.Size == 4096 && m.Size == 0 {
+		s.mask("dirSize")
+		m.Size = k.Size
+	}
 	if m != k {
 		s.t.Fatalf("%s: kernel stat %+v, model stat %+v", call, k, m)
 	}
+}
+
+// mask records one occurrence of the known model bug name; it returns true.
+func (s *kdiff) mask(name string) bool {
+	s.known[name]++
+	return true
 }
 
 // opened records a new fd (returned by both sides, so already compared).
@@ -372,7 +407,11 @@ func (s *kdiff) actions() map[string]func(*rapid.T) {
 		},
 		"truncate": func(t *rapid.T) {
 			path, n := rapid.SampledFrom(diffPaths).Draw(t, "path"), drawOff(t, "len")
-			s.sameErr(fmt.Sprintf("truncate(%q, %d)", path, n), s.m.Truncate(path, n), s.k.Truncate(path, n))
+			merr, kerr := s.m.Truncate(path, n), s.k.Truncate(path, n)
+			if n < 0 && kerr == unix.EINVAL && merr != unix.EINVAL && s.mask("truncateNegLen") {
+				return
+			}
+			s.sameErr(fmt.Sprintf("truncate(%q, %d)", path, n), merr, kerr)
 		},
 		"fallocate": func(t *rapid.T) {
 			fd, off := s.drawFd("fd"), drawOff(t, "off")

@@ -134,9 +134,15 @@ func appendResult(dst []byte, ev *Event) []byte {
 		}
 	}
 	if ev.RetComment != nil {
-		dst = append(dst, " ("...)
-		dst = append(dst, ev.RetComment...)
-		dst = append(dst, ')')
+		if parenSafe(ev.RetComment) {
+			dst = append(dst, " ("...)
+			dst = append(dst, ev.RetComment...)
+			dst = append(dst, ')')
+		} else {
+			dst = append(dst, " /* "...)
+			dst = append(dst, ev.RetComment...)
+			dst = append(dst, " */"...)
+		}
 	}
 	if ev.Injected {
 		dst = append(dst, " (INJECTED)"...)
@@ -260,4 +266,28 @@ func appendEscaped(dst, s []byte, path bool) []byte {
 		}
 	}
 	return dst
+}
+
+// parenSafe reports whether "(" + c + ")" reads back as one parenthesized
+// trailer (balanced brackets, terminated strings).
+func parenSafe(c []byte) bool {
+	depth := 0
+	for i := 0; i < len(c); i++ {
+		switch c[i] {
+		case '"':
+			j := skipString(c, i)
+			if j < 0 {
+				return false
+			}
+			i = j - 1
+		case '(', '[', '{':
+			depth++
+		case ')', ']', '}':
+			depth--
+			if depth < 0 {
+				return false
+			}
+		}
+	}
+	return depth == 0
 }

@@ -76,9 +76,7 @@ func opensDecoration(b []byte, i int) bool {
 func skipDecoration(b []byte, i int) int {
 	depth, brackets := 0, 0
 	for i < len(b) {
-		for i < len(b) && !decSpecial[b[i]] {
-			i++
-		}
+		i = skipPlain(b, i, &decSpecial)
 		if i >= len(b) {
 			break
 		}
@@ -154,9 +152,7 @@ func closerOf(c byte) byte {
 func scanArgs(b []byte, i int, stack []byte) (end int, col int, msg string, st []byte) {
 	stack = stack[:0]
 	for i < len(b) {
-		for i < len(b) && !special[b[i]] {
-			i++
-		}
+		i = skipPlain(b, i, &special)
 		if i >= len(b) {
 			break
 		}
@@ -381,4 +377,18 @@ func unescape(dst, s []byte) []byte {
 		}
 	}
 	return dst
+}
+
+// skipPlain returns the index of the first byte at or after i that is in
+// set, or len(b).
+func skipPlain(b []byte, i int, set *[256]bool) int {
+	if i >= len(b) {
+		return len(b)
+	}
+	for k, c := range b[i:] {
+		if set[c] {
+			return i + k
+		}
+	}
+	return len(b)
 }

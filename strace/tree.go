@@ -31,7 +31,9 @@ func (t *tree) parse(src []byte) []Node {
 }
 
 // list parses values separated by ',' up to the closer (0: end of src) and
-// returns them and the index after the closer.
+// returns them and the index after the closer. Each element is parsed in
+// place in its stack slot (nodes are large: copying them is most of the
+// cost), and the finished elements are moved to nodes in one copy.
 func (t *tree) list(pos int, closer byte, depth int) ([]Node, int) {
 	src := t.src
 	base := len(t.stack)
@@ -40,9 +42,9 @@ func (t *tree) list(pos int, closer byte, depth int) ([]Node, int) {
 		return nil, pos + 1
 	}
 	for pos < len(src) {
-		var n Node
-		n, pos = t.elem(pos, closer, depth)
-		t.stack = append(t.stack, n)
+		idx := len(t.stack)
+		t.stack = append(t.stack, Node{})
+		pos = t.elem(idx, pos, closer, depth)
 		pos = skipSpaces(src, pos)
 		if pos >= len(src) {
 			break
@@ -63,15 +65,20 @@ func (t *tree) list(pos int, closer byte, depth int) ([]Node, int) {
 		t.stack = append(t.stack, Node{Kind: NodeRaw, Raw: src[pos:]})
 		pos = len(src)
 	}
+	return t.commit(base), pos
+}
+
+// commit moves stack[base:] to nodes and returns them.
+func (t *tree) commit(base int) []Node {
 	start := len(t.nodes)
 	t.nodes = append(t.nodes, t.stack[base:]...)
 	t.stack = t.stack[:base]
-	return t.nodes[start:len(t.nodes):len(t.nodes)], pos
+	return t.nodes[start:len(t.nodes):len(t.nodes)]
 }
 
-// elem parses one list element, `key=value` or `value`, falling back to a
-// NodeRaw covering the text up to the next ',' or closer.
-func (t *tree) elem(pos int, closer byte, depth int) (Node, int) {
+// elem parses one list element, `key=value` or `value`, into stack[idx],
+// falling back to a NodeRaw covering the text up to the next ',' or closer.
+func (t *tree) elem(idx, pos int, closer byte, depth int) int {
 	src := t.src
 	var key []byte
 	if isIdentStart(src[pos]) {
@@ -84,77 +91,77 @@ func (t *tree) elem(pos int, closer byte, depth int) (Node, int) {
 			pos = j + 1
 		}
 	}
-	nmark, smark, dmark := len(t.nodes), len(t.stack), len(t.dec)
-	n, end, ok := t.value(pos, depth)
+	nmark, dmark := len(t.nodes), len(t.dec)
+	end, ok := t.value(idx, pos, depth)
 	if ok {
 		q := skipSpaces(src, end)
 		ok = q >= len(src) || src[q] == ',' || (closer != 0 && src[q] == closer)
 	}
 	if !ok {
-		t.nodes, t.stack, t.dec = t.nodes[:nmark], t.stack[:smark], t.dec[:dmark]
+		t.nodes, t.stack, t.dec = t.nodes[:nmark], t.stack[:idx+1], t.dec[:dmark]
 		end = scanValueEnd(src, pos)
-		n = Node{Kind: NodeRaw, Raw: bytes.TrimRight(src[pos:end], " ")}
+		t.stack[idx] = Node{Kind: NodeRaw, Raw: bytes.TrimRight(src[pos:end], " ")}
 	}
-	n.Key = key
-	return n, end
+	t.stack[idx].Key = key
+	return end
 }
 
-// value parses a primary with its postfixes (comment, decoration), a '|'
-// flag set and a '=>' in/out pair.
-func (t *tree) value(pos int, depth int) (Node, int, bool) {
+// value parses into stack[idx] a primary with its postfixes (comment,
+// decoration), a '|' flag set and a '=>' in/out pair.
+func (t *tree) value(idx, pos int, depth int) (int, bool) {
 	if depth > maxDepth {
-		return Node{}, pos, false
+		return pos, false
 	}
 	src := t.src
 	start := pos
-	n, pos, ok := t.primary(pos, depth)
+	pos, ok := t.primary(idx, pos, depth)
 	if !ok {
-		return n, pos, false
+		return pos, false
 	}
-	pos = t.postfix(&n, start, pos)
+	pos = t.postfix(idx, start, pos)
 	if pos < len(src) && src[pos] == '|' {
-		base := len(t.stack)
-		t.stack = append(t.stack, n)
-		known, v := n.Known, n.Int
+		kb := len(t.stack)
+		t.stack = append(t.stack, t.stack[idx])
+		known, v := t.stack[idx].Known, t.stack[idx].Int
 		for pos < len(src) && src[pos] == '|' {
 			s := pos + 1
-			var k Node
-			k, pos, ok = t.primary(s, depth)
+			k := len(t.stack)
+			t.stack = append(t.stack, Node{})
+			pos, ok = t.primary(k, s, depth)
 			if !ok {
-				t.stack = t.stack[:base]
-				return k, pos, false
+				t.stack = t.stack[:kb]
+				return pos, false
 			}
-			pos = t.postfix(&k, s, pos)
-			known = known && k.Known
-			v |= k.Int
-			t.stack = append(t.stack, k)
+			pos = t.postfix(k, s, pos)
+			known = known && t.stack[k].Known
+			v |= t.stack[k].Int
 		}
-		ks := len(t.nodes)
-		t.nodes = append(t.nodes, t.stack[base:]...)
-		t.stack = t.stack[:base]
-		n = Node{Kind: NodeFlags, Known: known, Int: v, Raw: src[start:pos], Kids: t.nodes[ks:len(t.nodes):len(t.nodes)]}
+		kids := t.commit(kb)
+		t.stack[idx] = Node{Kind: NodeFlags, Known: known, Int: v, Raw: src[start:pos], Kids: kids}
 	}
 	if q := skipSpaces(src, pos); q+1 < len(src) && src[q] == '=' && src[q+1] == '>' {
 		r := skipSpaces(src, q+2)
 		if r >= len(src) {
-			return n, pos, false
+			return pos, false
 		}
-		out, end, ok := t.value(r, depth+1)
+		kb := len(t.stack)
+		t.stack = append(t.stack, t.stack[idx], Node{})
+		end, ok := t.value(kb+1, r, depth+1)
 		if !ok {
-			return out, end, false
+			t.stack = t.stack[:kb]
+			return end, false
 		}
-		ks := len(t.nodes)
-		t.nodes = append(t.nodes, n, out)
-		n = Node{Kind: NodeInOut, Raw: src[start:end], Kids: t.nodes[ks:len(t.nodes):len(t.nodes)]}
-		n.Int, n.Known = n.Kids[0].Int, n.Kids[0].Known
+		kids := t.commit(kb)
+		t.stack[idx] = Node{Kind: NodeInOut, Raw: src[start:end], Kids: kids, Int: kids[0].Int, Known: kids[0].Known}
 		pos = end
 	}
-	return n, pos, true
+	return pos, true
 }
 
-// postfix attaches trailing /* comments */ and -y decorations to n.
-func (t *tree) postfix(n *Node, start, pos int) int {
+// postfix attaches trailing /* comments */ and -y decorations to stack[idx].
+func (t *tree) postfix(idx, start, pos int) int {
 	src := t.src
+	n := &t.stack[idx]
 	for {
 		q := skipSpaces(src, pos)
 		if q+1 < len(src) && src[q] == '/' && src[q+1] == '*' {
@@ -210,11 +217,12 @@ func (t *tree) decoration(n *Node, d []byte) {
 	n.Text = path
 }
 
-// primary parses a string, struct, array, number, name, call or "...".
-func (t *tree) primary(pos int, depth int) (Node, int, bool) {
+// primary parses into stack[idx] a string, struct, array, number, name,
+// call or "...".
+func (t *tree) primary(idx, pos int, depth int) (int, bool) {
 	src := t.src
 	if pos >= len(src) {
-		return Node{}, pos, false
+		return pos, false
 	}
 	start := pos
 	c := src[pos]
@@ -222,9 +230,10 @@ func (t *tree) primary(pos int, depth int) (Node, int, bool) {
 	case c == '"':
 		e := skipString(src, pos)
 		if e < 0 {
-			return Node{}, pos, false
+			return pos, false
 		}
-		n := Node{Kind: NodeStr}
+		n := &t.stack[idx]
+		*n = Node{Kind: NodeStr}
 		body := src[pos+1 : e-1]
 		if bytes.IndexByte(body, '\\') >= 0 {
 			s := len(t.dec)
@@ -238,17 +247,18 @@ func (t *tree) primary(pos int, depth int) (Node, int, bool) {
 			e += 3
 		}
 		n.Raw = src[start:e]
-		return n, e, true
+		return e, true
 	case c == '{' || c == '[':
 		kids, e := t.list(pos+1, closerOf(c), depth+1)
 		if e < 1 || src[e-1] != closerOf(c) {
-			return Node{}, e, false
+			return e, false
 		}
 		k := NodeStruct
 		if c == '[' {
 			k = NodeArray
 		}
-		return Node{Kind: k, Raw: src[start:e], Kids: kids}, e, true
+		t.stack[idx] = Node{Kind: k, Raw: src[start:e], Kids: kids}
+		return e, true
 	case c == '-' || isDigit(c):
 		neg := c == '-'
 		if neg {
@@ -256,13 +266,14 @@ func (t *tree) primary(pos int, depth int) (Node, int, bool) {
 		}
 		v, e, _, ok := parseUint(src, pos)
 		if !ok {
-			return Node{}, e, false
+			return e, false
 		}
 		iv := int64(v)
 		if neg {
 			iv = -iv
 		}
-		return Node{Kind: NodeInt, Known: true, Int: iv, Raw: src[start:e]}, e, true
+		t.stack[idx] = Node{Kind: NodeInt, Known: true, Int: iv, Raw: src[start:e]}
+		return e, true
 	case isIdentStart(c):
 		e := pos + 1
 		for e < len(src) && isIdent(src[e]) {
@@ -272,16 +283,19 @@ func (t *tree) primary(pos int, depth int) (Node, int, bool) {
 		if e < len(src) && src[e] == '(' {
 			kids, e2 := t.list(e+1, ')', depth+1)
 			if e2 < 1 || src[e2-1] != ')' {
-				return Node{}, e2, false
+				return e2, false
 			}
-			return Node{Kind: NodeCall, Text: name, Raw: src[start:e2], Kids: kids}, e2, true
+			t.stack[idx] = Node{Kind: NodeCall, Text: name, Raw: src[start:e2], Kids: kids}
+			return e2, true
 		}
 		v, ok := constValue(name)
-		return Node{Kind: NodeIdent, Known: ok, Int: v, Text: name, Raw: name}, e, true
+		t.stack[idx] = Node{Kind: NodeIdent, Known: ok, Int: v, Text: name, Raw: name}
+		return e, true
 	case c == '.':
 		if pos+2 < len(src) && src[pos+1] == '.' && src[pos+2] == '.' {
-			return Node{Kind: NodeEllipsis, Raw: src[pos : pos+3]}, pos + 3, true
+			t.stack[idx] = Node{Kind: NodeEllipsis, Raw: src[pos : pos+3]}
+			return pos + 3, true
 		}
 	}
-	return Node{}, pos, false
+	return pos, false
 }
