@@ -96,6 +96,7 @@ type Report struct {
 	Stack           string                   `json:"stack"`
 	Calls           int64                    `json:"calls"`
 	Replayed        int64                    `json:"replayed"`
+	Verified        int64                    `json:"verified"`
 	NotModelled     map[string]int64         `json:"not_modelled"`
 	ParseErrors     int64                    `json:"parse_errors"`
 	ParseErrorList  []string                 `json:"parse_error_list,omitempty"`

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"os"
@@ -179,8 +180,12 @@ func cloneFlags(ev *strace.Event) int64 {
 }
 
 // cwdHint returns the working directory an event reveals: a -yy AT_FDCWD</path>
-// decoration, or a successful getcwd's result.
+// decoration, or a successful getcwd's result. It parses arguments only of events
+// that can show one.
 func cwdHint(ev *strace.Event) string {
+	if ev.Name != "getcwd" && !bytes.Contains(ev.RawArgs, []byte("AT_FDCWD")) {
+		return ""
+	}
 	if ev.Name == "getcwd" && ev.RetKnown && ev.Ret > 0 {
 		if b, trunc, ok := ev.Str(0); ok && !trunc {
 			return string(b)

@@ -382,6 +382,17 @@ func TestErrorPaths(t *testing.T) {
 		{name: "open/O_CREAT|O_EXCL dangling symlink", want: unix.EEXIST, do: func(e errEnv) (int64, error) {
 			return open(e, "/dang", unix.O_RDWR|unix.O_CREAT|unix.O_EXCL)
 		}},
+		{name: "open/O_CREAT|O_EXCL root", want: unix.EEXIST, do: func(e errEnv) (int64, error) { return open(e, "/", unix.O_RDWR|unix.O_CREAT|unix.O_EXCL) },
+			modelBug: "open(\"/\", O_CREAT|O_EXCL) = EISDIR, kernel EEXIST", modelGot: unix.EISDIR},
+		{name: "open/O_CREAT|O_EXCL dir dot", want: unix.EEXIST, do: func(e errEnv) (int64, error) { return open(e, "/d/.", unix.O_RDONLY|unix.O_CREAT|unix.O_EXCL) }},
+		{name: "open/O_CREAT|O_EXCL dir dotdot", want: unix.EEXIST, do: func(e errEnv) (int64, error) { return open(e, "/d/..", unix.O_RDONLY|unix.O_CREAT|unix.O_EXCL) }},
+		{name: "open/O_CREAT root", want: unix.EISDIR, do: func(e errEnv) (int64, error) { return open(e, "/", unix.O_RDONLY|unix.O_CREAT) }},
+		{name: "open/O_CREAT|O_EXCL dir trailing slash", want: unix.EISDIR, do: func(e errEnv) (int64, error) {
+			return open(e, "/d/", unix.O_RDONLY|unix.O_CREAT|unix.O_EXCL)
+		}},
+		{name: "open/O_CREAT|O_EXCL file trailing slash", want: unix.EISDIR, do: func(e errEnv) (int64, error) {
+			return open(e, "/f/", unix.O_RDONLY|unix.O_CREAT|unix.O_EXCL)
+		}},
 		{name: "mkdir/existing dir", want: unix.EEXIST, do: func(e errEnv) (int64, error) { return e0(e.s.Mkdir("/d", 0o755)) }},
 		{name: "mkdir/existing file", want: unix.EEXIST, do: func(e errEnv) (int64, error) { return e0(e.s.Mkdir("/f", 0o755)) }},
 		{name: "mkdir/dangling symlink", want: unix.EEXIST, do: func(e errEnv) (int64, error) { return e0(e.s.Mkdir("/dang", 0o755)) }},

@@ -14,8 +14,8 @@ import (
 // fixture: /d (dir), /d/f (4096 bytes), /d/sl -> "abcdef", and fds: rw (O_RDWR on
 // /d/f), ro, wo, dfd (O_RDONLY on /d).
 type fixture struct {
-	k                *Kernel
-	p                *Process
+	k               *Kernel
+	p               *Process
 	rw, ro, wo, dfd int
 }
 
@@ -34,7 +34,7 @@ func newFixture(t *testing.T, opts ...Option) *fixture {
 	return fx
 }
 
-func e2(_ int, err error) error   { return err }
+func e2(_ int, err error) error    { return err }
 func e64(_ int64, err error) error { return err }
 
 // TestErrnoTable lists error paths with the errno this machine's kernel (Linux

@@ -97,7 +97,8 @@ type Event struct {
 	Name string
 
 	// RawArgs is the exact text between the call's parentheses (joined across
-	// an unfinished/resumed pair), or the siginfo text of a signal.
+	// an unfinished/resumed pair), the siginfo text of a signal, or the text
+	// of a KindMessage line.
 	RawArgs []byte
 
 	Ret        int64 // return value (exit status for KindExit); meaningful if RetKnown
@@ -128,9 +129,13 @@ type Event struct {
 	ownTree *tree // set by Clone
 }
 
-// Args returns the parsed top-level arguments. The tree is built on the first
-// call and reuses the parser's buffers.
+// Args returns the parsed top-level arguments of a syscall (or the siginfo
+// of a signal; nil for other kinds). The tree is built on the first call into
+// the parser's reused buffers and is valid as long as the event.
 func (ev *Event) Args() []Node {
+	if ev.Kind != KindSyscall && ev.Kind != KindSignal {
+		return nil
+	}
 	if !ev.parsed {
 		ev.parsed = true
 		t := ev.ownTree

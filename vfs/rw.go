@@ -202,9 +202,11 @@ func (i *Inode) Truncate(size int64) error {
 
 func (fs *FS) truncateLocked(i *Inode, size int64) error {
 	old := i.size
-	if size < old {
+	if size <= old {
+		// Truncating to the same size still frees blocks fallocated with
+		// KEEP_SIZE beyond the end of file, as ext4 does.
 		_ = fs.mutateData(i, size, 0, func(d *fileData) { d.Truncate(size) })
-		fs.markRange(i, size, old-size)
+		fs.markRange(i, size, max(old-size, fs.cfg.blockSize))
 	}
 	i.size = size
 	t := fs.now()
@@ -247,10 +249,12 @@ func (i *Inode) Fallocate(mode uint32, off, n int64) error {
 	var err error
 	switch {
 	case mode&FallocPunchHole != 0:
-		end := min(off+n, i.size)
-		if off < end {
-			err = fs.mutateData(i, off, end-off, func(d *fileData) { d.PunchHole(off, end-off) })
-			fs.markRange(i, off, end-off)
+		// ext4: nothing happens at or past the end of file; a range that runs past
+		// it ends at the end of the block holding it.
+		if off < i.size {
+			size := i.size
+			err = fs.mutateData(i, off, n, func(d *fileData) { d.PunchHoleAtSize(off, n, size) })
+			fs.markRange(i, off, min(n, size+fs.cfg.blockSize-off))
 		}
 	case mode&FallocZeroRange != 0:
 		err = fs.mutateData(i, off, n, func(d *fileData) { d.ZeroRange(off, n) })

@@ -1,0 +1,230 @@
+package replay
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"iosim/strace"
+)
+
+const traces = "../testdata/traces/"
+
+// TestBundledTracesVerify is the acceptance test of iosim replay: every recorded
+// trace replays with no divergence, every line parses, and the count of system
+// calls is the one the traces' README gives.
+func TestBundledTracesVerify(t *testing.T) {
+	cases := []struct {
+		files []string
+		calls int64
+	}{
+		{[]string{"oraus.seek"}, 2240},
+		{[]string{"oraus.seq"}, 1440},
+		{[]string{"oraus.curend"}, 4440},
+		{[]string{"syncwrite.buffered"}, 57},
+		{[]string{"syncwrite.osync"}, 57},
+		{[]string{"dd.oflag-sync"}, 90},
+		{[]string{"dd.oflag-direct"}, 90},
+		{[]string{"dd.conv-fsync"}, 74},
+		{[]string{"commit.fsync"}, 242},
+		{[]string{"commit.fdatasync"}, 242},
+		{[]string{"sqlite.delete-full"}, 2128},
+		{[]string{"sqlite.delete-normal"}, 2077},
+		{[]string{"sparse.seekdata"}, 111},
+		{[]string{"aio.dbwr"}, 176},
+		{[]string{"fdtable.basic"}, 127},
+		{[]string{"fdtable.namespace"}, 188},
+		{[]string{"git.init-add-commit"}, 2321},
+		{[]string{"tar.create"}, 945},
+		{[]string{"python.atomic-replace"}, 431},
+		{[]string{"pg.backend"}, 567},
+		{[]string{"threads.f"}, 292},
+		{[]string{"threads.ffpid25447", "threads.ffpid25448", "threads.ffpid25449", "threads.ffpid25450"}, 292},
+	}
+	for _, tc := range cases {
+		t.Run(strings.Join(tc.files, "+"), func(t *testing.T) {
+			var files []string
+			for _, f := range tc.files {
+				files = append(files, traces+f+".strace")
+			}
+			rep, err := Run(files, Options{Verify: true})
+			require.NoError(t, err)
+			require.Zero(t, rep.ParseErrors)
+			for _, d := range rep.DivergenceList {
+				t.Error(d)
+			}
+			require.Zero(t, rep.Divergences)
+			require.Equal(t, tc.calls, rep.Calls, "system calls in the trace")
+			require.Positive(t, rep.Verified, "calls whose results were compared")
+			require.Positive(t, rep.KernelCalls)
+		})
+	}
+}
+
+// mutate copies a bundled trace into a temp dir with line no (1-based) rewritten.
+func mutate(t *testing.T, name string, no int, edit func(string) string) string {
+	t.Helper()
+	data, err := os.ReadFile(traces + name + ".strace")
+	require.NoError(t, err)
+	lines := strings.Split(string(data), "\n")
+	changed := edit(lines[no-1])
+	require.NotEqual(t, lines[no-1], changed, "the mutation must change the line")
+	lines[no-1] = changed
+	p := filepath.Join(t.TempDir(), name+".strace")
+	require.NoError(t, os.WriteFile(p, []byte(strings.Join(lines, "\n")), 0o644))
+	return p
+}
+
+// TestVerifyFindsDivergences shows that --verify is not vacuous: a trace whose
+// recorded result was altered is reported at that line, with what differs.
+func TestVerifyFindsDivergences(t *testing.T) {
+	cases := []struct {
+		name  string
+		trace string
+		line  int
+		edit  func(string) string
+		what  string
+	}{
+		{"read count", "oraus.seek", 49, func(l string) string { return strings.Replace(l, "= 512", "= 511", 1) }, "return value"},
+		{"errno", "oraus.curend", 55, func(l string) string { return strings.Replace(l, "EINVAL (Invalid argument)", "ENXIO (No such device or address)", 1) }, "result"},
+		{"bytes of a file the trace wrote", "fdtable.basic", 76, func(l string) string { return strings.Replace(l, `"PPPP"`, `"PPQP"`, 1) }, "byte at file offset 102"},
+		{"hole read as zeros", "fdtable.basic", 77, func(l string) string { return strings.Replace(l, `"\0\0\0\0PPPP"`, `"\0\1\0\0PPPP"`, 1) }, "byte at file offset 97"},
+		{"stat size", "fdtable.namespace", 44, func(l string) string { return strings.Replace(l, "st_size=10,", "st_size=11,", 1) }, "st_size"},
+		{"success that the model refuses", "fdtable.basic", 32, func(l string) string {
+			return strings.Replace(l, "= -1 EBADF (Bad file descriptor)", "= 0", 1)
+		}, "result"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := mutate(t, tc.trace, tc.line, tc.edit)
+			rep, err := Run([]string{p}, Options{Verify: true})
+			require.NoError(t, err)
+			require.NotZero(t, rep.Divergences)
+			d := rep.DivergenceList[0]
+			require.Equal(t, tc.line, d.Line, "%s", d)
+			require.Equal(t, p, d.File)
+			require.Contains(t, d.What, tc.what, "%s", d)
+		})
+	}
+}
+
+func writeTrace(t *testing.T, text string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "t.strace")
+	require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
+	return p
+}
+
+func TestMalformedLine(t *testing.T) {
+	p := writeTrace(t, "openat(AT_FDCWD, \"x\", O_RDONLY) = -1 ENOENT (No such file or directory)\nthis is not strace\nclose(3) = -1 EBADF (Bad file descriptor)\n")
+	_, err := Run([]string{p}, Options{Verify: true})
+	require.Error(t, err)
+	var se *strace.SyntaxError
+	require.ErrorAs(t, err, &se)
+	require.Equal(t, p, se.File)
+	require.Equal(t, 2, se.Line)
+
+	rep, err := Run([]string{p}, Options{Verify: true, KeepGoing: true})
+	require.NoError(t, err)
+	require.EqualValues(t, 1, rep.ParseErrors)
+	require.EqualValues(t, 2, rep.Calls)
+	require.Zero(t, rep.Divergences)
+}
+
+// TestHostileTraces: traces that claim what Linux would never answer get Linux's
+// answer and a divergence, in bounded memory, never a panic.
+func TestHostileTraces(t *testing.T) {
+	t.Run("write at 2^62", func(t *testing.T) {
+		p := writeTrace(t, "openat(AT_FDCWD, \"f\", O_RDWR|O_CREAT, 0644) = 3\npwrite64(3, \"x\", 1, 4611686018427387904) = 1\n")
+		rep, err := Run([]string{p}, Options{Verify: true})
+		require.NoError(t, err)
+		require.EqualValues(t, 1, rep.Divergences)
+		require.Equal(t, "-1 EFBIG", rep.DivergenceList[0].Simulated)
+	})
+	t.Run("many opens", func(t *testing.T) {
+		var b strings.Builder
+		for i := 0; i < 3000; i++ {
+			fmt.Fprintf(&b, "openat(AT_FDCWD, \"f\", O_RDONLY|O_CREAT, 0644) = %d\n", 3+i)
+		}
+		rep, err := Run([]string{writeTrace(t, b.String())}, Options{Verify: true, MaxDivergences: 5})
+		require.NoError(t, err)
+		require.EqualValues(t, 3000-1021, rep.Divergences, "RLIMIT_NOFILE is 1024: fds 3..1023 open")
+		require.Len(t, rep.DivergenceList, 5)
+		require.Equal(t, "-1 EMFILE", rep.DivergenceList[0].Simulated)
+	})
+	t.Run("huge read count", func(t *testing.T) {
+		p := writeTrace(t, "openat(AT_FDCWD, \"f\", O_RDWR|O_CREAT, 0644) = 3\nread(3, \"\", 1099511627776) = 0\n")
+		rep, err := Run([]string{p}, Options{Verify: true})
+		require.NoError(t, err)
+		require.Zero(t, rep.Divergences)
+	})
+	t.Run("long line", func(t *testing.T) {
+		p := writeTrace(t, "write(1, \""+strings.Repeat("a", 3<<20)+"\", 3145728) = 3145728\n")
+		_, err := Run([]string{p}, Options{Verify: true, MaxLineLen: 1 << 20})
+		require.Error(t, err)
+		require.Contains(t, err.Error(), p+":1")
+	})
+	t.Run("resumed without start", func(t *testing.T) {
+		p := writeTrace(t, "123 <... read resumed>\"abc\", 3) = 3\n")
+		_, err := Run([]string{p}, Options{Verify: true})
+		require.Error(t, err)
+		require.Contains(t, err.Error(), p+":1")
+		rep, err := Run([]string{p}, Options{Verify: true, KeepGoing: true})
+		require.NoError(t, err)
+		require.EqualValues(t, 1, rep.ParseErrors)
+	})
+	t.Run("unknown syscall", func(t *testing.T) {
+		p := writeTrace(t, "frobnicate(1, 2) = 0\nclose(7) = -1 EBADF (Bad file descriptor)\n")
+		rep, err := Run([]string{p}, Options{Verify: true})
+		require.NoError(t, err)
+		require.EqualValues(t, 1, rep.NotModelled["frobnicate"])
+		require.Zero(t, rep.Divergences)
+	})
+}
+
+// TestInference: the world before the trace is rebuilt from recorded results.
+func TestInference(t *testing.T) {
+	p := writeTrace(t, strings.Join([]string{
+		`openat(AT_FDCWD, "/etc/data/msg.bin", O_RDONLY) = 3`,
+		`newfstatat(3, "", {st_mode=S_IFREG|0640, st_size=100, ...}, AT_EMPTY_PATH) = 0`,
+		`read(3, "hello", 5) = 5`,
+		`lseek(3, 0, SEEK_END) = 100`,
+		`read(3, "", 10) = 0`,
+		`pread64(3, "hel", 3, 0) = 3`,
+		`openat(AT_FDCWD, "/etc/data", O_RDONLY|O_DIRECTORY) = 4`,
+		`openat(AT_FDCWD, "/etc/gone", O_RDONLY) = -1 ENOENT (No such file or directory)`,
+		``,
+	}, "\n"))
+	rep, err := Run([]string{p}, Options{Verify: true})
+	require.NoError(t, err)
+	require.Zero(t, rep.Divergences, "%v", rep.DivergenceList)
+	require.GreaterOrEqual(t, rep.InferredPaths, 3) // /etc, /etc/data, /etc/data/msg.bin
+}
+
+// TestUnknownBytesAreNotCompared: bytes a write shows only in part (strace -s) are
+// unknown, so a later read of them is not a divergence, but shown bytes are.
+func TestUnknownBytesAreNotCompared(t *testing.T) {
+	base := `openat(AT_FDCWD, "f", O_RDWR|O_CREAT, 0644) = 3` + "\n" +
+		`write(3, "abcd"..., 8) = 8` + "\n" +
+		`pread64(3, %s, 8, 0) = 8` + "\n"
+	rep, err := Run([]string{writeTrace(t, fmt.Sprintf(base, `"abcdWXYZ"`))}, Options{Verify: true})
+	require.NoError(t, err)
+	require.Zero(t, rep.Divergences, "%v", rep.DivergenceList)
+	rep, err = Run([]string{writeTrace(t, fmt.Sprintf(base, `"abXdWXYZ"`))}, Options{Verify: true})
+	require.NoError(t, err)
+	require.EqualValues(t, 1, rep.Divergences)
+	require.Contains(t, rep.DivergenceList[0].What, "offset 2")
+}
+
+func TestStack(t *testing.T) {
+	_, err := Run([]string{traces + "oraus.seek.strace"}, Options{Stack: []string{"nosuchlayer"}})
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "nosuchlayer")
+}
+
+var _ = syscall.EBADF
