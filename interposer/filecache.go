@@ -116,9 +116,25 @@ type FileCache struct {
 	last    *fcProc // the last process served: the common case skips a map lookup
 	loaded  int     // files with data loaded
 
-	// Served counts calls answered from memory; Passed those that reached the next
-	// layer on behalf of the program; Extra the calls the cache made itself.
-	Served, Passed, Extra atomic.Int64
+	served  int64  // guarded by mu
+	maxSize int64  // s_maxbytes, learned from the first task seen
+	freeOfd []*ofd // released descriptions, reused (guarded by mu)
+
+	passed, extraN atomic.Int64
+}
+
+// FileCacheStats counts what the cache did with the calls it saw.
+type FileCacheStats struct {
+	Served int64 // answered from memory
+	Passed int64 // passed to the next layer on behalf of the program
+	Extra  int64 // calls the cache made itself (loads, probes, anchors, moves)
+}
+
+// Stats returns the counters.
+func (fc *FileCache) Stats() FileCacheStats {
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	return FileCacheStats{Served: fc.served, Passed: fc.passed.Load(), Extra: fc.extraN.Load()}
 }
 
 type fileID struct{ dev, ino uint64 }
@@ -137,6 +153,29 @@ type ofd struct {
 	f     *cfile
 	off   int64
 	flags int // as F_GETFL reports them
+	refs  int // fds (in every process) that refer to it
+}
+
+// newOfd returns a description with one reference. Called with fc.mu held.
+func (fc *FileCache) newOfd(f *cfile, flags int) *ofd {
+	if n := len(fc.freeOfd); n > 0 {
+		o := fc.freeOfd[n-1]
+		fc.freeOfd = fc.freeOfd[:n-1]
+		*o = ofd{f: f, flags: flags, refs: 1}
+		return o
+	}
+	return &ofd{f: f, flags: flags, refs: 1}
+}
+
+// drop releases what slot s holds (a virtual fd's reference) and frees it.
+func (fc *FileCache) drop(s *fdSlot) {
+	if s.st == sVirt {
+		if s.v.refs--; s.v.refs == 0 && len(fc.freeOfd) < 64 {
+			s.v.f = nil
+			fc.freeOfd = append(fc.freeOfd, s.v)
+		}
+	}
+	*s = fdSlot{st: sFree}
 }
 
 type slotState uint8
@@ -196,12 +235,12 @@ func (fc *FileCache) Unwrap() sim.Handler { return fc.next }
 
 // extra makes a call of the cache's own through the next layer.
 func (fc *FileCache) extra(c sim.Call) sim.Result {
-	fc.Extra.Add(1)
+	fc.extraN.Add(1)
 	return fc.next.Syscall(c)
 }
 
 func (fc *FileCache) pass(c sim.Call) sim.Result {
-	fc.Passed.Add(1)
+	fc.passed.Add(1)
 	return fc.next.Syscall(c)
 }
 
@@ -377,7 +416,7 @@ func (fc *FileCache) load(t *sim.Task, p *fcProc, f *cfile) bool {
 		return false
 	}
 	st, r := callFstat(fc.next, t, a)
-	fc.Extra.Add(1)
+	fc.extraN.Add(1)
 	if r.Errno != 0 {
 		return false
 	}
@@ -420,7 +459,7 @@ func (fc *FileCache) isTarget(t *sim.Task, id fileID) bool {
 		fc.targets = map[fileID]bool{}
 		for _, p := range fc.Paths {
 			st, r := callStat(fc.next, t, p)
-			fc.Extra.Add(1)
+			fc.extraN.Add(1)
 			if r.Errno == 0 && st.Mode&unix.S_IFMT == unix.S_IFREG {
 				fc.targets[fileID{st.Dev, st.Ino}] = true
 			}
@@ -441,8 +480,8 @@ func (fc *FileCache) Syscall(c sim.Call) sim.Result {
 		p := fc.proc(c.Task)
 		if s := p.virt(int(int32(c.Args[0]))); s != nil {
 			if r, ok := fc.serve(&c, p, s); ok {
+				fc.served++
 				fc.mu.Unlock()
-				fc.Served.Add(1)
 				return r
 			}
 		}
@@ -463,8 +502,8 @@ func (fc *FileCache) Syscall(c sim.Call) sim.Result {
 				cc := c
 				cc.Nr, cc.Args = sim.SYS_FSTAT, [6]int64{c.Args[0]}
 				if r, ok := fc.serve(&cc, p, s); ok {
+					fc.served++
 					fc.mu.Unlock()
-					fc.Served.Add(1)
 					return r
 				}
 			}
@@ -479,7 +518,7 @@ func (fc *FileCache) Syscall(c sim.Call) sim.Result {
 func (fc *FileCache) serve(c *sim.Call, p *fcProc, s *fdSlot) (sim.Result, bool) {
 	o := s.v
 	f := o.f
-	if !fc.load(c.Task, p, f) {
+	if (!f.ok || f.statGen != fc.gen) && !fc.load(c.Task, p, f) {
 		return sim.Result{}, false
 	}
 	switch c.Nr {
@@ -529,7 +568,10 @@ func (fc *FileCache) serve(c *sim.Call, p *fcProc, s *fdSlot) (sim.Result, bool)
 		default:
 			return sim.Fail(unix.EINVAL), true
 		}
-		if pos < 0 || pos > c.Task.Kernel().FS().MaxFileSize() {
+		if fc.maxSize == 0 {
+			fc.maxSize = c.Task.Kernel().FS().MaxFileSize()
+		}
+		if pos < 0 || pos > fc.maxSize {
 			return sim.Fail(unix.EINVAL), true
 		}
 		o.off = pos
@@ -555,11 +597,17 @@ func readAt(dst, data []byte, off int64) int {
 
 // open serves or passes open/openat/creat.
 func (fc *FileCache) open(c sim.Call) sim.Result {
+	fc.mu.Lock()
+	r := fc.openLocked(&c)
+	fc.mu.Unlock()
+	return r
+}
+
+func (fc *FileCache) openLocked(cp *sim.Call) sim.Result {
+	c := *cp
 	flags := openFlags(&c)
 	servable := c.Nr != sim.SYS_CREAT && flags&unix.O_ACCMODE == unix.O_RDONLY &&
 		flags&^servableFlags == 0 && (openDirfd(&c) == unix.AT_FDCWD || path.IsAbs(c.Path))
-	fc.mu.Lock()
-	defer fc.mu.Unlock()
 	p := fc.proc(c.Task)
 	t := c.Task
 	if !servable {
@@ -596,8 +644,8 @@ func (fc *FileCache) open(c sim.Call) sim.Result {
 			// EMFILE (no free fd below the limit) is left to the kernel.
 			if fd := fc.lowestFree(t, p, 0); fd < p.nofile {
 				fc.claim(t, p, fd)
-				*p.slot(fd) = fdSlot{st: sVirt, v: &ofd{f: e.f, flags: e.getfl}, cloexec: flags&unix.O_CLOEXEC != 0}
-				fc.Served.Add(1)
+				*p.slot(fd) = fdSlot{st: sVirt, v: fc.newOfd(e.f, e.getfl), cloexec: flags&unix.O_CLOEXEC != 0}
+				fc.served++
 				return sim.Result{Ret: int64(fd)}
 			}
 		}
@@ -608,7 +656,7 @@ func (fc *FileCache) open(c sim.Call) sim.Result {
 	}
 	fd := fc.allocated(t, p, 0, int(r.Ret))
 	st, sr := callFstat(fc.next, t, fd)
-	fc.Extra.Add(1)
+	fc.extraN.Add(1)
 	id := fileID{st.Dev, st.Ino}
 	if sr.Errno != 0 || st.Mode&unix.S_IFMT != unix.S_IFREG || !fc.isTarget(t, id) {
 		p.res[key] = resEnt{gen: fc.gen}
@@ -626,7 +674,7 @@ func (fc *FileCache) open(c sim.Call) sim.Result {
 	}
 	gr := fc.extra(sim.Call{Nr: sim.SYS_FCNTL, Task: t, Args: [6]int64{int64(fd), unix.F_GETFL}})
 	p.res[key] = resEnt{gen: fc.gen, f: f, getfl: int(gr.Ret)}
-	*p.slot(fd) = fdSlot{st: sVirt, v: &ofd{f: f, flags: int(gr.Ret)}, cloexec: flags&unix.O_CLOEXEC != 0, mat: true}
+	*p.slot(fd) = fdSlot{st: sVirt, v: fc.newOfd(f, int(gr.Ret)), cloexec: flags&unix.O_CLOEXEC != 0, mat: true}
 	fc.load(t, p, f)
 	return sim.Result{Ret: int64(fd)}
 }

@@ -23,9 +23,9 @@ func (fc *FileCache) fdtable(c sim.Call) sim.Result {
 			if s.mat {
 				fc.extra(sim.Call{Nr: sim.SYS_CLOSE, Task: t, Args: [6]int64{int64(fd)}})
 			}
-			*s = fdSlot{st: sFree}
+			fc.drop(s)
+			fc.served++
 			fc.mu.Unlock()
-			fc.Served.Add(1)
 			return sim.Result{}
 		}
 		if s := p.peek(fd); s != nil && s.st == sHidden {
@@ -34,7 +34,7 @@ func (fc *FileCache) fdtable(c sim.Call) sim.Result {
 		}
 		r := fc.pass(c)
 		if fd >= 0 {
-			*p.slot(fd) = fdSlot{st: sFree}
+			fc.drop(p.slot(fd))
 		}
 		fc.mu.Unlock()
 		return r
@@ -70,7 +70,7 @@ func (fc *FileCache) fdtable(c sim.Call) sim.Result {
 				return sim.Fail(unix.EBADF)
 			}
 			if p.virt(fd) != nil {
-				fc.Served.Add(1)
+				fc.served++
 			}
 			return sim.Result{Ret: int64(nfd)}
 		}
@@ -83,6 +83,7 @@ func (fc *FileCache) fdtable(c sim.Call) sim.Result {
 		}
 		if old.st == sVirt {
 			v := old.v
+			v.refs++ // before dropping nfd, which may hold the same description
 			ns := fc.known(t, p, nfd)
 			switch ns.st {
 			case sVirt:
@@ -94,8 +95,9 @@ func (fc *FileCache) fdtable(c sim.Call) sim.Result {
 			case sHidden:
 				fc.claim(t, p, nfd)
 			}
+			fc.drop(p.slot(nfd))
 			*p.slot(nfd) = fdSlot{st: sVirt, v: v, cloexec: cloexec}
-			fc.Served.Add(1)
+			fc.served++
 			return sim.Result{Ret: int64(nfd)}
 		}
 		ns := p.slot(nfd)
@@ -104,6 +106,7 @@ func (fc *FileCache) fdtable(c sim.Call) sim.Result {
 		}
 		r := fc.pass(c)
 		if r.Errno == 0 {
+			fc.drop(p.slot(nfd))
 			*p.slot(nfd) = fdSlot{st: sReal}
 			fc.copyID(p, fd, nfd)
 		}
@@ -164,7 +167,7 @@ func (fc *FileCache) fdtable(c sim.Call) sim.Result {
 				}
 				continue
 			}
-			*s = fdSlot{st: sFree}
+			fc.drop(s)
 		}
 		return r
 
@@ -181,6 +184,11 @@ func (fc *FileCache) fdtable(c sim.Call) sim.Result {
 				for k, v := range p.anchors {
 					q.anchors[k] = v
 				}
+				for i := range q.slots {
+					if q.slots[i].st == sVirt {
+						q.slots[i].v.refs++
+					}
+				}
 				fc.procs[q.g] = q
 			}
 		}
@@ -194,7 +202,7 @@ func (fc *FileCache) fdtable(c sim.Call) sim.Result {
 				s := &p.slots[i]
 				switch {
 				case s.st == sVirt && s.cloexec, s.st == sHidden:
-					*s = fdSlot{st: sFree}
+					fc.drop(s)
 				case s.st == sReal:
 					*s = fdSlot{} // its FD_CLOEXEC was not tracked: ask again
 				}
@@ -234,8 +242,9 @@ func (fc *FileCache) dupVirt(t *sim.Task, p *fcProc, s *fdSlot, min int, cloexec
 		return sim.Fail(unix.EMFILE)
 	}
 	fc.claim(t, p, n)
+	v.refs++
 	*p.slot(n) = fdSlot{st: sVirt, v: v, cloexec: cloexec}
-	fc.Served.Add(1)
+	fc.served++
 	return sim.Result{Ret: int64(n)}
 }
 
@@ -271,8 +280,8 @@ func (fc *FileCache) fcntl(c sim.Call, p *fcProc, fd int) sim.Result {
 		return fc.pass(c)
 	}
 	served := func(r sim.Result) sim.Result {
+		fc.served++
 		fc.mu.Unlock()
-		fc.Served.Add(1)
 		return r
 	}
 	switch cmd {
@@ -463,7 +472,7 @@ func (fc *FileCache) after(c sim.Call, p *fcProc, r sim.Result, eff effect, idx 
 		}
 		if !s.idOK {
 			st, sr := callFstat(fc.next, c.Task, fd)
-			fc.Extra.Add(1)
+			fc.extraN.Add(1)
 			if sr.Errno != 0 {
 				fc.invalidateAll()
 				return

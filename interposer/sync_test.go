@@ -55,8 +55,12 @@ func runSyncWorkload(t fataler, ops []syncOp, flags int, stack func(sim.Handler)
 			t.Fatal(err)
 		}
 	}
+	q := p
+	if stack != nil {
+		q = p.Through(stack(k))
+	}
 	must(p.Mkdir("/db", 0o755))
-	fd, err := p.Open("/db/f", unix.O_CREAT|unix.O_RDWR|flags, 0o644)
+	fd, err := q.Open("/db/f", unix.O_CREAT|unix.O_RDWR|flags, 0o644) // through the policy
 	must(err)
 	for _, d := range []string{"/db", "/"} {
 		dfd, err := p.Open(d, unix.O_RDONLY|unix.O_DIRECTORY, 0)
@@ -65,10 +69,6 @@ func runSyncWorkload(t fataler, ops []syncOp, flags int, stack func(sim.Handler)
 		must(p.Close(dfd))
 	}
 	must(p.Fsync(fd))
-	q := p
-	if stack != nil {
-		q = p.Through(stack(k))
-	}
 	content := func() []byte {
 		var st unix.Stat_t
 		must(p.Fstat(fd, &st))
@@ -173,21 +173,23 @@ func TestDsyncKeepsAcknowledgedData(t *testing.T) {
 // overwrite in place (no size change) is durable, but its mtime is not — after the
 // crash the file has the new bytes and the old mtime. fsync and O_SYNC keep both.
 func TestSyncPoliciesLoseMtime(t *testing.T) {
-	grow := []syncOp{{Kind: "pwrite", Off: 0, N: 8192}, {Kind: "fsync"}}
-	overwrite := append(grow, syncOp{Kind: "pwrite", Off: 100, N: 10}, syncOp{Kind: "fsync"})
+	// Grow the file and sync, then overwrite in place and sync (or write O_SYNC).
+	withFsync := []syncOp{{Kind: "pwrite", Off: 0, N: 8192}, {Kind: "fsync"}, {Kind: "pwrite", Off: 100, N: 10}, {Kind: "fsync"}}
+	syncWrites := []syncOp{{Kind: "pwrite", Off: 0, N: 8192}, {Kind: "pwrite", Off: 100, N: 10}}
 	for _, c := range []struct {
 		name      string
+		ops       []syncOp
 		flags     int
 		stack     func(sim.Handler) sim.Handler
 		keepMtime bool
 	}{
-		{"fsync", 0, nil, true},
-		{"fdatasync", 0, fdatasyncStack, false},
-		{"O_SYNC", unix.O_SYNC, nil, true},
-		{"O_SYNC→O_DSYNC", unix.O_SYNC, dsyncStack, false},
+		{"fsync", withFsync, 0, nil, true},
+		{"fdatasync", withFsync, 0, fdatasyncStack, false},
+		{"O_SYNC", syncWrites, unix.O_SYNC, nil, true},
+		{"O_SYNC→O_DSYNC", syncWrites, unix.O_SYNC, dsyncStack, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			o := runSyncWorkload(t, overwrite, c.flags, c.stack)
+			o := runSyncWorkload(t, c.ops, c.flags, c.stack)
 			if !bytes.Equal(o.acked, o.crashed) {
 				t.Fatalf("acknowledged bytes lost: %d vs %d", len(o.acked), len(o.crashed))
 			}

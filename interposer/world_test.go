@@ -91,7 +91,7 @@ func TestFileCacheSeedLoopSmoke(t *testing.T) {
 	for range 1000 {
 		seedLoop(t, q, buf)
 	}
-	t.Logf("kernel calls: %d, served %d passed %d extra %d\n%s", cnt.Total(), fc.Served.Load(), fc.Passed.Load(), fc.Extra.Load(), cnt)
+	t.Logf("kernel calls: %d, %+v\n%s", cnt.Total(), fc.Stats(), cnt)
 	if cnt.Total() > 20 {
 		t.Errorf("%d kernel calls for 1000 iterations", cnt.Total())
 	}

@@ -299,6 +299,9 @@ func (r *replayer) ensureFd(t *sim.Task, ev *strace.Event, idx, fd int) {
 	if fd < 0 || t.File(fd) != nil || ev.Errno == syscall.EBADF || !ev.RetKnown {
 		return
 	}
+	if r.plan.created(ev, fd) {
+		return // the trace made this fd itself: its absence is the model's
+	}
 	n := ev.Arg(idx)
 	if n != nil && n.Kind == strace.NodeFd && len(n.Text) > 0 && !isExternalDecoration(string(n.Text)) && !n.Deleted {
 		p := string(n.Text)

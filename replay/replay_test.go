@@ -228,3 +228,27 @@ func TestStack(t *testing.T) {
 }
 
 var _ = syscall.EBADF
+
+// TestRootSeedsTheModel: with Root, files come from a host directory (read only),
+// and their bytes are checked against what the trace read.
+func TestRootSeedsTheModel(t *testing.T) {
+	root := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "etc"), 0o755))
+	cfg := filepath.Join(root, "etc", "app.conf")
+	require.NoError(t, os.WriteFile(cfg, []byte("hello world"), 0o644))
+	trace := fmt.Sprintf("openat(AT_FDCWD, %q, O_RDONLY) = 3\nread(3, \"hello world\", 64) = 11\nread(3, \"\", 64) = 0\nclose(3) = 0\n", cfg)
+	p := writeTrace(t, trace)
+	rep, err := Run([]string{p}, Options{Verify: true, Root: root})
+	require.NoError(t, err)
+	require.Zero(t, rep.Divergences, "%v", rep.DivergenceList)
+	require.Zero(t, rep.InferredPaths, "the root provided everything")
+
+	require.NoError(t, os.WriteFile(cfg, []byte("jello world"), 0o644))
+	rep, err = Run([]string{p}, Options{Verify: true, Root: root})
+	require.NoError(t, err)
+	require.EqualValues(t, 1, rep.Divergences)
+	require.Contains(t, rep.DivergenceList[0].What, "byte at file offset 0")
+	data, err := os.ReadFile(cfg)
+	require.NoError(t, err)
+	require.Equal(t, "jello world", string(data), "replay never writes to the host")
+}

@@ -401,6 +401,17 @@ func TestErrorPaths(t *testing.T) {
 		// ENOTEMPTY
 		{name: "rmdir/non-empty", want: unix.ENOTEMPTY, do: func(e errEnv) (int64, error) { return e0(e.s.Rmdir("/d")) }},
 		{name: "rename/dir over non-empty dir", want: unix.ENOTEMPTY, do: func(e errEnv) (int64, error) { return e0(e.s.Rename("/e", "/d")) }},
+		// The target is an ancestor of the source: do_renameat2's lock_rename trap.
+		{name: "rename/file onto its parent", want: unix.ENOTEMPTY, do: func(e errEnv) (int64, error) { return e0(e.s.Rename("/d/sub/x", "/d/sub")) },
+			modelBug: "rename(\"/d/sub/x\", \"/d/sub\") = EISDIR, kernel ENOTEMPTY (vfs.Rename has no target-is-an-ancestor check)", modelGot: unix.EISDIR},
+		{name: "rename/file onto its grandparent", want: unix.ENOTEMPTY, do: func(e errEnv) (int64, error) { return e0(e.s.Rename("/d/sub/x", "/d")) },
+			modelBug: "rename(\"/d/sub/x\", \"/d\") = EISDIR, kernel ENOTEMPTY", modelGot: unix.EISDIR},
+		{name: "rename/empty dir onto its parent", want: unix.ENOTEMPTY, do: func(e errEnv) (int64, error) {
+			if err := e.s.Mkdir("/e/f", 0o755); err != nil {
+				return 0, err
+			}
+			return e0(e.s.Rename("/e/f", "/e"))
+		}},
 		{name: "rename/dir over empty dir", ret: -1, do: func(e errEnv) (int64, error) { return e0(e.s.Rename("/d", "/e")) }},
 
 		// ELOOP

@@ -20,15 +20,28 @@ import (
 // time); NewThread gives another goroutine its own thread.
 type Process struct {
 	h Handler
+	k *Kernel // h itself when it is the kernel: calls skip the interface and a copy
 	t *Task
 }
 
 // NewProcess returns the facade of thread t whose calls go to h (the top of an
 // interposer stack whose bottom is t's Kernel).
-func NewProcess(h Handler, t *Task) *Process { return &Process{h: h, t: t} }
+func NewProcess(h Handler, t *Task) *Process {
+	k, _ := h.(*Kernel)
+	return &Process{h: h, k: k, t: t}
+}
 
 // Through returns a facade of the same thread whose calls go to h.
-func (p *Process) Through(h Handler) *Process { return &Process{h: h, t: p.t} }
+func (p *Process) Through(h Handler) *Process { return NewProcess(h, p.t) }
+
+// do sends c: straight into the kernel when the facade is bound to it, else through
+// the handler.
+func (p *Process) do(c *Call) Result {
+	if p.k != nil {
+		return p.k.syscall(c)
+	}
+	return p.h.Syscall(*c)
+}
 
 // Handler returns where the facade's calls go.
 func (p *Process) Handler() Handler { return p.h }
@@ -45,18 +58,23 @@ func (p *Process) Tid() int { return p.t.tid }
 // Syscall sends c as this thread (c.Task is set) and returns the Result.
 func (p *Process) Syscall(c Call) Result {
 	c.Task = p.t
-	return p.h.Syscall(c)
+	return p.do(&c)
 }
 
 func (p *Process) call(c Call) Result {
 	c.Task = p.t
-	return p.h.Syscall(c)
+	return p.do(&c)
 }
 
 func (p *Process) fd(nr Sysno, fd int) Call {
 	c := Call{Nr: nr, Task: p.t}
 	c.Args[0] = int64(fd)
 	return c
+}
+
+func (p *Process) fdDo(nr Sysno, fd int) Result {
+	c := p.fd(nr, fd)
+	return p.do(&c)
 }
 
 func errOf(r Result) error { return r.Err() }
@@ -68,7 +86,7 @@ func (p *Process) Fork() *Process {
 	if r.Errno != 0 {
 		return nil
 	}
-	return &Process{h: p.h, t: p.t.k.Task(int(r.Ret))}
+	return NewProcess(p.h, p.t.k.Task(int(r.Ret)))
 }
 
 // NewThread creates a thread of the process (clone with CLONE_THREAD|CLONE_FILES)
@@ -80,7 +98,7 @@ func (p *Process) NewThread() *Process {
 	if r.Errno != 0 {
 		return nil
 	}
-	return &Process{h: p.h, t: p.t.k.Task(int(r.Ret))}
+	return NewProcess(p.h, p.t.k.Task(int(r.Ret)))
 }
 
 // Exec models execve(2) of the process: FD_CLOEXEC fds are closed.
@@ -119,7 +137,7 @@ func (p *Process) Open(path string, mode int, perm uint32) (fd int, err error) {
 func (p *Process) Openat(dirfd int, path string, flags int, mode uint32) (fd int, err error) {
 	c := Call{Nr: SYS_OPENAT, Task: p.t, Path: path}
 	c.Args[0], c.Args[2], c.Args[3] = int64(dirfd), int64(flags|oLargefile), int64(mode)
-	r := p.h.Syscall(c)
+	r := p.do(&c)
 	return int(r.Ret), errOf(r)
 }
 
@@ -129,13 +147,13 @@ func (p *Process) Creat(path string, mode uint32) (fd int, err error) {
 }
 
 // Close is close(2).
-func (p *Process) Close(fd int) error { return errOf(p.h.Syscall(p.fd(SYS_CLOSE, fd))) }
+func (p *Process) Close(fd int) error { return errOf(p.fdDo(SYS_CLOSE, fd)) }
 
 // Read is read(2).
 func (p *Process) Read(fd int, b []byte) (n int, err error) {
 	c := Call{Nr: SYS_READ, Task: p.t, Buf: b}
 	c.Args[0], c.Args[2] = int64(fd), int64(len(b))
-	r := p.h.Syscall(c)
+	r := p.do(&c)
 	return int(r.Ret), errOf(r)
 }
 
@@ -143,7 +161,7 @@ func (p *Process) Read(fd int, b []byte) (n int, err error) {
 func (p *Process) Write(fd int, b []byte) (n int, err error) {
 	c := Call{Nr: SYS_WRITE, Task: p.t, Buf: b}
 	c.Args[0], c.Args[2] = int64(fd), int64(len(b))
-	r := p.h.Syscall(c)
+	r := p.do(&c)
 	return int(r.Ret), errOf(r)
 }
 
@@ -151,7 +169,7 @@ func (p *Process) Write(fd int, b []byte) (n int, err error) {
 func (p *Process) Pread(fd int, b []byte, offset int64) (n int, err error) {
 	c := Call{Nr: SYS_PREAD64, Task: p.t, Buf: b}
 	c.Args[0], c.Args[2], c.Args[3] = int64(fd), int64(len(b)), offset
-	r := p.h.Syscall(c)
+	r := p.do(&c)
 	return int(r.Ret), errOf(r)
 }
 
@@ -159,14 +177,14 @@ func (p *Process) Pread(fd int, b []byte, offset int64) (n int, err error) {
 func (p *Process) Pwrite(fd int, b []byte, offset int64) (n int, err error) {
 	c := Call{Nr: SYS_PWRITE64, Task: p.t, Buf: b}
 	c.Args[0], c.Args[2], c.Args[3] = int64(fd), int64(len(b)), offset
-	r := p.h.Syscall(c)
+	r := p.do(&c)
 	return int(r.Ret), errOf(r)
 }
 
 func (p *Process) vec(nr Sysno, fd int, iovs [][]byte, offset int64) (int, error) {
 	c := Call{Nr: nr, Task: p.t, Iov: iovs}
 	c.Args[0], c.Args[2], c.Args[3] = int64(fd), int64(len(iovs)), offset
-	r := p.h.Syscall(c)
+	r := p.do(&c)
 	return int(r.Ret), errOf(r)
 }
 
@@ -194,7 +212,7 @@ func (p *Process) Pwritev(fd int, iovs [][]byte, offset int64) (n int, err error
 func (p *Process) Seek(fd int, offset int64, whence int) (off int64, err error) {
 	c := Call{Nr: SYS_LSEEK, Task: p.t}
 	c.Args[0], c.Args[1], c.Args[2] = int64(fd), offset, int64(whence)
-	r := p.h.Syscall(c)
+	r := p.do(&c)
 	return r.Ret, errOf(r)
 }
 
@@ -202,7 +220,7 @@ func (p *Process) Seek(fd int, offset int64, whence int) (off int64, err error) 
 func (p *Process) FcntlInt(fd uintptr, cmd, arg int) (int, error) {
 	c := Call{Nr: SYS_FCNTL, Task: p.t}
 	c.Args[0], c.Args[1], c.Args[2] = int64(int(fd)), int64(cmd), int64(arg)
-	r := p.h.Syscall(c)
+	r := p.do(&c)
 	return int(r.Ret), errOf(r)
 }
 
@@ -211,19 +229,19 @@ func (p *Process) FcntlInt(fd uintptr, cmd, arg int) (int, error) {
 func (p *Process) FcntlFlock(fd uintptr, cmd int, lk *unix.Flock_t) error {
 	c := Call{Nr: SYS_FCNTL, Task: p.t, Obj: lk}
 	c.Args[0], c.Args[1] = int64(int(fd)), int64(cmd)
-	return errOf(p.h.Syscall(c))
+	return errOf(p.do(&c))
 }
 
 // Flock is flock(2).
 func (p *Process) Flock(fd int, how int) error {
 	c := p.fd(SYS_FLOCK, fd)
 	c.Args[1] = int64(how)
-	return errOf(p.h.Syscall(c))
+	return errOf(p.do(&c))
 }
 
 // Dup is dup(2).
 func (p *Process) Dup(oldfd int) (fd int, err error) {
-	r := p.h.Syscall(p.fd(SYS_DUP, oldfd))
+	r := p.fdDo(SYS_DUP, oldfd)
 	return int(r.Ret), errOf(r)
 }
 
@@ -235,54 +253,54 @@ func (p *Process) Dup2(oldfd, newfd int) error { return p.Dup3(oldfd, newfd, 0) 
 func (p *Process) Dup3(oldfd, newfd, flags int) error {
 	c := p.fd(SYS_DUP3, oldfd)
 	c.Args[1], c.Args[2] = int64(newfd), int64(flags)
-	return errOf(p.h.Syscall(c))
+	return errOf(p.do(&c))
 }
 
 // Fsync is fsync(2).
-func (p *Process) Fsync(fd int) error { return errOf(p.h.Syscall(p.fd(SYS_FSYNC, fd))) }
+func (p *Process) Fsync(fd int) error { return errOf(p.fdDo(SYS_FSYNC, fd)) }
 
 // Fdatasync is fdatasync(2).
-func (p *Process) Fdatasync(fd int) error { return errOf(p.h.Syscall(p.fd(SYS_FDATASYNC, fd))) }
+func (p *Process) Fdatasync(fd int) error { return errOf(p.fdDo(SYS_FDATASYNC, fd)) }
 
 // Sync is sync(2).
 func (p *Process) Sync() { p.call(Call{Nr: SYS_SYNC}) }
 
 // Syncfs is syncfs(2).
-func (p *Process) Syncfs(fd int) error { return errOf(p.h.Syscall(p.fd(SYS_SYNCFS, fd))) }
+func (p *Process) Syncfs(fd int) error { return errOf(p.fdDo(SYS_SYNCFS, fd)) }
 
 // SyncFileRange is sync_file_range(2).
 func (p *Process) SyncFileRange(fd int, off int64, n int64, flags int) error {
 	c := p.fd(SYS_SYNC_FILE_RANGE, fd)
 	c.Args[1], c.Args[2], c.Args[3] = off, n, int64(flags)
-	return errOf(p.h.Syscall(c))
+	return errOf(p.do(&c))
 }
 
 // Ftruncate is ftruncate(2).
 func (p *Process) Ftruncate(fd int, length int64) error {
 	c := p.fd(SYS_FTRUNCATE, fd)
 	c.Args[1] = length
-	return errOf(p.h.Syscall(c))
+	return errOf(p.do(&c))
 }
 
 // Truncate is truncate(2).
 func (p *Process) Truncate(path string, length int64) error {
 	c := Call{Nr: SYS_TRUNCATE, Task: p.t, Path: path}
 	c.Args[1] = length
-	return errOf(p.h.Syscall(c))
+	return errOf(p.do(&c))
 }
 
 // Fallocate is fallocate(2).
 func (p *Process) Fallocate(fd int, mode uint32, off int64, len int64) error {
 	c := p.fd(SYS_FALLOCATE, fd)
 	c.Args[1], c.Args[2], c.Args[3] = int64(mode), off, len
-	return errOf(p.h.Syscall(c))
+	return errOf(p.do(&c))
 }
 
 // Fstat is fstat(2).
 func (p *Process) Fstat(fd int, stat *unix.Stat_t) error {
 	c := p.fd(SYS_FSTAT, fd)
 	c.Obj = stat
-	return errOf(p.h.Syscall(c))
+	return errOf(p.do(&c))
 }
 
 // Stat is x/sys/unix's Stat: newfstatat(AT_FDCWD, path, stat, 0).
@@ -299,14 +317,14 @@ func (p *Process) Lstat(path string, stat *unix.Stat_t) error {
 func (p *Process) Fstatat(dirfd int, path string, stat *unix.Stat_t, flags int) error {
 	c := Call{Nr: SYS_NEWFSTATAT, Task: p.t, Path: path, Obj: stat}
 	c.Args[0], c.Args[3] = int64(dirfd), int64(flags)
-	return errOf(p.h.Syscall(c))
+	return errOf(p.do(&c))
 }
 
 // Statx is statx(2).
 func (p *Process) Statx(dirfd int, path string, flags int, mask int, stat *unix.Statx_t) error {
 	c := Call{Nr: SYS_STATX, Task: p.t, Path: path, Obj: stat}
 	c.Args[0], c.Args[2], c.Args[3] = int64(dirfd), int64(flags), int64(mask)
-	return errOf(p.h.Syscall(c))
+	return errOf(p.do(&c))
 }
 
 // Access is x/sys/unix's Access: Faccessat(AT_FDCWD, path, mode, 0).
@@ -320,7 +338,7 @@ func (p *Process) Faccessat(dirfd int, path string, mode uint32, flags int) erro
 	if flags == 0 {
 		c := Call{Nr: SYS_FACCESSAT, Task: p.t, Path: path}
 		c.Args[0], c.Args[2] = int64(dirfd), int64(mode)
-		return errOf(p.h.Syscall(c))
+		return errOf(p.do(&c))
 	}
 	return p.Faccessat2(dirfd, path, mode, flags)
 }
@@ -329,7 +347,7 @@ func (p *Process) Faccessat(dirfd int, path string, mode uint32, flags int) erro
 func (p *Process) Faccessat2(dirfd int, path string, mode uint32, flags int) error {
 	c := Call{Nr: SYS_FACCESSAT2, Task: p.t, Path: path}
 	c.Args[0], c.Args[2], c.Args[3] = int64(dirfd), int64(mode), int64(flags)
-	return errOf(p.h.Syscall(c))
+	return errOf(p.do(&c))
 }
 
 // Unlink is x/sys/unix's Unlink: unlinkat(AT_FDCWD, path, 0).
@@ -339,7 +357,7 @@ func (p *Process) Unlink(path string) error { return p.Unlinkat(unix.AT_FDCWD, p
 func (p *Process) Unlinkat(dirfd int, path string, flags int) error {
 	c := Call{Nr: SYS_UNLINKAT, Task: p.t, Path: path}
 	c.Args[0], c.Args[2] = int64(dirfd), int64(flags)
-	return errOf(p.h.Syscall(c))
+	return errOf(p.do(&c))
 }
 
 // Rmdir is x/sys/unix's Rmdir: unlinkat(AT_FDCWD, path, AT_REMOVEDIR).
@@ -356,14 +374,14 @@ func (p *Process) Rename(oldpath string, newpath string) error {
 func (p *Process) Renameat(olddirfd int, oldpath string, newdirfd int, newpath string) error {
 	c := Call{Nr: SYS_RENAMEAT, Task: p.t, Path: oldpath, Path2: newpath}
 	c.Args[0], c.Args[2] = int64(olddirfd), int64(newdirfd)
-	return errOf(p.h.Syscall(c))
+	return errOf(p.do(&c))
 }
 
 // Renameat2 is renameat2(2).
 func (p *Process) Renameat2(olddirfd int, oldpath string, newdirfd int, newpath string, flags uint) error {
 	c := Call{Nr: SYS_RENAMEAT2, Task: p.t, Path: oldpath, Path2: newpath}
 	c.Args[0], c.Args[2], c.Args[4] = int64(olddirfd), int64(newdirfd), int64(flags)
-	return errOf(p.h.Syscall(c))
+	return errOf(p.do(&c))
 }
 
 // Link is x/sys/unix's Link: linkat(AT_FDCWD, oldpath, AT_FDCWD, newpath, 0).
@@ -375,7 +393,7 @@ func (p *Process) Link(oldpath string, newpath string) error {
 func (p *Process) Linkat(olddirfd int, oldpath string, newdirfd int, newpath string, flags int) error {
 	c := Call{Nr: SYS_LINKAT, Task: p.t, Path: oldpath, Path2: newpath}
 	c.Args[0], c.Args[2], c.Args[4] = int64(olddirfd), int64(newdirfd), int64(flags)
-	return errOf(p.h.Syscall(c))
+	return errOf(p.do(&c))
 }
 
 // Symlink is x/sys/unix's Symlink: symlinkat(oldpath, AT_FDCWD, newpath). oldpath is
@@ -389,7 +407,7 @@ func (p *Process) Symlink(oldpath string, newpath string) error {
 func (p *Process) Symlinkat(oldpath string, newdirfd int, newpath string) error {
 	c := Call{Nr: SYS_SYMLINKAT, Task: p.t, Path: newpath, Path2: oldpath}
 	c.Args[1] = int64(newdirfd)
-	return errOf(p.h.Syscall(c))
+	return errOf(p.do(&c))
 }
 
 // Readlink is x/sys/unix's Readlink: readlinkat(AT_FDCWD, path, buf).
@@ -401,7 +419,7 @@ func (p *Process) Readlink(path string, buf []byte) (n int, err error) {
 func (p *Process) Readlinkat(dirfd int, path string, buf []byte) (n int, err error) {
 	c := Call{Nr: SYS_READLINKAT, Task: p.t, Path: path, Buf: buf}
 	c.Args[0], c.Args[3] = int64(dirfd), int64(len(buf))
-	r := p.h.Syscall(c)
+	r := p.do(&c)
 	return int(r.Ret), errOf(r)
 }
 
@@ -414,30 +432,30 @@ func (p *Process) Mkdir(path string, mode uint32) error {
 func (p *Process) Mkdirat(dirfd int, path string, mode uint32) error {
 	c := Call{Nr: SYS_MKDIRAT, Task: p.t, Path: path}
 	c.Args[0], c.Args[2] = int64(dirfd), int64(mode)
-	return errOf(p.h.Syscall(c))
+	return errOf(p.do(&c))
 }
 
 // Getdents is x/sys/unix's Getdents: getdents64(2).
 func (p *Process) Getdents(fd int, buf []byte) (n int, err error) {
 	c := Call{Nr: SYS_GETDENTS64, Task: p.t, Buf: buf}
 	c.Args[0], c.Args[2] = int64(fd), int64(len(buf))
-	r := p.h.Syscall(c)
+	r := p.do(&c)
 	return int(r.Ret), errOf(r)
 }
 
 // Chdir is chdir(2).
 func (p *Process) Chdir(path string) error {
-	return errOf(p.h.Syscall(Call{Nr: SYS_CHDIR, Task: p.t, Path: path}))
+	return errOf(p.call(Call{Nr: SYS_CHDIR, Path: path}))
 }
 
 // Fchdir is fchdir(2).
-func (p *Process) Fchdir(fd int) error { return errOf(p.h.Syscall(p.fd(SYS_FCHDIR, fd))) }
+func (p *Process) Fchdir(fd int) error { return errOf(p.fdDo(SYS_FCHDIR, fd)) }
 
 // Getcwd is the getcwd(2) syscall, as x/sys/unix's Getcwd: n counts the NUL.
 func (p *Process) Getcwd(buf []byte) (n int, err error) {
 	c := Call{Nr: SYS_GETCWD, Task: p.t, Buf: buf}
 	c.Args[1] = int64(len(buf))
-	r := p.h.Syscall(c)
+	r := p.do(&c)
 	return int(r.Ret), errOf(r)
 }
 
@@ -445,7 +463,7 @@ func (p *Process) Getcwd(buf []byte) (n int, err error) {
 func (p *Process) Umask(mask int) (oldmask int) {
 	c := Call{Nr: SYS_UMASK, Task: p.t}
 	c.Args[0] = int64(mask)
-	return int(p.h.Syscall(c).Ret)
+	return int(p.do(&c).Ret)
 }
 
 // Chmod is x/sys/unix's Chmod: Fchmodat(AT_FDCWD, path, mode, 0).
@@ -461,28 +479,28 @@ func (p *Process) Fchmodat(dirfd int, path string, mode uint32, flags int) error
 	}
 	c := Call{Nr: nr, Task: p.t, Path: path}
 	c.Args[0], c.Args[2], c.Args[3] = int64(dirfd), int64(mode), int64(flags)
-	return errOf(p.h.Syscall(c))
+	return errOf(p.do(&c))
 }
 
 // Fchmod is fchmod(2).
 func (p *Process) Fchmod(fd int, mode uint32) error {
 	c := p.fd(SYS_FCHMOD, fd)
 	c.Args[1] = int64(mode)
-	return errOf(p.h.Syscall(c))
+	return errOf(p.do(&c))
 }
 
 // Fchownat is fchownat(2).
 func (p *Process) Fchownat(dirfd int, path string, uid int, gid int, flags int) error {
 	c := Call{Nr: SYS_FCHOWNAT, Task: p.t, Path: path}
 	c.Args[0], c.Args[2], c.Args[3], c.Args[4] = int64(dirfd), int64(uid), int64(gid), int64(flags)
-	return errOf(p.h.Syscall(c))
+	return errOf(p.do(&c))
 }
 
 // Fchown is fchown(2).
 func (p *Process) Fchown(fd int, uid int, gid int) error {
 	c := p.fd(SYS_FCHOWN, fd)
 	c.Args[1], c.Args[2] = int64(uid), int64(gid)
-	return errOf(p.h.Syscall(c))
+	return errOf(p.do(&c))
 }
 
 // UtimesNanoAt is x/sys/unix's UtimesNanoAt: utimensat(2); ts nil means both "now";
@@ -496,7 +514,7 @@ func (p *Process) UtimesNanoAt(dirfd int, path string, ts []unix.Timespec, flags
 		c.Obj = (*[2]unix.Timespec)(ts)
 	}
 	c.Args[0], c.Args[3] = int64(dirfd), int64(flags)
-	return errOf(p.h.Syscall(c))
+	return errOf(p.do(&c))
 }
 
 // Mmap is x/sys/unix's Mmap: mmap(2) of length bytes of fd at offset; the returned
@@ -509,7 +527,7 @@ func (p *Process) Mmap(fd int, offset int64, length int, prot int, flags int) (d
 	var out []byte
 	c := Call{Nr: SYS_MMAP, Task: p.t, Obj: &out}
 	c.Args[1], c.Args[2], c.Args[3], c.Args[4], c.Args[5] = int64(length), int64(prot), int64(flags), int64(fd), offset
-	r := p.h.Syscall(c)
+	r := p.do(&c)
 	if r.Errno != 0 {
 		return nil, r.Errno
 	}
@@ -528,7 +546,7 @@ func (p *Process) Munmap(b []byte) error {
 	}
 	c := Call{Nr: SYS_MUNMAP, Task: p.t}
 	c.Args[0], c.Args[1] = int64(addr), int64(len(b))
-	return errOf(p.h.Syscall(c))
+	return errOf(p.do(&c))
 }
 
 // Msync is msync(2) of the mapped range b. A slice outside every mapping is ENOMEM
@@ -544,7 +562,7 @@ func (p *Process) Msync(b []byte, flags int) error {
 	}
 	c := Call{Nr: SYS_MSYNC, Task: p.t}
 	c.Args[0], c.Args[1], c.Args[2] = int64(addr), int64(len(b)), int64(flags)
-	return errOf(p.h.Syscall(c))
+	return errOf(p.do(&c))
 }
 
 // IoSetup is io_setup(2): it returns a new AIO context for nrEvents completions.
@@ -553,7 +571,7 @@ func (p *Process) IoSetup(nrEvents int) (AioContext, error) {
 	var ctx AioContext
 	c := Call{Nr: SYS_IO_SETUP, Task: p.t, Obj: &ctx}
 	c.Args[0] = int64(nrEvents)
-	if r := p.h.Syscall(c); r.Errno != 0 {
+	if r := p.do(&c); r.Errno != 0 {
 		return 0, r.Errno
 	}
 	return ctx, nil
@@ -563,7 +581,7 @@ func (p *Process) IoSetup(nrEvents int) (AioContext, error) {
 func (p *Process) IoSubmit(ctx AioContext, iocbs []*Iocb) (int, error) {
 	c := Call{Nr: SYS_IO_SUBMIT, Task: p.t, Obj: iocbs}
 	c.Args[0], c.Args[1] = int64(ctx), int64(len(iocbs))
-	r := p.h.Syscall(c)
+	r := p.do(&c)
 	return int(r.Ret), errOf(r)
 }
 
@@ -572,7 +590,7 @@ func (p *Process) IoSubmit(ctx AioContext, iocbs []*Iocb) (int, error) {
 func (p *Process) IoGetevents(ctx AioContext, minNr, nr int, events []IoEvent, timeout *unix.Timespec) (int, error) {
 	c := Call{Nr: SYS_IO_GETEVENTS, Task: p.t, Obj: events}
 	c.Args[0], c.Args[1], c.Args[2] = int64(ctx), int64(minNr), int64(nr)
-	r := p.h.Syscall(c)
+	r := p.do(&c)
 	return int(r.Ret), errOf(r)
 }
 
@@ -580,5 +598,5 @@ func (p *Process) IoGetevents(ctx AioContext, minNr, nr int, events []IoEvent, t
 func (p *Process) IoDestroy(ctx AioContext) error {
 	c := Call{Nr: SYS_IO_DESTROY, Task: p.t}
 	c.Args[0] = int64(ctx)
-	return errOf(p.h.Syscall(c))
+	return errOf(p.do(&c))
 }

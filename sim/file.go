@@ -36,7 +36,12 @@ func newFile(k *Kernel, ino *vfs.Inode, s Special, flags int) *File {
 	f := filePool.Get().(*File)
 	f.k, f.ino, f.special = k, ino, s
 	f.off, f.dirents, f.errseq, f.flock, f.hasOFD = 0, nil, 0, 0, false
-	f.flags.Store(uint32(flags&^(syscall.O_CREAT|syscall.O_EXCL|syscall.O_NOCTTY|syscall.O_TRUNC|syscall.O_CLOEXEC)) | oLargefile)
+	if flags&oPath != 0 {
+		// build_open_flags keeps only O_PATH_FLAGS, and no O_LARGEFILE.
+		f.flags.Store(uint32(flags & (oPath | syscall.O_DIRECTORY | syscall.O_NOFOLLOW)))
+	} else {
+		f.flags.Store(uint32(flags&^(syscall.O_CREAT|syscall.O_EXCL|syscall.O_NOCTTY|syscall.O_TRUNC|syscall.O_CLOEXEC)) | oLargefile)
+	}
 	if ino != nil && ino.IsRegular() {
 		f.errseq = ino.SampleErrSeq()
 	}

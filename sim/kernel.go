@@ -150,12 +150,16 @@ func (k *Kernel) Now() int64 { return k.clock.Now() }
 
 // Syscall performs one call and charges its cost to the virtual clock. It is the
 // single dispatch point of the model; Kernel implements Handler.
-func (k *Kernel) Syscall(c Call) Result {
-	r := k.dispatch(&c)
+func (k *Kernel) Syscall(c Call) Result { return k.syscall(&c) }
+
+// syscall is Syscall on a Call the caller owns (the facade's fast path). c does not
+// escape.
+func (k *Kernel) syscall(c *Call) Result {
+	r := k.dispatch(c)
 	if k.cost == nil {
 		k.clock.ns.Add(k.constCost)
 	} else {
-		cc := c
+		cc := *c
 		k.clock.Advance(k.cost.Cost(&cc, r))
 	}
 	return r
@@ -386,7 +390,7 @@ func (k *Kernel) dispatch(c *Call) Result {
 // directly to the kernel.
 func (k *Kernel) Spawn() *Process {
 	t, _ := k.SpawnPid(0)
-	return &Process{h: k, t: t}
+	return NewProcess(k, t)
 }
 
 // SpawnPid creates a process whose pid (and main thread's tid) is pid, or the next

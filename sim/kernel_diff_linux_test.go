@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -49,6 +50,8 @@ func TestKernelDiff(t *testing.T) {
 var knownModelBugs = []struct{ name, note string }{
 	{"dirSize", "a directory's st_size is 0 in the model, 4096 on ext4 (one block)"},
 	{"openCreatExclRoot", "open(\"/\", O_CREAT|O_EXCL) is EISDIR in the model; the kernel says EEXIST (do_open checks O_EXCL before d_is_dir for a last component that is not LAST_NORM)"},
+	{"renameOntoAncestor", "rename(\"/d/e\", \"/d\") (the target is an ancestor of the source) is EISDIR in the model; the kernel says ENOTEMPTY (do_renameat2's trap check runs before vfs_rename's type checks); vfs.Rename lacks the check"},
+	{"physicalLayout", "(not a bug: documented approximation) st_blocks after fsync differs where ext4 placed file-adjacent extents apart on disk, so its extent tree needs a block the model's contiguous count does not"},
 	{"truncateNegLen", "truncate(path, -1) checks the path first (ENOENT, ENOTDIR, EISDIR...); the kernel fails with EINVAL before the lookup"},
 }
 
@@ -488,7 +491,12 @@ func (s *kdiff) actions() map[string]func(*rapid.T) {
 		"rename": func(t *rapid.T) {
 			from := rapid.SampledFrom(diffPaths).Draw(t, "from")
 			to := rapid.SampledFrom(append(diffPaths, "/e", "/d/e/g")).Draw(t, "to")
-			s.sameErr(fmt.Sprintf("rename(%q, %q)", from, to), s.m.Rename(from, to), s.k.Rename(from, to))
+			merr, kerr := s.m.Rename(from, to), s.k.Rename(from, to)
+			if kerr == unix.ENOTEMPTY && merr != unix.ENOTEMPTY && strings.HasPrefix(from, strings.TrimSuffix(to, "/")+"/") &&
+				s.mask("renameOntoAncestor") {
+				return
+			}
+			s.sameErr(fmt.Sprintf("rename(%q, %q)", from, to), merr, kerr)
 		},
 		"mkdir": func(t *rapid.T) {
 			path := rapid.SampledFrom(diffDirs).Draw(t, "path")
@@ -514,9 +522,64 @@ func (s *kdiff) actions() map[string]func(*rapid.T) {
 				return
 			}
 			var ms, ks unix.Stat_t
-			if s.sameErr(fmt.Sprintf("fstat(%d)", fd), s.m.Fstat(fd, &ms), s.k.Fstat(fd, &ks)) {
-				s.sameStat(fmt.Sprintf("fstat(%d) after fsync", fd), &ms, &ks, true)
+			if !s.sameErr(fmt.Sprintf("fstat(%d)", fd), s.m.Fstat(fd, &ms), s.k.Fstat(fd, &ks)) {
+				return
 			}
+			blocks := true
+			if ks.Mode&unix.S_IFMT == unix.S_IFREG && ks.Blocks != ms.Blocks {
+				// The model counts extents as if file-adjacent extents of one kind
+				// were physically contiguous (vfs fileData.Extents); ext4's
+				// allocator does not always place them so, and then the extent
+				// tree (st_blocks beyond 4 extents) differs by design.
+				phys, logical, err := fiemapCounts(fd)
+				if err != nil {
+					t.Fatalf("FIEMAP: %v", err)
+				}
+				if phys != logical {
+					s.t.Logf("st_blocks: kernel %d, model %d; kernel has %d extents, %d if contiguous: not compared",
+						ks.Blocks, ms.Blocks, phys, logical)
+					s.mask("physicalLayout")
+					blocks = false
+				}
+			}
+			s.sameStat(fmt.Sprintf("fstat(%d) after fsync", fd), &ms, &ks, blocks)
+		},
+		// extents walks the file with SEEK_DATA/SEEK_HOLE from offset 0 on both sides,
+		// comparing every answer and the bytes of each data extent (its first 16
+		// KiB), then puts the offset back.
+		"extents": func(t *rapid.T) {
+			fd := s.drawFd("fd")
+			mcur, merr := s.m.Seek(fd, 0, unix.SEEK_CUR)
+			kcur, kerr := s.k.Seek(fd, 0, unix.SEEK_CUR)
+			if !s.same(fmt.Sprintf("lseek(%d, 0, SEEK_CUR)", fd), mcur, kcur, merr, kerr) {
+				return
+			}
+			off := int64(0)
+			for i := 0; i < 64; i++ {
+				md, merr := s.m.Seek(fd, off, unix.SEEK_DATA)
+				kd, kerr := s.k.Seek(fd, off, unix.SEEK_DATA)
+				if !s.same(fmt.Sprintf("lseek(%d, %d, SEEK_DATA)", fd, off), md, kd, merr, kerr) {
+					break
+				}
+				mh, merr := s.m.Seek(fd, kd, unix.SEEK_HOLE)
+				kh, kerr := s.k.Seek(fd, kd, unix.SEEK_HOLE)
+				if !s.same(fmt.Sprintf("lseek(%d, %d, SEEK_HOLE)", fd, kd), mh, kh, merr, kerr) || kh <= kd {
+					break
+				}
+				n := min(kh-kd, 16<<10)
+				mb, kb := make([]byte, n), make([]byte, n)
+				mr, merr := s.m.Pread(fd, mb, kd)
+				kr, kerr := s.k.Pread(fd, kb, kd)
+				call := fmt.Sprintf("pread(%d, %d, %d)", fd, n, kd)
+				if !s.same(call, int64(mr), int64(kr), merr, kerr) {
+					break
+				}
+				s.sameBytes(call, mb, kb, kr)
+				off = kh
+			}
+			mr, merr := s.m.Seek(fd, kcur, unix.SEEK_SET)
+			kr, kerr := s.k.Seek(fd, kcur, unix.SEEK_SET)
+			s.same(fmt.Sprintf("lseek(%d, %d, SEEK_SET)", fd, kcur), mr, kr, merr, kerr)
 		},
 		"fdatasync": func(t *rapid.T) {
 			fd := s.drawFd("fd")

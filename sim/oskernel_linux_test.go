@@ -43,6 +43,7 @@ package sim_test
 // ones have finished.
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -52,6 +53,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -513,4 +515,44 @@ func errName(err error) string {
 		return fmt.Sprintf("errno %d", int(e))
 	}
 	return fmt.Sprintf("non-errno error %T %q", err, err)
+}
+
+// fiemap layout (linux/fiemap.h): a 32-byte header, then 56-byte extents.
+const (
+	fsIocFiemap         = 0xC020660B // _IOWR('f', 11, struct fiemap)
+	fiemapFlagSync      = 0x1        // FIEMAP_FLAG_SYNC
+	fiemapExtentLast    = 0x1        // FIEMAP_EXTENT_LAST
+	fiemapExtentUnwrit  = 0x800      // FIEMAP_EXTENT_UNWRITTEN
+	fiemapHeaderSize    = 32
+	fiemapExtentSize    = 56
+	fiemapMaxExtentsReq = 512
+)
+
+// fiemapCounts returns, for a real fd, how many extents ext4 keeps (physical: the
+// extents as FIEMAP reports them) and how many there would be if extents that are
+// adjacent in the file and of the same kind (written or unwritten) were one
+// (logical): the model's count, which assumes physical contiguity.
+func fiemapCounts(fd int) (physical, logical int, err error) {
+	buf := make([]byte, fiemapHeaderSize+fiemapMaxExtentsReq*fiemapExtentSize)
+	le := binary.LittleEndian
+	le.PutUint64(buf[0:], 0)               // fm_start
+	le.PutUint64(buf[8:], ^uint64(0))      // fm_length
+	le.PutUint32(buf[16:], fiemapFlagSync) // fm_flags
+	le.PutUint32(buf[24:], fiemapMaxExtentsReq)
+	if _, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), fsIocFiemap, uintptr(unsafe.Pointer(&buf[0]))); e != 0 {
+		return 0, 0, e
+	}
+	n := int(le.Uint32(buf[20:])) // fm_mapped_extents
+	var end uint64
+	var unwr bool
+	for i := range n {
+		x := buf[fiemapHeaderSize+i*fiemapExtentSize:]
+		lo, length, flags := le.Uint64(x[0:]), le.Uint64(x[16:]), le.Uint32(x[40:])
+		u := flags&fiemapExtentUnwrit != 0
+		if i == 0 || lo != end || u != unwr {
+			logical++
+		}
+		end, unwr = lo+length, u
+	}
+	return n, logical, nil
 }

@@ -8,7 +8,7 @@ import (
 // status flags, locks), FD_CLOEXEC clear. EBADF, EMFILE.
 func (k *Kernel) sysDup(c *Call) Result {
 	g := c.Task.g
-	f, ref := c.Task.fget(int(c.Args[0]))
+	f, ref := c.Task.fgetRaw(int(c.Args[0]))
 	if f == nil {
 		return Fail(syscall.EBADF)
 	}
@@ -75,7 +75,7 @@ func (k *Kernel) dup3(t *Task, oldfd, newfd, flags int64) Result {
 	if newfd < 0 || newfd >= g.nofile.Load() {
 		return Fail(syscall.EBADF)
 	}
-	f, ref := t.fget(int(oldfd))
+	f, ref := t.fgetRaw(int(oldfd))
 	if f == nil {
 		return Fail(syscall.EBADF)
 	}

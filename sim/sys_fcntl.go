@@ -77,11 +77,17 @@ const (
 func (k *Kernel) sysFcntl(c *Call) Result {
 	t := c.Task
 	fd := int(c.Args[0])
-	f, ref := t.fget(fd)
+	f, ref := t.fgetRaw(fd)
 	if f == nil {
 		return Fail(syscall.EBADF)
 	}
-	r := k.fcntl(c, t, fd, f)
+	var r Result
+	switch cmd := c.Args[1]; {
+	case f.flags.Load()&oPath != 0 && cmd != fDupfd && cmd != fDupfdCloexec && cmd != fGetfd && cmd != fSetfd && cmd != fGetfl:
+		r = Fail(syscall.EBADF) // an O_PATH fd answers only the fd commands
+	default:
+		r = k.fcntl(c, t, fd, f)
+	}
 	if ref {
 		f.decRef()
 	}

@@ -203,7 +203,7 @@ func (k *Kernel) sysChdir(c *Call) Result {
 
 // sysFchdir implements fchdir(2): EBADF, ENOTDIR.
 func (k *Kernel) sysFchdir(c *Call) Result {
-	f, ref := c.Task.fget(int(c.Args[0]))
+	f, ref := c.Task.fgetRaw(int(c.Args[0]))
 	if f == nil {
 		return Fail(syscall.EBADF)
 	}
@@ -336,13 +336,16 @@ func (k *Kernel) sysUtimensat(c *Call) Result {
 		if !ok1 || !ok2 {
 			return Fail(syscall.EINVAL)
 		}
+		if at == vfs.UtimeOmit && mt == vfs.UtimeOmit {
+			return Result{} // Linux returns 0 without resolving the path
+		}
 	}
 	ino, f, e := k.resolveAt(c.Task, dirfd, c.Path, flags&atSymlinkNofollow == 0, flags&atEmptyPath != 0)
 	if e != 0 {
 		return Fail(e)
 	}
-	if f != nil && f.special != nil || at == vfs.UtimeOmit && mt == vfs.UtimeOmit {
-		return Result{} // vfs_utimes: both omitted is a no-op once the path resolved
+	if f != nil && f.special != nil {
+		return Result{}
 	}
 	return res(0, ino.Utimens(at, mt))
 }

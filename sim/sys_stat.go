@@ -37,7 +37,7 @@ func (k *Kernel) statFile(f *File, s *vfs.Stat) {
 
 // sysFstat implements fstat(2): Obj is a *unix.Stat_t. EBADF for a closed fd.
 func (k *Kernel) sysFstat(c *Call) Result {
-	f, ref := c.Task.fget(int(c.Args[0]))
+	f, ref := c.Task.fgetRaw(int(c.Args[0]))
 	if f == nil {
 		return Fail(syscall.EBADF)
 	}

@@ -403,3 +403,34 @@ func alignedBlock(raw []byte, skew int) []byte {
 	}
 	panic("no alignment")
 }
+
+func TestOPath(t *testing.T) {
+	fx := newFixture(t)
+	p := fx.p
+	fd, err := p.Open("/d/f", unix.O_PATH, 0)
+	require.NoError(t, err)
+	fl, err := p.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
+	require.NoError(t, err)
+	require.Equal(t, unix.O_PATH, fl)
+	var st unix.Stat_t
+	require.NoError(t, p.Fstat(fd, &st))
+	_, err = p.FcntlInt(uintptr(fd), unix.F_DUPFD, 0)
+	require.NoError(t, err)
+	_, err = p.FcntlInt(uintptr(fd), unix.F_SETFL, 0)
+	require.Equal(t, unix.EBADF, err)
+	require.Equal(t, unix.EBADF, p.Fsync(fd))
+	require.Equal(t, unix.EBADF, p.Flock(fd, unix.LOCK_SH))
+	_, err = p.Seek(fd, 0, 0)
+	require.Equal(t, unix.EBADF, err)
+	_, err = p.Read(fd, make([]byte, 1))
+	require.Equal(t, unix.EBADF, err)
+	require.Equal(t, unix.EBADF, p.Fchmod(fd, 0o600))
+	_, err = p.Mmap(fd, 0, 10, unix.PROT_READ, unix.MAP_SHARED)
+	require.Equal(t, unix.EBADF, err)
+	// Both times omitted: 0 even for a missing path.
+	omit := []unix.Timespec{{Nsec: unix.UTIME_OMIT}, {Nsec: unix.UTIME_OMIT}}
+	require.NoError(t, p.UtimesNanoAt(unix.AT_FDCWD, "/missing", omit, 0))
+	require.Equal(t, unix.EOPNOTSUPP, p.Fchmodat(unix.AT_FDCWD, "/d/sl", 0o600, unix.AT_SYMLINK_NOFOLLOW))
+	require.Equal(t, unix.EINVAL, p.Linkat(unix.AT_FDCWD, "/d/f", unix.AT_FDCWD, "/d/l2", 1))
+	require.NoError(t, p.Access("/d/f", unix.W_OK))
+}

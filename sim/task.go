@@ -265,7 +265,23 @@ func (t *Task) FDs() []int { return t.g.files.fds() }
 // reference (fput) when done: when the table is used by one thread only, no other
 // thread can close the fd meanwhile and no reference is taken (Linux's fdget does
 // the same).
+//
+// Descriptions opened with O_PATH are not returned (nil, as for a closed fd: EBADF):
+// only the calls that use fgetRaw (fcntl's fd commands, fstat, fchdir, dup*)
+// accept them, as Linux's fdget versus fdget_raw.
 func (t *Task) fget(fd int) (*File, bool) {
+	f, ref := t.fgetRaw(fd)
+	if f != nil && f.flags.Load()&oPath != 0 {
+		if ref {
+			f.decRef()
+		}
+		return nil, false
+	}
+	return f, ref
+}
+
+// fgetRaw is fget that also returns O_PATH descriptions.
+func (t *Task) fgetRaw(fd int) (*File, bool) {
 	tbl := t.g.files
 	if tbl.users.Load() == 1 {
 		return tbl.get(fd), false

@@ -27,6 +27,23 @@
 // `WIFEXITED(s) && WEXITSTATUS(s) == 0`) becomes a [NodeRaw] node holding the
 // exact text, never an error.
 //
+// To collect the hex-dump lines that follow a call, Next looks at the start
+// of the next line before returning; on a pipe it may therefore wait for one
+// more line of input (or EOF) before handing out an event.
+//
+// # Merging -ff files
+//
+// [Merge] interleaves several parsers by timestamp (see [Merger] for the
+// exact ordering rules); with `-ff -tt` files this reproduces the global
+// order up to strace's microsecond resolution.
+//
+// # Formatting
+//
+// [AppendFormat] writes an event back as the line strace prints, so tools can
+// emit strace text that this package reads back; for every line of the
+// recorded corpus parse(format(parse(line))) equals parse(line) (tested), and
+// for aligned input it is byte-identical.
+//
 // # Errors
 //
 // A malformed line yields a *[SyntaxError] naming the file, the line, the

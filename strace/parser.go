@@ -231,11 +231,13 @@ func (p *Parser) readLine() ([]byte, int, error) {
 	return trimEOL(b), p.lineNo, nil
 }
 
+// trimEOL removes the newline and any carriage returns before it (CRLF
+// files).
 func trimEOL(b []byte) []byte {
 	if n := len(b); n > 0 && b[n-1] == '\n' {
 		b = b[:n-1]
 	}
-	if n := len(b); n > 0 && b[n-1] == '\r' {
+	for n := len(b); n > 0 && b[n-1] == '\r'; n-- {
 		b = b[:n-1]
 	}
 	return b

@@ -884,3 +884,54 @@ func TestSteadyStateAllocs(t *testing.T) {
 	})
 	require.Zero(t, allocs)
 }
+
+func TestCorpusSpotChecks(t *testing.T) {
+	ns := parseFile(t, filepath.Join(traceDir, "fdtable.namespace.strace"))
+	ev := findLine(ns, 41) // openat(AT_FDCWD</...>, "nonexistent", O_RDONLY) = -1 ENOENT
+	require.Equal(t, syscall.Errno(2), ev.Errno)
+	require.Equal(t, "ENOENT", ev.ErrnoName)
+	require.Equal(t, int64(-1), ev.Ret)
+	s, _, _ := ev.Str(1)
+	require.Equal(t, "nonexistent", string(s))
+	ev = findLine(ns, 36) // openat(..., "d", O_RDWR|O_CREAT, 0644) = -1 EISDIR
+	require.Equal(t, syscall.Errno(21), ev.Errno)
+	f, _ := ev.Flags(2)
+	require.Equal(t, uint64(0102), f)
+
+	ev = findLine(parseFile(t, filepath.Join(traceDir, "oraus.curend.strace")), 55)
+	require.Equal(t, "lseek", ev.Name)
+	require.Equal(t, syscall.Errno(22), ev.Errno)
+	off, _ := ev.Int(1)
+	require.Equal(t, int64(-70000), off)
+	wh, _ := ev.Flags(2)
+	require.Equal(t, uint64(1), wh)
+	_, path, _ := ev.Fd(0)
+	require.Equal(t, "/tmp/corpus-work/run/oraus.curend/oraus.msb", string(path))
+	require.Equal(t, int64(16000), ev.Duration)
+
+	ev = findLine(parseFile(t, filepath.Join(traceDir, "oraus.seq.strace")), 2)
+	require.Equal(t, strace.TimeRelative, ev.TimeKind)
+	require.Equal(t, int64(1715000), ev.Time)
+
+	ev = findLine(parseFile(t, filepath.Join(traceDir, "commit.fdatasync.strace")), 1)
+	require.Equal(t, strace.TimeEpoch, ev.TimeKind)
+	require.Equal(t, int64(1796002145157643000), ev.Time)
+
+	ev = findLine(parseFile(t, filepath.Join(traceDir, "fdtable.basic.strace")), 93)
+	require.Equal(t, "pwrite64", ev.Name)
+	off, _ = ev.Int(3)
+	require.Equal(t, int64(0), off)
+	s, tr, _ := ev.Str(1)
+	require.Equal(t, "X", string(s))
+	require.False(t, tr)
+
+	ev = findLine(parseFile(t, filepath.Join(traceDir, "tar.create.strace")), 129)
+	require.Equal(t, strace.KindExit, ev.Kind)
+	require.Equal(t, 24221, ev.Pid)
+
+	ev = findLine(parseFile(t, filepath.Join(traceDir, "threads.f.strace")), 312)
+	require.Equal(t, strace.KindSignal, ev.Kind)
+	require.Equal(t, "SIGCHLD", ev.Name)
+	require.Equal(t, int64(24497), ev.Field(0, "si_pid").Int)
+	require.Equal(t, "CLD_EXITED", string(ev.Field(0, "si_code").Text))
+}

@@ -301,14 +301,15 @@ func (fs *FS) materialize(dur map[uint64]*durInode) *FS {
 		nfs.dur[id] = nd
 		switch d.mode & S_IFMT {
 		case S_IFREG:
-			data := d.data
+			// The new FS gets its own fileData object (sharing chunks and buffers
+			// copy-on-write), never fs's: crash states are used concurrently with
+			// fs and with each other, under different locks, and even Blocks
+			// (stat) writes to the object. Found by TestRaceCrashStates.
+			data := shareData(d.data)
 			if data.SeekData(d.size, 1<<62) >= 0 {
 				// Blocks past the durable size (a size change that did not survive):
 				// invisible, and never to reappear if the file grows again.
-				data = data.Clone()
 				data.Truncate(d.size)
-			} else {
-				d.dataShared = true
 			}
 			i.data, i.dataShared = data, true
 			nd.data, nd.dataShared = data, true
@@ -356,4 +357,21 @@ func (fs *FS) materialize(dur map[uint64]*durInode) *FS {
 	walk(rootD, root)
 	nfs.root = root
 	return nfs
+}
+
+// shareData is fileData.Clone made safe for data shared between file systems
+// that run under different locks (crash states and their origin): Clone marks
+// every chunk shared by writing its owner field, and a chunk already shared
+// (owner nil) may at that moment be read by another file system. A chunk with an
+// owner is referenced by that owner alone, so marking it is safe; a shared one is
+// left untouched. Call it with the lock of the file system that owns d held.
+func shareData(d *fileData) *fileData {
+	for _, c := range d.chunks {
+		if c.owner != nil {
+			c.owner = nil
+		}
+	}
+	cp := *d
+	cp.chunks = append([]*chunk(nil), d.chunks...)
+	return &cp
 }

@@ -151,7 +151,7 @@ func newDurInode(fs *FS, mode uint32, target string) *durInode {
 // ownData makes d's data private before it is changed.
 func (d *durInode) ownData() *fileData {
 	if d.dataShared {
-		d.data = d.data.Clone()
+		d.data = shareData(d.data) // not Clone: see shareData
 		d.dataShared = false
 	}
 	return d.data

@@ -153,7 +153,7 @@ func (i *Inode) Write(p []byte, off int64, how WriteMode, errseq *uint64) (n int
 // ENOSPC returned.
 func (fs *FS) mutateData(i *Inode, off, n int64, fn func(d *fileData)) error {
 	if i.dataShared {
-		i.data = i.data.Clone()
+		i.data = shareData(i.data) // not Clone: see shareData
 		i.dataShared = false
 	}
 	if fs.cfg.capacity <= 0 {
@@ -165,7 +165,7 @@ func (fs *FS) mutateData(i *Inode, off, n int64, fn func(d *fileData)) error {
 	spanned := ((off+n+bs-1)/bs - off/bs + 1) * bs
 	var saved *fileData
 	if fs.used+spanned > fs.cfg.capacity {
-		saved = i.data.Clone()
+		saved = shareData(i.data)
 	}
 	fn(i.data)
 	after := i.data.Blocks()

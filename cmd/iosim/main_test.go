@@ -1,0 +1,72 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func runCmd(args ...string) (code int, stdout, stderr string) {
+	var o, e bytes.Buffer
+	code = run(args, &o, &e)
+	return code, o.String(), e.String()
+}
+
+func TestReplayVerifyBundledTrace(t *testing.T) {
+	code, out, errOut := runCmd("replay", "--verify", "../../testdata/traces/oraus.seek.strace")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "divergences: 0")
+	require.Contains(t, out, "read")
+}
+
+func TestReplayJSON(t *testing.T) {
+	code, out, errOut := runCmd("replay", "--verify", "--json", "../../testdata/traces/fdtable.basic.strace")
+	require.Equal(t, 0, code, errOut)
+	var m map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &m))
+	for _, k := range []string{"calls", "replayed", "not_modelled", "parse_errors", "divergences", "kernel_calls"} {
+		require.Contains(t, m, k)
+	}
+	require.EqualValues(t, 127, m["calls"])
+	require.IsType(t, map[string]any{}, m["not_modelled"])
+}
+
+func TestReplayDivergenceExitStatus(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "bad.strace")
+	require.NoError(t, os.WriteFile(p, []byte("openat(AT_FDCWD, \"f\", O_RDONLY|O_CREAT, 0644) = 3\nclose(3) = 0\nclose(3) = 0\n"), 0o644))
+	code, out, _ := runCmd("replay", "--verify", p)
+	require.Equal(t, 1, code)
+	require.Contains(t, out, p+":3: close(3) = 0: result: recorded 0, simulated -1 EBADF")
+	code, _, _ = runCmd("replay", p)
+	require.Equal(t, 0, code, "without --verify nothing is compared")
+}
+
+func TestBadUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{},
+		{"frobnicate"},
+		{"replay"},
+		{"replay", "--no-such-flag", "x"},
+		{"replay", "/no/such/file.strace"},
+		{"replay", "--stack", "nosuch", "../../testdata/traces/oraus.seek.strace"},
+	} {
+		code, _, errOut := runCmd(args...)
+		require.Equal(t, 2, code, "%q", args)
+		require.NotEmpty(t, strings.TrimSpace(errOut), "%q must say what is wrong", args)
+	}
+}
+
+func TestListings(t *testing.T) {
+	code, out, _ := runCmd("syscalls")
+	require.Equal(t, 0, code)
+	require.Contains(t, out, "pread64")
+	require.Contains(t, out, "not modelled")
+	code, out, _ = runCmd("interposers")
+	require.Equal(t, 0, code)
+	require.Contains(t, out, "filecache")
+}
