@@ -107,14 +107,15 @@ type FileCache struct {
 	next  sim.Handler
 	Paths []string
 
-	mu      sync.Mutex
-	gen     uint64 // namespace/attribute generation: resolutions and stats of older gens are stale
-	files   map[fileID]*cfile
-	targets map[fileID]bool
-	tgtGen  uint64 // gen at which targets was computed (0: never)
-	procs   map[*sim.ThreadGroup]*fcProc
-	last    *fcProc // the last process served: the common case skips a map lookup
-	loaded  int     // files with data loaded
+	mu       sync.Mutex
+	gen      uint64 // namespace/attribute generation: resolutions and stats of older gens are stale
+	files    map[fileID]*cfile
+	targets  map[fileID]bool
+	tgtGen   uint64 // gen at which targets was computed (0: never)
+	procs    map[*sim.ThreadGroup]*fcProc
+	last     *fcProc // the process of lastTask: the common case skips a map lookup
+	lastTask *sim.Task
+	loaded   int // files with data loaded
 
 	served  int64  // guarded by mu
 	maxSize int64  // s_maxbytes, learned from the first task seen
@@ -246,10 +247,14 @@ func (fc *FileCache) pass(c sim.Call) sim.Result {
 
 // proc returns the state of c's process. Called with fc.mu held.
 func (fc *FileCache) proc(t *sim.Task) *fcProc {
-	g := t.Group()
-	if p := fc.last; p != nil && p.g == g {
-		return p
+	if t == fc.lastTask { // a task never changes process
+		return fc.last
 	}
+	return fc.procSlow(t)
+}
+
+func (fc *FileCache) procSlow(t *sim.Task) *fcProc {
+	g := t.Group()
 	p := fc.procs[g]
 	if p == nil {
 		p = &fcProc{g: g, res: map[resKey]resEnt{}, anchors: map[*cfile]int{}}
@@ -261,7 +266,7 @@ func (fc *FileCache) proc(t *sim.Task) *fcProc {
 		}
 		fc.procs[g] = p
 	}
-	fc.last = p
+	fc.last, fc.lastTask = p, t
 	return p
 }
 

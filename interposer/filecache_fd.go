@@ -217,7 +217,7 @@ func (fc *FileCache) fdtable(c sim.Call) sim.Result {
 		r := fc.pass(c)
 		delete(fc.procs, p.g)
 		if fc.last == p {
-			fc.last = nil
+			fc.last, fc.lastTask = nil, nil
 		}
 		return r
 

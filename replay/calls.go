@@ -17,6 +17,13 @@ import (
 // 2^40 bytes is not allocated.
 const maxBuf = 256 << 20
 
+// nameInfo caches, per syscall name, its number and summary row.
+type nameInfo struct {
+	nr    sim.Sysno
+	known bool
+	stats *SyscallStats
+}
+
 // stats returns the summary row of a syscall name.
 func (r *replayer) stats(name string) *SyscallStats {
 	s := r.report.Syscalls[name]
@@ -85,12 +92,18 @@ func isRestart(name string) bool { return strings.HasPrefix(name, "ERESTART") }
 
 // syscall replays one system call event.
 func (r *replayer) syscall(ev *strace.Event) {
-	st := r.stats(ev.Name)
+	info := r.names[ev.Name]
+	if info == nil {
+		info = &nameInfo{stats: r.stats(ev.Name)}
+		info.nr, info.known = sim.SysnoByName(ev.Name)
+		r.names[ev.Name] = info
+	}
+	st := info.stats
 	st.Calls++
 	if ev.Failed() {
 		st.Errors++
 	}
-	nr, ok := sim.SysnoByName(ev.Name)
+	nr, ok := info.nr, info.known
 	if !ok {
 		r.report.NotModelled[ev.Name]++
 		return
@@ -271,6 +284,12 @@ func (r *replayer) replay(t *sim.Task, nr sim.Sysno, ev *strace.Event) {
 		r.report.NotModelled[key]++
 		return
 	}
+	r.cur, r.curPos = nil, 0
+	if fdIdx == 0 && len(c.Args) > 0 {
+		if f := t.File(int(c.Args[0])); f != nil && f.Inode() != nil {
+			r.cur, r.curPos = f, r.recPos(f)
+		}
+	}
 	if !r.world.before(t, nr, ev, &c) {
 		r.report.Replayed++
 		return
@@ -287,10 +306,84 @@ func (r *replayer) replay(t *sim.Task, nr sim.Sysno, ev *strace.Event) {
 	if post != nil {
 		post(res)
 	}
-	if !r.opts.Verify || !ev.RetKnown || isRestart(ev.ErrnoName) {
+	if r.opts.Verify && ev.RetKnown && !isRestart(ev.ErrnoName) {
+		r.verify(t, nr, ev, &c, res, recErr)
+	}
+	r.learn(nr, ev, &c)
+	r.advance(nr, ev)
+	if (nr == sim.SYS_OPEN || nr == sim.SYS_OPENAT || nr == sim.SYS_CREAT) && ev.RetKnown && ev.Ret >= 0 && !ev.Failed() {
+		// The recorded program has a new description at offset 0, whatever an
+		// interposer handed out.
+		if f := t.File(int(ev.Ret)); f != nil {
+			r.pos[f] = 0
+		}
+	}
+}
+
+// recPos returns the offset of an open file description as the recorded program
+// had it. It follows the recorded results (a read of n bytes moves it by n, lseek
+// sets it), so it stays right when an interposer serves calls without the kernel
+// seeing them; a description it has not followed yet starts at the model's offset.
+func (r *replayer) recPos(f *sim.File) int64 {
+	if p, ok := r.pos[f]; ok {
+		return p
+	}
+	return f.Offset()
+}
+
+// advance moves the recorded offset of the current call's description.
+func (r *replayer) advance(nr sim.Sysno, ev *strace.Event) {
+	f := r.cur
+	if f == nil || !ev.RetKnown || ev.Failed() {
+		if nr == sim.SYS_CLOSE && f != nil {
+			delete(r.pos, f)
+		}
 		return
 	}
-	r.verify(t, nr, ev, &c, res, recErr)
+	switch nr {
+	case sim.SYS_READ, sim.SYS_READV:
+		r.pos[f] = r.curPos + ev.Ret
+	case sim.SYS_WRITE, sim.SYS_WRITEV:
+		if f.Flags()&syscall.O_APPEND != 0 {
+			r.pos[f] = f.Inode().Size()
+		} else {
+			r.pos[f] = r.curPos + ev.Ret
+		}
+	case sim.SYS_LSEEK:
+		r.pos[f] = ev.Ret
+	case sim.SYS_CLOSE:
+		delete(r.pos, f)
+	}
+}
+
+// learn writes into the model the bytes a recorded read shows where the model's
+// content is unknown (written by the trace with strace's -s cutting the string):
+// the recording says what the file held there, and later reads are checked
+// against it. Known bytes are never overwritten.
+func (r *replayer) learn(nr sim.Sysno, ev *strace.Event, c *sim.Call) {
+	f := r.cur
+	if f == nil || (nr != sim.SYS_READ && nr != sim.SYS_PREAD64) || !ev.RetKnown || ev.Failed() || ev.Ret <= 0 {
+		return
+	}
+	ino := f.Inode()
+	spans := r.world.unknown[ino.Ino()]
+	if len(spans) == 0 {
+		return
+	}
+	start := r.curPos
+	if nr == sim.SYS_PREAD64 {
+		start = c.Args[3]
+	}
+	shown, _, _ := ev.Str(1)
+	shown = shown[:min(int64(len(shown)), ev.Ret)]
+	end := start + int64(len(shown))
+	for _, u := range spans {
+		a, b := max(u.off, start), min(u.end, end)
+		if a < b {
+			_, _ = ino.WriteAt(shown[a-start:b-start], a)
+		}
+	}
+	r.world.unknown[ino.Ino()] = cut(spans, start, end)
 }
 
 // ensureFd makes fd exist in t's process when the recording used it successfully

@@ -206,8 +206,12 @@ type replayer struct {
 
 	tasks     map[int]*sim.Task // traced tid → simulated task
 	umaskSeen bool              // a umask call has shown the inherited mask
-	aioCtx    map[uint64]uint64 // recorded io context id → model's
-	buf       []byte            // scratch for read buffers
+	names     map[string]*nameInfo
+	pos       map[*sim.File]int64 // offsets as the recorded program had them (recPos)
+	cur       *sim.File           // the description of the current fd call, if any
+	curPos    int64               // its recorded offset before the call
+	aioCtx    map[uint64]uint64   // recorded io context id → model's
+	buf       []byte              // scratch for read buffers
 	iov       [][]byte
 	st        syscall.Stat_t
 }
@@ -215,7 +219,7 @@ type replayer struct {
 func newReplayer(opts Options, pl *plan) (*replayer, error) {
 	fs := vfs.New()
 	k := sim.New(fs)
-	r := &replayer{opts: opts, plan: pl, fs: fs, k: k, tasks: map[int]*sim.Task{}, aioCtx: map[uint64]uint64{}}
+	r := &replayer{opts: opts, plan: pl, fs: fs, k: k, tasks: map[int]*sim.Task{}, aioCtx: map[uint64]uint64{}, names: map[string]*nameInfo{}, pos: map[*sim.File]int64{}}
 	r.kcount = &counter{next: k}
 	r.top = r.kcount
 	if len(opts.Stack) > 0 {

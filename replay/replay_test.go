@@ -91,7 +91,9 @@ func TestVerifyFindsDivergences(t *testing.T) {
 		what  string
 	}{
 		{"read count", "oraus.seek", 49, func(l string) string { return strings.Replace(l, "= 512", "= 511", 1) }, "return value"},
-		{"errno", "oraus.curend", 55, func(l string) string { return strings.Replace(l, "EINVAL (Invalid argument)", "ENXIO (No such device or address)", 1) }, "result"},
+		{"errno", "oraus.curend", 55, func(l string) string {
+			return strings.Replace(l, "EINVAL (Invalid argument)", "ENXIO (No such device or address)", 1)
+		}, "result"},
 		{"bytes of a file the trace wrote", "fdtable.basic", 76, func(l string) string { return strings.Replace(l, `"PPPP"`, `"PPQP"`, 1) }, "byte at file offset 102"},
 		{"hole read as zeros", "fdtable.basic", 77, func(l string) string { return strings.Replace(l, `"\0\0\0\0PPPP"`, `"\0\1\0\0PPPP"`, 1) }, "byte at file offset 97"},
 		{"stat size", "fdtable.namespace", 44, func(l string) string { return strings.Replace(l, "st_size=10,", "st_size=11,", 1) }, "st_size"},

@@ -183,7 +183,7 @@ func cloneFlags(ev *strace.Event) int64 {
 // decoration, or a successful getcwd's result. It parses arguments only of events
 // that can show one.
 func cwdHint(ev *strace.Event) string {
-	if ev.Name != "getcwd" && !bytes.Contains(ev.RawArgs, []byte("AT_FDCWD")) {
+	if ev.Name != "getcwd" && !bytes.Contains(ev.RawArgs, []byte("AT_FDCWD<")) && !bytes.Contains(ev.RawArgs, []byte("AT_FDCWD */<")) {
 		return ""
 	}
 	if ev.Name == "getcwd" && ev.RetKnown && ev.Ret > 0 {

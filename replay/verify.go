@@ -97,7 +97,7 @@ func (r *replayer) verify(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Ca
 		}
 		start := c.Args[3]
 		if nr == sim.SYS_READ {
-			start = f.Offset() - res.Ret
+			start = r.curPos
 		}
 		r.verifyBytes(ev, 1, f.Inode().Ino(), start, c.Buf[:res.Ret])
 	case sim.SYS_READV, sim.SYS_PREADV:
@@ -203,7 +203,7 @@ func (r *replayer) verifyIov(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim
 	}
 	start := c.Args[3]
 	if nr == sim.SYS_READV {
-		start = f.Offset() - res.Ret
+		start = r.curPos
 	}
 	left := res.Ret
 	for k := range arr.Kids {

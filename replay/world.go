@@ -310,7 +310,7 @@ func (w *world) before(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call)
 		}
 		off := c.Args[3]
 		if nr == sim.SYS_READ {
-			off = t.File(int(c.Args[0])).Offset()
+			off = w.r.curPos
 		}
 		w.inject(ino, off, ev, 1, c.Args[2])
 	case sim.SYS_LSEEK:
@@ -395,7 +395,7 @@ func (w *world) after(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call, 
 		start := c.Args[3]
 		if nr == sim.SYS_WRITE || f.Flags()&syscall.O_APPEND != 0 {
 			if nr == sim.SYS_WRITE && f.Flags()&syscall.O_APPEND == 0 {
-				start = f.Offset() - res.Ret
+				start = w.r.curPos
 			} else {
 				start = f.Inode().Size() - res.Ret
 			}

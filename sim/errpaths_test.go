@@ -229,6 +229,23 @@ func TestErrorPaths(t *testing.T) {
 			r, err := e.s.Readv(e.fd(fdDir), [][]byte{make([]byte, 10)})
 			return int64(r), err
 		}},
+		// vfs_readv returns 0 for no bytes before the file's read_iter says EISDIR.
+		{name: "readv/dir no bytes", ret: 0, do: func(e errEnv) (int64, error) {
+			r, err := e.s.Readv(e.fd(fdDir), [][]byte{{}})
+			return int64(r), err
+		}, modelBug: "readv(dir fd, [empty iovec]) = EISDIR, kernel 0", modelGot: unix.EISDIR},
+		{name: "preadv/dir no iovecs", ret: 0, do: func(e errEnv) (int64, error) {
+			r, err := e.s.Preadv(e.fd(fdDir), nil, 0)
+			return int64(r), err
+		}, modelBug: "preadv(dir fd, [], 0) = EISDIR, kernel 0", modelGot: unix.EISDIR},
+		{name: "preadv/dir no bytes negative offset", want: unix.EINVAL, do: func(e errEnv) (int64, error) {
+			r, err := e.s.Preadv(e.fd(fdDir), nil, -1)
+			return int64(r), err
+		}},
+		{name: "readv/O_WRONLY no bytes", want: unix.EBADF, do: func(e errEnv) (int64, error) {
+			r, err := e.s.Readv(e.fd(fdWO), nil)
+			return int64(r), err
+		}},
 		{name: "open/dir O_WRONLY", want: unix.EISDIR, do: func(e errEnv) (int64, error) { return open(e, "/d", unix.O_WRONLY) }},
 		{name: "open/dir O_RDWR", want: unix.EISDIR, do: func(e errEnv) (int64, error) { return open(e, "/d", unix.O_RDWR) }},
 		{name: "open/dir O_CREAT", want: unix.EISDIR, do: func(e errEnv) (int64, error) { return open(e, "/d", unix.O_RDONLY|unix.O_CREAT) }},
@@ -307,6 +324,65 @@ func TestErrorPaths(t *testing.T) {
 			r, err := e.s.Readlink("/f", make([]byte, 100))
 			return int64(r), err
 		}},
+
+		// O_DIRECT: offset, length and buffer address must be multiples of 512 here
+		// (statx dio_mem_align = dio_offset_align = 512), but I/O of no bytes is 0.
+		{name: "pwrite/O_DIRECT unaligned offset", want: unix.EINVAL, do: func(e errEnv) (int64, error) {
+			fd, err := e.s.Open("/f", unix.O_RDWR|unix.O_DIRECT, 0)
+			if err != nil {
+				return 0, err
+			}
+			r, err := e.s.Pwrite(fd, alignedBuf(4096, 0), 100)
+			return int64(r), err
+		}},
+		{name: "pwrite/O_DIRECT misaligned buffer", want: unix.EINVAL, do: func(e errEnv) (int64, error) {
+			fd, err := e.s.Open("/f", unix.O_RDWR|unix.O_DIRECT, 0)
+			if err != nil {
+				return 0, err
+			}
+			r, err := e.s.Pwrite(fd, alignedBuf(4096, 4), 0)
+			return int64(r), err
+		}},
+		{name: "pread/O_DIRECT unaligned offset past EOF", ret: 0, do: func(e errEnv) (int64, error) {
+			fd, err := e.s.Open("/f", unix.O_RDWR|unix.O_DIRECT, 0)
+			if err != nil {
+				return 0, err
+			}
+			r, err := e.s.Pread(fd, alignedBuf(4096, 0), 100000)
+			return int64(r), err
+		}},
+		{name: "pwrite/O_DIRECT zero bytes unaligned", ret: 0, do: func(e errEnv) (int64, error) {
+			fd, err := e.s.Open("/f", unix.O_RDWR|unix.O_DIRECT, 0)
+			if err != nil {
+				return 0, err
+			}
+			r, err := e.s.Pwrite(fd, nil, 100)
+			return int64(r), err
+		}},
+		{name: "pwritev/O_DIRECT zero bytes unaligned", ret: 0, do: func(e errEnv) (int64, error) {
+			fd, err := e.s.Open("/f", unix.O_RDWR|unix.O_DIRECT, 0)
+			if err != nil {
+				return 0, err
+			}
+			r, err := e.s.Pwritev(fd, [][]byte{{}}, 100)
+			return int64(r), err
+		}, modelBug: "pwritev(O_DIRECT fd, [empty iovec], 100) = EINVAL, kernel 0 (no bytes: no alignment check)", modelGot: unix.EINVAL},
+		{name: "readv/O_DIRECT zero bytes unaligned", ret: 0, do: func(e errEnv) (int64, error) {
+			fd, err := e.s.Open("/f", unix.O_RDWR|unix.O_DIRECT, 0)
+			if err != nil {
+				return 0, err
+			}
+			if _, err := e.s.Seek(fd, 100, unix.SEEK_SET); err != nil {
+				return 0, err
+			}
+			r, err := e.s.Readv(fd, [][]byte{{}})
+			return int64(r), err
+		}, modelBug: "readv(O_DIRECT fd at offset 100, [empty iovec]) = EINVAL, kernel 0", modelGot: unix.EINVAL},
+		// Only regular files get FMODE_CAN_ODIRECT on ext4.
+		{name: "open/dir O_DIRECT", want: unix.EINVAL, do: func(e errEnv) (int64, error) { return open(e, "/d", unix.O_RDONLY|unix.O_DIRECT) },
+			modelBug: "open(dir, O_RDONLY|O_DIRECT) succeeds in the model, kernel EINVAL (ext4 sets FMODE_CAN_ODIRECT for regular files only)", modelGot: 0},
+		{name: "fcntl/F_SETFL O_DIRECT dir", want: unix.EINVAL, do: func(e errEnv) (int64, error) { return fcntl(e, e.fd(fdDir), unix.F_SETFL, unix.O_DIRECT) }},
+		{name: "fcntl/F_SETFL O_DIRECT file", ret: 0, do: func(e errEnv) (int64, error) { return fcntl(e, e.fd(fdRW), unix.F_SETFL, unix.O_DIRECT) }},
 
 		// ENXIO
 		{name: "lseek/SEEK_DATA at EOF", want: unix.ENXIO, do: func(e errEnv) (int64, error) { return seek(e, fdRW, 5000, unix.SEEK_DATA) }},

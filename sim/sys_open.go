@@ -39,8 +39,9 @@ const (
 // O_NOFOLLOW, O_APPEND/O_NONBLOCK/O_DSYNC/O_SYNC/O_DIRECT/O_NOATIME kept as status
 // flags (F_GETFL also shows O_LARGEFILE, which the kernel forces on 64-bit opens),
 // O_CLOEXEC on the fd; EMFILE is decided before the path is looked at, as
-// get_unused_fd_flags runs first; O_DIRECT on a file system without direct I/O is
-// EINVAL after the file was created, as open_check_o_direct runs last; O_CREAT with
+// get_unused_fd_flags runs first; O_DIRECT on a file system without direct I/O, or
+// on a directory, is EINVAL after the file was created, as open_check_o_direct runs
+// last; O_CREAT with
 // O_DIRECTORY is EINVAL (Linux 6.4+).
 //
 // Not modelled: permissions (the caller is root), O_TMPFILE (EOPNOTSUPP, the answer of
@@ -93,8 +94,8 @@ func (k *Kernel) openFile(t *Task, dirfd int, path string, flags int, mode uint3
 	if err != nil {
 		return nil, errnoOf(err)
 	}
-	if flags&oDirect != 0 && flags&oPath == 0 && ino.IsRegular() && !k.fs.SupportsDirectIO() {
-		return nil, syscall.EINVAL
+	if flags&oDirect != 0 && flags&oPath == 0 && (!ino.IsRegular() || !k.fs.SupportsDirectIO()) {
+		return nil, syscall.EINVAL // FMODE_CAN_ODIRECT: regular files of a DIO-capable fs only
 	}
 	return newFile(k, ino, nil, flags), 0
 }

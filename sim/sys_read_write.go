@@ -77,10 +77,11 @@ func (k *Kernel) sysPwrite(c *Call) Result {
 	return r
 }
 
-// dioCheck applies O_DIRECT's alignment rules: the offset, the length and the
-// buffer's address must be multiples of the logical block size (the address: of
-// WithDirectIOMemAlign). A Go slice's address is taken with unsafe.Pointer(&p[0]);
-// it is what the kernel would see for a buffer passed by x/sys/unix.
+// dioCheck applies O_DIRECT's alignment rules: the offset and the length must be
+// multiples of the logical block size, the buffer's address a multiple of
+// WithDirectIOMemAlign (default 1: not checked). A Go slice's address is taken with
+// unsafe.Pointer(&p[0]); it is what the kernel would see for a buffer passed by
+// x/sys/unix.
 func (k *Kernel) dioCheck(p []byte, off int64) bool {
 	if (off|int64(len(p)))&(LogicalBlockSize-1) != 0 {
 		return false
@@ -207,6 +208,15 @@ func (k *Kernel) writeFile(f *File, p []byte, off int64, positional bool) Result
 	return Result{Ret: int64(n)}
 }
 
+// iovLen is the total length of an iovec array.
+func iovLen(iov [][]byte) int64 {
+	var n int64
+	for _, b := range iov {
+		n += int64(len(b))
+	}
+	return n
+}
+
 // sysReadv implements readv(2) and preadv(2) (positional, offset from Args[3];
 // preadv2 with offset -1 uses the file offset, RWF_* flags are ignored). The iovecs
 // are c.Iov: EINVAL beyond UIO_MAXIOV (1024); they are filled in order and the call
@@ -257,9 +267,9 @@ func (k *Kernel) sysReadv(c *Call, positional bool, off int64) Result {
 		defer f.mu.Unlock()
 		off = f.off
 	}
-	if f.flags.Load()&oDirect != 0 && off < ino.Size() {
+	if f.flags.Load()&oDirect != 0 && iovLen(c.Iov) > 0 && off < ino.Size() {
 		for _, b := range c.Iov {
-			if !k.dioCheck(b, off) {
+			if len(b) > 0 && !k.dioCheck(b, off) {
 				return Fail(syscall.EINVAL)
 			}
 		}
@@ -331,13 +341,13 @@ func (k *Kernel) sysWritev(c *Call, positional bool, off int64) Result {
 		defer f.mu.Unlock()
 		off = f.off
 	}
-	if how&vfs.WriteDirect != 0 {
+	if how&vfs.WriteDirect != 0 && iovLen(c.Iov) > 0 {
 		at := off
 		if how&vfs.WriteAppend != 0 {
 			at = ino.Size()
 		}
 		for _, b := range c.Iov {
-			if !k.dioCheck(b, at) {
+			if len(b) > 0 && !k.dioCheck(b, at) {
 				return Fail(syscall.EINVAL)
 			}
 		}

@@ -109,19 +109,19 @@ func (k *Kernel) sysFtruncate(c *Call) Result {
 	return res(0, err)
 }
 
-// sysTruncate implements truncate(2): EINVAL for a negative length, EISDIR for a
-// directory, EFBIG beyond s_maxbytes, and the path errors. Symlinks are followed.
+// sysTruncate implements truncate(2): EINVAL for a negative length (before the path
+// is looked up), EISDIR for a directory, EFBIG beyond s_maxbytes, and the path errors. Symlinks are followed.
 func (k *Kernel) sysTruncate(c *Call) Result {
 	length := c.Args[1]
+	if length < 0 {
+		return Fail(syscall.EINVAL) // do_sys_truncate checks it before the lookup
+	}
 	ino, _, e := k.resolveAt(c.Task, atFdcwd, c.Path, true, false)
 	if e != 0 {
 		return Fail(e)
 	}
 	if ino.IsDir() {
 		return Fail(syscall.EISDIR)
-	}
-	if length < 0 {
-		return Fail(syscall.EINVAL)
 	}
 	err := ino.Truncate(length)
 	if err == nil && k.mm.active.Load() > 0 {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"sort"
 	"strings"
 )
 
@@ -86,6 +87,7 @@ type Parser struct {
 	dumpBuf []byte
 
 	pending   map[int]*pending
+	flush     []flushItem // pending calls being flushed at EOF, by line
 	freePend  []*pending
 	names     map[string]string
 	nameCache [256]string
@@ -760,26 +762,34 @@ func (p *Parser) parseResumed(ev *Event, line []byte, i, no int) (bool, *SyntaxE
 	return true, nil
 }
 
-// flushPending emits the earliest call that was never resumed.
+// flushPending emits the earliest call that was never resumed. On the first
+// call it moves the pending calls to a list sorted by line, so flushing n
+// calls costs O(n log n).
 func (p *Parser) flushPending() {
-	best := -1
-	for pid, pd := range p.pending {
-		if best < 0 || pd.line < p.pending[best].line {
-			best = pid
+	if p.flush == nil {
+		for pid, pd := range p.pending {
+			p.flush = append(p.flush, flushItem{pid, pd})
 		}
+		sort.Slice(p.flush, func(i, j int) bool { return p.flush[i].pd.line < p.flush[j].pd.line })
 	}
-	pd := p.pending[best]
-	delete(p.pending, best)
-	p.freePend = append(p.freePend, pd)
+	it := p.flush[0]
+	p.flush = p.flush[1:]
+	delete(p.pending, it.pid)
+	pd := it.pd
 	jb := append(p.joinBuf[:0], pd.name...)
 	jb = append(jb, '(')
 	jb = append(jb, pd.args...)
 	jb = append(jb, " <unfinished ...>"...)
 	p.joinBuf = jb
 	ev := &p.ev
-	*ev = Event{File: p.file, Line: pd.line, EndLine: pd.line, Pid: best, PidStyle: pd.pidStyle, p: p,
+	*ev = Event{File: p.file, Line: pd.line, EndLine: pd.line, Pid: it.pid, PidStyle: pd.pidStyle, p: p,
 		Kind: KindSyscall, Name: pd.name, Time: pd.time, TimeKind: pd.timeKind, TimePrec: pd.timePrec,
 		RawArgs: jb[len(pd.name)+1 : len(pd.name)+1+len(pd.args)], Unfinished: true, Text: jb}
+}
+
+type flushItem struct {
+	pid int
+	pd  *pending
 }
 
 // parseExit parses `+++ exited with N +++` and `+++ killed by SIG [(core dumped)] +++`.
@@ -837,11 +847,15 @@ func (p *Parser) parseSignal(ev *Event, line []byte, i, no int) *SyntaxError {
 		args = args[1:]
 	}
 	if len(args) > 0 && args[0] == '{' {
-		if end, col, msg, st := scanArgs(append(args[:len(args):len(args)], ')'), 0, p.brk); end < 0 {
-			p.brk = st
+		// Balanced text makes scanArgs run off the end looking for the ')'
+		// that would close an argument list.
+		end, col, msg, st := scanArgs(args, 0, p.brk)
+		p.brk = st
+		if end >= 0 {
+			col, msg = end, "unbalanced ')' in siginfo"
+		}
+		if end >= 0 || msg != msgNoClose {
 			return p.errorf(no, i+4+j+1+col+1, "%s", msg)
-		} else {
-			p.brk = st
 		}
 	}
 	ev.RawArgs = args

@@ -193,8 +193,10 @@ func scanArgs(b []byte, i int, stack []byte) (end int, col int, msg string, st [
 	if len(stack) > 0 {
 		return -1, i, "expected '" + string(stack[len(stack)-1]) + "' before end of line", stack
 	}
-	return -1, i, "expected ')' closing the argument list", stack
+	return -1, i, msgNoClose, stack
 }
+
+const msgNoClose = "expected ')' closing the argument list"
 
 // scanValueEnd returns the index of the ',' or unmatched closer that ends the
 // value starting at b[i], or len(b). It skips strings, comments, decorations

@@ -600,6 +600,9 @@ func TestSyntaxErrors(t *testing.T) {
 		{"hello world\n", 1, 6, "expected '(' after syscall name"},
 		{"!\n", 1, 1, "expected a syscall name"},
 		{"close(3</x) = 0\n", 1, 8, "unterminated fd decoration"},
+		{"--- SIGCHLD {si_signo=SIGCHLD ---\n", 1, 30, "expected '}' before end of line"},
+		{"--- SIGCHLD {a}) ---\n", 1, 16, "unbalanced ')'"},
+		{"--- SIGCHLD {a} +++\n", 1, 20, "expected ' ---'"},
 	} {
 		_, err := parseAll(t, "bad.strace", tc.text, strace.Options{})
 		var se *strace.SyntaxError
