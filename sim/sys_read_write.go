@@ -78,18 +78,23 @@ func (k *Kernel) sysPwrite(c *Call) Result {
 }
 
 // dioCheck applies O_DIRECT's alignment rules: the offset and the length must be
-// multiples of the logical block size, the buffer's address a multiple of
-// WithDirectIOMemAlign (default 1: not checked). A Go slice's address is taken with
-// unsafe.Pointer(&p[0]); it is what the kernel would see for a buffer passed by
-// x/sys/unix.
+// multiples of the logical block size, and the buffer's address must satisfy the
+// rule of WithDirectIOMemAlign (by default: every piece of the buffer between 4 KiB
+// page boundaries has a length that is a multiple of 512). A Go slice's address is
+// taken with unsafe.Pointer(&p[0]); it is what the kernel would see for a buffer
+// passed by x/sys/unix.
 func (k *Kernel) dioCheck(p []byte, off int64) bool {
 	if (off|int64(len(p)))&(LogicalBlockSize-1) != 0 {
 		return false
 	}
-	if len(p) > 0 && uintptr(unsafe.Pointer(&p[0]))%k.dioMemAlign != 0 {
-		return false
+	if len(p) == 0 {
+		return true
 	}
-	return true
+	addr := uintptr(unsafe.Pointer(&p[0]))
+	if k.dioMemAlign > 0 {
+		return addr%k.dioMemAlign == 0
+	}
+	return addr%LogicalBlockSize == 0 || addr%PageSize+uintptr(len(p)) <= PageSize
 }
 
 func (k *Kernel) readFile(f *File, p []byte, off int64, positional bool) Result {
