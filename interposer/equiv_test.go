@@ -109,6 +109,14 @@ func (o op) withFd() string {
 		return fmt.Sprintf("unlink(%q)", o.Path)
 	case "link":
 		return fmt.Sprintf("link(%q, %q)", o.Path, o.Path2)
+	case "symlink":
+		return fmt.Sprintf("symlink(%q, %q)", o.Path2, o.Path)
+	case "chdir":
+		return fmt.Sprintf("chdir(%q)", o.Path)
+	case "execve":
+		return "execve()"
+	case "close_range":
+		return fmt.Sprintf("close_range(%d, %d, %d)", o.Fd, o.Fd2, o.Arg)
 	}
 	return o.Kind + "(?)"
 }
@@ -225,6 +233,14 @@ func (rn *runner) run(o op, salt int) string {
 		c.Nr = sim.SYS_UNLINK
 	case "link":
 		c.Nr = sim.SYS_LINK
+	case "symlink":
+		c.Nr = sim.SYS_SYMLINK
+	case "chdir":
+		c.Nr = sim.SYS_CHDIR
+	case "execve":
+		c.Nr = sim.SYS_EXECVE
+	case "close_range":
+		c.Nr, c.Args = sim.SYS_CLOSE_RANGE, [6]int64{fd, int64(uint32(o.Fd2)), int64(o.Arg)}
 	default:
 		panic(o.Kind)
 	}
@@ -272,7 +288,7 @@ func checkEquivalentOn(t *rapid.T, ops []op, stack func(sim.Handler) sim.Handler
 // Generators.
 
 var (
-	cachedPaths = []string{msbPath, "ora/mesg/oraus.msb", "/ora/./mesg/../mesg/oraus.msb", "/msb.link", "/ora/mesg/hard"}
+	cachedPaths = []string{msbPath, "ora/mesg/oraus.msb", "/ora/./mesg/../mesg/oraus.msb", "/msb.link", "/ora/mesg/hard", "oraus.msb", "mesg/oraus.msb"}
 	allPaths    = append(append([]string{}, cachedPaths...), otherPath, "/ora/mesg/new", "/ora/mesg")
 	readFlags   = []int{unix.O_RDONLY, unix.O_RDONLY | unix.O_CLOEXEC, unix.O_RDONLY | unix.O_NONBLOCK, unix.O_RDONLY | unix.O_NOFOLLOW, unix.O_RDONLY | unix.O_DIRECTORY}
 	writeFlags  = []int{unix.O_RDWR, unix.O_WRONLY | unix.O_APPEND, unix.O_RDWR | unix.O_TRUNC, unix.O_RDWR | unix.O_CREAT}
@@ -324,11 +340,16 @@ var readOps = map[string]gen{
 		}
 		return op{Kind: "fcntl", Fd: genFd(t), Cmd: cmd, Arg: arg}
 	},
-	"dup":   func(t *rapid.T) op { return op{Kind: "dup", Fd: genFd(t)} },
-	"dup2":  func(t *rapid.T) op { return op{Kind: "dup2", Fd: genFd(t), Fd2: genFd(t)} },
-	"dup3":  func(t *rapid.T) op { return op{Kind: "dup3", Fd: genFd(t), Fd2: genFd(t)} },
-	"fstat": func(t *rapid.T) op { return op{Kind: "fstat", Fd: genFd(t)} },
-	"close": func(t *rapid.T) op { return op{Kind: "close", Fd: genFd(t)} },
+	"dup":    func(t *rapid.T) op { return op{Kind: "dup", Fd: genFd(t)} },
+	"dup2":   func(t *rapid.T) op { return op{Kind: "dup2", Fd: genFd(t), Fd2: genFd(t)} },
+	"dup3":   func(t *rapid.T) op { return op{Kind: "dup3", Fd: genFd(t), Fd2: genFd(t)} },
+	"fstat":  func(t *rapid.T) op { return op{Kind: "fstat", Fd: genFd(t)} },
+	"close":  func(t *rapid.T) op { return op{Kind: "close", Fd: genFd(t)} },
+	"execve": func(t *rapid.T) op { return op{Kind: "execve"} },
+	"close_range": func(t *rapid.T) op {
+		return op{Kind: "close_range", Fd: rapid.IntRange(0, 6).Draw(t, "first"), Fd2: rapid.SampledFrom([]int{3, 4, 6, -1}).Draw(t, "last"),
+			Arg: rapid.SampledFrom([]int{0, unix.CLOSE_RANGE_CLOEXEC}).Draw(t, "flags")}
+	},
 }
 
 // hotOps weighs programs towards the calls a cache serves, on the first fd.
@@ -356,6 +377,12 @@ var mutateOps = map[string]gen{
 		return op{Kind: "rename", Path: rapid.SampledFrom(allPaths).Draw(t, "path"), Path2: rapid.SampledFrom(allPaths).Draw(t, "path2")}
 	},
 	"unlink": func(t *rapid.T) op { return op{Kind: "unlink", Path: rapid.SampledFrom(allPaths).Draw(t, "path")} },
+	"symlink": func(t *rapid.T) op {
+		return op{Kind: "symlink", Path: rapid.SampledFrom(allPaths).Draw(t, "path"), Path2: rapid.SampledFrom(allPaths).Draw(t, "target")}
+	},
+	"chdir": func(t *rapid.T) op {
+		return op{Kind: "chdir", Path: rapid.SampledFrom([]string{"/", "/ora", "/ora/mesg"}).Draw(t, "dir")}
+	},
 	"link": func(t *rapid.T) op {
 		return op{Kind: "link", Path: rapid.SampledFrom(allPaths).Draw(t, "path"), Path2: rapid.SampledFrom(allPaths).Draw(t, "path2")}
 	},

@@ -121,10 +121,8 @@ func (fc *FileCache) fdtable(c sim.Call) sim.Result {
 		if first > last || flags&^(unix.CLOSE_RANGE_CLOEXEC|unix.CLOSE_RANGE_UNSHARE) != 0 {
 			return fc.pass(c)
 		}
-		hi := last
-		if hi >= uint64(len(p.slots)) {
-			hi = uint64(len(p.slots))
-		}
+		hi := min(last+1, uint64(len(p.slots))) // slots [first, hi) are known
+
 		// The kernel must not close the anchors: close the ranges between them.
 		start, served := first, false
 		var r sim.Result

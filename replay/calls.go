@@ -374,13 +374,13 @@ func (r *replayer) learn(nr sim.Sysno, ev *strace.Event, c *sim.Call) {
 	if nr == sim.SYS_PREAD64 {
 		start = c.Args[3]
 	}
-	shown, _, _ := ev.Str(1)
-	shown = shown[:min(int64(len(shown)), ev.Ret)]
-	end := start + int64(len(shown))
+	b := shown(ev, 1)
+	b = b[:min(int64(len(b)), ev.Ret)]
+	end := start + int64(len(b))
 	for _, u := range spans {
-		a, b := max(u.off, start), min(u.end, end)
-		if a < b {
-			_, _ = ino.WriteAt(shown[a-start:b-start], a)
+		x, y := max(u.off, start), min(u.end, end)
+		if x < y {
+			_, _ = ino.WriteAt(b[x-start:y-start], x)
 		}
 	}
 	r.world.unknown[ino.Ino()] = cut(spans, start, end)
@@ -453,10 +453,21 @@ func (r *replayer) scratch(n int64) []byte {
 	return b
 }
 
+// shown returns the bytes a call's buffer argument i shows: the hex dump that
+// `-e write=`/`-e read=` adds when there is one (it has every byte), else the
+// string, which -s may have cut.
+func shown(ev *strace.Event, i int) []byte {
+	if len(ev.Dump) > 0 {
+		return ev.Dump
+	}
+	b, _, _ := ev.Str(i)
+	return b
+}
+
 // dataArg returns the bytes of a write: what the trace shows, padded with zeros to
 // count when strace cut the string.
 func dataArg(ev *strace.Event, i int, count int64) []byte {
-	b, _, _ := ev.Str(i)
+	b := shown(ev, i)
 	if int64(len(b)) >= count {
 		return bytes.Clone(b[:count])
 	}

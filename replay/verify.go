@@ -168,10 +168,7 @@ func (r *replayer) fdAllowed(ev *strace.Event, got int64) (ok, inherited bool) {
 // verifyBytes compares the bytes a read shows (argument idx) with what the model
 // read at start of inode ino, skipping bytes the trace never showed being written.
 func (r *replayer) verifyBytes(ev *strace.Event, idx int, ino uint64, start int64, got []byte) {
-	want, _, ok := ev.Str(idx)
-	if !ok {
-		return
-	}
+	want := shown(ev, idx)
 	n := min(len(want), len(got))
 	if bytes.Equal(want[:n], got[:n]) {
 		return

@@ -140,6 +140,25 @@ func (w *world) adjust(ino *vfs.Inode, st *strace.Node) {
 	}
 }
 
+// retypeFd handles an inferred file opened without O_DIRECTORY that a recorded
+// fstat shows to be a directory: the path becomes a directory and the fd is opened
+// again on it.
+func (w *world) retypeFd(t *sim.Task, fd int64, st *strace.Node) {
+	f := t.File(int(fd))
+	if f == nil || f.Inode() == nil || !w.isExt(f.Inode()) || statKind(st) != vfs.S_IFDIR || f.Inode().IsDir() {
+		return
+	}
+	p := f.Inode().Path()
+	if p == "" || w.ensure(p, vfs.S_IFDIR, "") == nil {
+		return
+	}
+	flags := syscall.O_RDONLY | syscall.O_DIRECTORY
+	if r := w.r.k.Syscall(sim.Call{Nr: sim.SYS_FCNTL, Task: t, Args: [6]int64{fd, syscall.F_GETFD}}); r.Errno == 0 && r.Ret&syscall.FD_CLOEXEC != 0 {
+		flags |= syscall.O_CLOEXEC
+	}
+	_ = t.InstallPath(int(fd), p, flags, 0)
+}
+
 // statKind returns the file type a recorded stat struct shows, or 0.
 func statKind(st *strace.Node) uint32 {
 	if st == nil {
@@ -232,6 +251,7 @@ func (w *world) before(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call)
 		}
 		st := ev.Arg(stIdx)
 		if c.Path == "" {
+			w.retypeFd(t, dirfd, st)
 			w.adjust(w.fileOf(t, dirfd), st)
 			return true
 		}
@@ -249,6 +269,7 @@ func (w *world) before(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call)
 		}
 	case sim.SYS_FSTAT:
 		if ok {
+			w.retypeFd(t, c.Args[0], ev.Arg(1))
 			w.adjust(w.fileOf(t, c.Args[0]), ev.Arg(1))
 		}
 	case sim.SYS_ACCESS, sim.SYS_FACCESSAT, sim.SYS_FACCESSAT2, sim.SYS_TRUNCATE, sim.SYS_CHMOD, sim.SYS_UNLINK, sim.SYS_LINK, sim.SYS_RENAME:
@@ -400,8 +421,7 @@ func (w *world) after(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call, 
 				start = f.Inode().Size() - res.Ret
 			}
 		}
-		shown, _, _ := ev.Str(1)
-		known := min(int64(len(shown)), res.Ret)
+		known := min(int64(len(shown(ev, 1))), res.Ret)
 		id := f.Inode().Ino()
 		w.unknown[id] = cut(w.unknown[id], start, start+known)
 		if known < res.Ret {

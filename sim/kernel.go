@@ -20,6 +20,31 @@
 //   - Time is virtual (Clock): each call advances it by the CostModel's price, and
 //     the file system's timestamps read it.
 //
+// # Building Calls (for replayers and interposers)
+//
+// Args follow the C prototype (see Call); pointer slots are zero and the value
+// travels in Path/Path2/Buf/Iov/Obj:
+//
+//   - read/write/pread64/pwrite64(fd, -, count, offset): Buf (its length is the
+//     count); readv/writev/preadv/pwritev(fd, -, iovcnt, offset): Iov.
+//   - open(-, flags, mode), openat(dirfd, -, flags, mode), creat(-, mode): Path.
+//   - lseek(fd, offset, whence); fcntl(fd, cmd, arg), lock commands: Obj
+//     *unix.Flock_t; flock(fd, op); dup2/dup3(old, new[, flags]).
+//   - stat/lstat/newfstatat(dirfd, -, -, flags)/fstat(fd): Obj *unix.Stat_t;
+//     statx(dirfd, -, flags, mask): Obj *unix.Statx_t.
+//   - rename/renameat/renameat2(olddirfd, -, newdirfd, -, flags) and
+//     link/linkat: Path (old), Path2 (new); symlink/symlinkat(-, newdirfd): Path is
+//     the new link, Path2 its target.
+//   - getdents64(fd, -, count), getcwd(-, size), readlink[at]: Buf.
+//   - utimensat(dirfd, -, -, flags): Obj *[2]unix.Timespec or nil.
+//   - mmap(addr, length, prot, flags, fd, offset): Obj *[]byte receives the
+//     mapping (optional); Ret is its address. munmap/msync(addr, length[, flags]).
+//   - io_setup(nr): Obj *AioContext; io_submit(ctx, nr): Obj []*Iocb;
+//     io_getevents(ctx, min_nr, nr): Obj []IoEvent; io_destroy(ctx).
+//   - getrlimit/setrlimit(resource), prlimit64(pid, resource): Obj *unix.Rlimit.
+//   - fork/vfork/clone(flags): Ret is the child's tid (see Task.Fork and Task.Clone
+//     to choose it); execve, exit, exit_group take nothing.
+//
 // # Concurrency
 //
 // A Kernel is safe for concurrent use. Each thread (Task, and the Process facade

@@ -19,6 +19,9 @@ const DefaultMaxLineLen = 16 << 20
 // flight, so hostile input cannot grow memory without bound.
 const maxPending = 1 << 16
 
+// maxPendingBytes bounds the argument text held for unfinished calls.
+const maxPendingBytes = 64 << 20
+
 // maxInterned bounds the syscall-name intern table.
 const maxInterned = 4096
 
@@ -86,11 +89,12 @@ type Parser struct {
 	pathBuf []byte
 	dumpBuf []byte
 
-	pending   map[int]*pending
-	flush     []flushItem // pending calls being flushed at EOF, by line
-	freePend  []*pending
-	names     map[string]string
-	nameCache [256]string
+	pending      map[int]*pending
+	pendingBytes int
+	flush        []flushItem // pending calls being flushed at EOF, by line
+	freePend     []*pending
+	names        map[string]string
+	nameCache    [256]string
 
 	skipped int
 	errs    []*SyntaxError
@@ -707,6 +711,10 @@ func (p *Parser) addPending(ev *Event, args []byte, no int) *SyntaxError {
 	if len(p.pending) >= maxPending {
 		return p.errorf(no, 0, "more than %d unfinished calls", maxPending)
 	}
+	if p.pendingBytes+len(args) > maxPendingBytes {
+		return p.errorf(no, 0, "more than %d bytes of unfinished calls", maxPendingBytes)
+	}
+	p.pendingBytes += len(args)
 	var pd *pending
 	if n := len(p.freePend); n > 0 {
 		pd, p.freePend = p.freePend[n-1], p.freePend[:n-1]
@@ -741,6 +749,7 @@ func (p *Parser) parseResumed(ev *Event, line []byte, i, no int) (bool, *SyntaxE
 		return false, p.errorf(no, s+1, "%s resumed, but the unfinished call of pid %d is %s (line %d)", name, ev.Pid, pd.name, pd.line)
 	}
 	delete(p.pending, ev.Pid)
+	p.pendingBytes -= len(pd.args)
 	p.freePend = append(p.freePend, pd)
 	rest := line[j+len(resumedMark):]
 	jb := append(p.joinBuf[:0], pd.name...)
@@ -776,6 +785,7 @@ func (p *Parser) flushPending() {
 	p.flush = p.flush[1:]
 	delete(p.pending, it.pid)
 	pd := it.pd
+	p.pendingBytes -= len(pd.args)
 	jb := append(p.joinBuf[:0], pd.name...)
 	jb = append(jb, '(')
 	jb = append(jb, pd.args...)

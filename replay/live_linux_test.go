@@ -1,0 +1,64 @@
+package replay
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestLiveStrace records a shell session with the strace of this machine, in a
+// fresh directory, and replays it with verification: the model must give every
+// result Linux gave, here and now. Skipped where strace is not installed or
+// cannot trace.
+func TestLiveStrace(t *testing.T) {
+	straceBin, err := exec.LookPath("strace")
+	if err != nil {
+		t.Skip("strace is not installed")
+	}
+	script := `set -e
+printf 'hello world\n' > a.txt
+printf 'more\n' >> a.txt
+mkdir -p d/e
+mv a.txt d/c.txt
+ln -s d/c.txt l
+ln d/c.txt hard
+while read x; do echo "$x"; done < l
+dd if=/dev/zero of=sparse bs=4096 count=2 seek=100 conv=notrunc,fsync status=none
+truncate -s 1M sparse
+ls -la . d >/dev/null
+rm -r d/e
+rm hard
+chmod 600 sparse
+test -e nothing || true
+`
+	for _, flags := range [][]string{
+		{"-f"},
+		{"-f", "-tt", "-T", "-y"},
+		{"-f", "-s", "4", "-X", "verbose"},
+		{"-f", "-e", "write=all", "-e", "read=all"},
+	} {
+		t.Run(filepath.Join(flags...), func(t *testing.T) {
+			dir := t.TempDir()
+			work := filepath.Join(dir, "work")
+			require.NoError(t, os.Mkdir(work, 0o755))
+			trace := filepath.Join(dir, "trace.strace")
+			args := append(append([]string{}, flags...), "-o", trace, "--", "sh", "-c", script)
+			cmd := exec.Command(straceBin, args...)
+			cmd.Dir = work
+			cmd.Env = []string{"PATH=/usr/bin:/bin", "LC_ALL=C", "HOME=" + dir}
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Skipf("strace cannot trace here: %v: %s", err, out)
+			}
+			rep, err := Run([]string{trace}, Options{Verify: true, Cwd: work})
+			require.NoError(t, err)
+			require.Zero(t, rep.ParseErrors)
+			for _, d := range rep.DivergenceList {
+				t.Error(d)
+			}
+			require.Greater(t, rep.Verified, int64(100))
+		})
+	}
+}
