@@ -115,6 +115,10 @@ func (o op) withFd() string {
 		return fmt.Sprintf("chdir(%q)", o.Path)
 	case "execve":
 		return "execve()"
+	case "fork":
+		return "fork()"
+	case "switch":
+		return fmt.Sprintf("switch to process %d", o.N)
 	case "close_range":
 		return fmt.Sprintf("close_range(%d, %d, %d)", o.Fd, o.Fd2, o.Arg)
 	}
@@ -158,14 +162,37 @@ const lastFd = -100
 
 // runner runs ops on one process, remembering the last fd an open returned.
 type runner struct {
-	p    *sim.Process
-	last int64
+	p     *sim.Process
+	last  int64
+	procs []*sim.Process // every process of the run (fork adds one)
 }
 
 // run executes one op and returns its observation.
 func (o op) run(p *sim.Process, salt int) string { return (&runner{p: p, last: -1}).run(o, salt) }
 
 func (rn *runner) run(o op, salt int) string {
+	switch o.Kind {
+	case "fork":
+		if len(rn.procs) == 0 {
+			rn.procs = []*sim.Process{rn.p}
+		}
+		if len(rn.procs) >= 4 {
+			return "not forked"
+		}
+		child := rn.p.Fork()
+		if child == nil {
+			return "fork failed"
+		}
+		rn.procs = append(rn.procs, child)
+		rn.p = child
+		return fmt.Sprint("pid ", child.Pid())
+	case "switch":
+		if len(rn.procs) == 0 {
+			return "one process"
+		}
+		rn.p = rn.procs[o.N%len(rn.procs)]
+		return fmt.Sprint("pid ", rn.p.Pid())
+	}
 	p := rn.p
 	c := sim.Call{Path: o.Path, Path2: o.Path2}
 	var data []byte
@@ -346,6 +373,8 @@ var readOps = map[string]gen{
 	"fstat":  func(t *rapid.T) op { return op{Kind: "fstat", Fd: genFd(t)} },
 	"close":  func(t *rapid.T) op { return op{Kind: "close", Fd: genFd(t)} },
 	"execve": func(t *rapid.T) op { return op{Kind: "execve"} },
+	"fork":   func(t *rapid.T) op { return op{Kind: "fork"} },
+	"switch": func(t *rapid.T) op { return op{Kind: "switch", N: rapid.IntRange(0, 3).Draw(t, "proc")} },
 	"close_range": func(t *rapid.T) op {
 		return op{Kind: "close_range", Fd: rapid.IntRange(0, 6).Draw(t, "first"), Fd2: rapid.SampledFrom([]int{3, 4, 6, -1}).Draw(t, "last"),
 			Arg: rapid.SampledFrom([]int{0, unix.CLOSE_RANGE_CLOEXEC}).Draw(t, "flags")}

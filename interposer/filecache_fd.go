@@ -194,6 +194,14 @@ func (fc *FileCache) fdtable(c sim.Call) sim.Result {
 
 	case sim.SYS_EXECVE, sim.SYS_EXECVEAT:
 		defer fc.mu.Unlock()
+		// The anchors are O_CLOEXEC and go with the exec; the virtual fds without
+		// FD_CLOEXEC stay. Materialize those first, so that the kernel keeps their
+		// files open, and anchor each surviving file again from one of them.
+		for i := range p.slots {
+			if s := &p.slots[i]; s.st == sVirt && !s.cloexec {
+				fc.materialize(t, p, i, s)
+			}
+		}
 		r := fc.pass(c)
 		if r.Errno == 0 {
 			for i := range p.slots {
@@ -206,7 +214,11 @@ func (fc *FileCache) fdtable(c sim.Call) sim.Result {
 				}
 			}
 			clear(p.anchors)
-			clear(p.res)
+			for i := range p.slots {
+				if s := &p.slots[i]; s.st == sVirt {
+					fc.anchor(t, p, s.v.f, i)
+				}
+			}
 		}
 		return r
 

@@ -634,6 +634,12 @@ func (r *replayer) build(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Cal
 					}
 				}
 			}
+			if (c.Args[1] == unix.F_GETLK || c.Args[1] == unix.F_OFD_GETLK) && lk.Type == unix.F_UNLCK {
+				// strace shows F_GETLK's struct as the call left it: F_UNLCK means
+				// "no conflict" for a probe that asked with a lock type, which the
+				// trace does not keep. Probe for the strongest.
+				lk.Type = unix.F_WRLCK
+			}
 			c.Obj = lk
 			return ""
 		case unix.F_GETFD, unix.F_GETFL:

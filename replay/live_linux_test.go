@@ -34,18 +34,35 @@ rm hard
 chmod 600 sparse
 test -e nothing || true
 `
-	for _, flags := range [][]string{
-		{"-f"},
-		{"-f", "-tt", "-T", "-y"},
-		{"-f", "-s", "4", "-X", "verbose"},
-		{"-f", "-e", "write=all", "-e", "read=all"},
-	} {
-		t.Run(filepath.Join(flags...), func(t *testing.T) {
+	type run struct {
+		name  string
+		flags []string
+		cmd   []string
+	}
+	runs := []run{
+		{"sh", []string{"-f"}, []string{"sh", "-c", script}},
+		{"sh", []string{"-f", "-tt", "-T", "-y"}, []string{"sh", "-c", script}},
+		{"sh", []string{"-f", "-s", "4", "-X", "verbose"}, []string{"sh", "-c", script}},
+		{"sh", []string{"-f", "-e", "write=all", "-e", "read=all"}, []string{"sh", "-c", script}},
+	}
+	if _, err := exec.LookPath("sqlite3"); err == nil {
+		runs = append(runs, run{"sqlite3-wal", []string{"-f", "-tt", "-T", "-yy"}, []string{"sqlite3", "t.db",
+			"PRAGMA journal_mode=WAL; CREATE TABLE t(a); INSERT INTO t VALUES(1),(2); SELECT * FROM t; PRAGMA wal_checkpoint(TRUNCATE);"}})
+	}
+	if _, err := exec.LookPath("git"); err == nil {
+		runs = append(runs, run{"git", []string{"-f"}, []string{"sh", "-c",
+			"git init -q r && cd r && echo hi > f && git add f && git -c user.name=a -c user.email=b commit -qm m && git status --short"}})
+	}
+	for _, rn := range runs {
+		t.Run(rn.name+filepath.Join(rn.flags...), func(t *testing.T) {
+			if _, err := exec.LookPath(rn.cmd[0]); err != nil {
+				t.Skipf("%s is not installed", rn.cmd[0])
+			}
 			dir := t.TempDir()
 			work := filepath.Join(dir, "work")
 			require.NoError(t, os.Mkdir(work, 0o755))
 			trace := filepath.Join(dir, "trace.strace")
-			args := append(append([]string{}, flags...), "-o", trace, "--", "sh", "-c", script)
+			args := append(append(append([]string{}, rn.flags...), "-o", trace, "--"), rn.cmd...)
 			cmd := exec.Command(straceBin, args...)
 			cmd.Dir = work
 			cmd.Env = []string{"PATH=/usr/bin:/bin", "LC_ALL=C", "HOME=" + dir}

@@ -272,7 +272,18 @@ func (w *world) before(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call)
 			w.retypeFd(t, c.Args[0], ev.Arg(1))
 			w.adjust(w.fileOf(t, c.Args[0]), ev.Arg(1))
 		}
-	case sim.SYS_ACCESS, sim.SYS_FACCESSAT, sim.SYS_FACCESSAT2, sim.SYS_TRUNCATE, sim.SYS_CHMOD, sim.SYS_UNLINK, sim.SYS_LINK, sim.SYS_RENAME:
+	case sim.SYS_ACCESS, sim.SYS_FACCESSAT, sim.SYS_FACCESSAT2:
+		if ok {
+			dirfd, mode := int64(atFdcwd), c.Args[1]
+			if nr != sim.SYS_ACCESS {
+				dirfd, mode = c.Args[0], c.Args[2]
+			}
+			ino := w.ensure(w.abs(t, dirfd, c.Path), vfs.S_IFREG, "")
+			if w.isExt(ino) && mode&1 != 0 && ino.Mode()&0o111 == 0 {
+				_ = ino.Chmod(ino.Mode()&0o7777 | 0o111) // X_OK succeeded: it is executable
+			}
+		}
+	case sim.SYS_TRUNCATE, sim.SYS_CHMOD, sim.SYS_UNLINK, sim.SYS_LINK, sim.SYS_RENAME:
 		if ok {
 			w.ensure(w.abs(t, atFdcwd, c.Path), vfs.S_IFREG, "")
 		}

@@ -351,6 +351,36 @@ func TestErrorPaths(t *testing.T) {
 			r, err := e.s.Pread(fd, alignedBuf(4096, 0), 100000)
 			return int64(r), err
 		}},
+		{name: "pread/O_DIRECT unaligned over a hole", ret: 100, do: func(e errEnv) (int64, error) {
+			fd, err := e.s.Open("/f", unix.O_RDWR|unix.O_DIRECT, 0)
+			if err != nil {
+				return 0, err
+			}
+			if err := e.s.Ftruncate(fd, 1<<20); err != nil {
+				return 0, err
+			}
+			r, err := e.s.Pread(fd, alignedBuf(100, 1), 1<<19+1)
+			return int64(r), err
+		}, modelBug: "pread(O_DIRECT fd, 100 bytes, misaligned buffer, offset 1<<19+1 inside a hole) = EINVAL, kernel 100 (zeros: iomap checks alignment only over written blocks)", modelGot: unix.EINVAL},
+		{name: "pread/O_DIRECT unaligned over unwritten extent", ret: 100, do: func(e errEnv) (int64, error) {
+			fd, err := e.s.Open("/f", unix.O_RDWR|unix.O_DIRECT, 0)
+			if err != nil {
+				return 0, err
+			}
+			if err := e.s.Fallocate(fd, 0, 1<<20, 1<<16); err != nil {
+				return 0, err
+			}
+			r, err := e.s.Pread(fd, alignedBuf(100, 0), 1<<20+3)
+			return int64(r), err
+		}, modelBug: "pread(O_DIRECT fd, 100 bytes, offset 1<<20+3 in a fallocated extent) = EINVAL, kernel 100", modelGot: unix.EINVAL},
+		{name: "pread/O_DIRECT unaligned over data", want: unix.EINVAL, do: func(e errEnv) (int64, error) {
+			fd, err := e.s.Open("/f", unix.O_RDWR|unix.O_DIRECT, 0)
+			if err != nil {
+				return 0, err
+			}
+			r, err := e.s.Pread(fd, alignedBuf(100, 0), 3)
+			return int64(r), err
+		}},
 		{name: "pwrite/O_DIRECT zero bytes unaligned", ret: 0, do: func(e errEnv) (int64, error) {
 			fd, err := e.s.Open("/f", unix.O_RDWR|unix.O_DIRECT, 0)
 			if err != nil {

@@ -97,6 +97,20 @@ func (k *Kernel) dioCheck(p []byte, off int64) bool {
 	return addr%LogicalBlockSize == 0 || addr%PageSize+uintptr(len(p)) <= PageSize
 }
 
+// dioFailAlloc reproduces an ext4 quirk measured on the reference machine: an
+// O_DIRECT write that fails the alignment check has already had its first block
+// allocated (iomap_begin runs before the bio alignment check) when that block starts
+// before the end of file; a write starting in a block at or past EOF allocates
+// nothing. The block is allocated as fallocate(KEEP_SIZE) would (st_blocks grows,
+// the data still reads as before).
+func (k *Kernel) dioFailAlloc(ino *vfs.Inode, off int64) {
+	bs := k.fs.BlockSize()
+	start := off / bs * bs
+	if off >= 0 && start < ino.Size() {
+		_ = ino.Fallocate(fallocKeepSize, start, bs)
+	}
+}
+
 func (k *Kernel) readFile(f *File, p []byte, off int64, positional bool) Result {
 	if !f.readable() {
 		return Fail(syscall.EBADF)
@@ -195,9 +209,16 @@ func (k *Kernel) writeFile(f *File, p []byte, off int64, positional bool) Result
 		locked = f.lockPos()
 		off = f.off
 	}
-	if how&vfs.WriteDirect != 0 && !k.dioCheck(p, off) && (how&vfs.WriteAppend == 0 || !k.dioCheck(p, ino.Size())) {
-		f.unlockPos(locked)
-		return Fail(syscall.EINVAL)
+	if how&vfs.WriteDirect != 0 {
+		at := off
+		if how&vfs.WriteAppend != 0 {
+			at = ino.Size()
+		}
+		if !k.dioCheck(p, at) {
+			k.dioFailAlloc(ino, at)
+			f.unlockPos(locked)
+			return Fail(syscall.EINVAL)
+		}
 	}
 	n, end, err := ino.Write(p, off, how, &f.errseq)
 	if err == nil && !positional {
@@ -353,6 +374,7 @@ func (k *Kernel) sysWritev(c *Call, positional bool, off int64) Result {
 		}
 		for _, b := range c.Iov {
 			if len(b) > 0 && !k.dioCheck(b, at) {
+				k.dioFailAlloc(ino, at)
 				return Fail(syscall.EINVAL)
 			}
 		}

@@ -14,11 +14,13 @@
 //
 // A [Parser] reads one line at a time through reused buffers: memory does not
 // grow with the length of the trace, only with the longest line (capped by
-// [Options.MaxLineLen]) and with the number of tasks that have a call in
-// flight. [Parser.Next] returns a pointer to an [Event] owned by the parser.
-// The Event and every byte slice and [Node] reachable from it are valid only
-// until the next call to Next; call [Event.Clone] to keep one. In steady state
-// Next allocates nothing.
+// [Options.MaxLineLen], 16 MiB by default) and with the calls left
+// `<unfinished ...>` (at most 65536 of them holding at most 64 MiB of text;
+// beyond that a line is a SyntaxError). [Parser.Next] returns a pointer to
+// an [Event] owned by the parser. The Event and every byte slice and [Node]
+// reachable from it are valid only until the next call to Next; call
+// [Event.Clone] to keep one. In steady state Next and [Event.Args] allocate
+// nothing.
 //
 // Arguments are parsed lazily: Next finds and validates the argument text
 // (balanced brackets, terminated strings and comments) and parses the return
@@ -50,6 +52,16 @@
 // column and what was expected. With [Options.KeepGoing] such lines are counted
 // ([Parser.Skipped]) and skipped instead. The parser never panics on any
 // input; FuzzParse checks that.
+//
+// # Performance
+//
+// BenchmarkParse compares Next with bufio.Scanner line scanning of the same
+// text (the whole corpus, 8 times). Next costs about 8x the scan (roughly
+// 300 ns for a 105-byte line, against 35 ns): most of it is the forward scan
+// that validates the argument text byte by byte, which is what lets a
+// malformed line be reported at Next with its column. The issue's target was
+// 4x; reaching it would need deferring that validation to Args (a malformed
+// argument list would then surface as NodeRaw instead of an error).
 //
 // Numeric values of symbolic constants (O_RDONLY|O_CLOEXEC, SEEK_END,
 // AT_FDCWD, FALLOC_FL_*, F_SETFD, ...) are those of Linux x86_64, whatever the
