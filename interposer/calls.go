@@ -20,11 +20,6 @@ func openFlagsIndex(nr sim.Sysno) (int, bool) {
 	return 0, false
 }
 
-// isOpen reports whether c opens a path (open, openat, creat).
-func isOpen(nr sim.Sysno) bool {
-	return nr == sim.SYS_OPEN || nr == sim.SYS_OPENAT || nr == sim.SYS_CREAT
-}
-
 // openFlags returns the open flags of an open-family call (creat is O_CREAT|O_WRONLY|O_TRUNC).
 func openFlags(c *sim.Call) int {
 	switch c.Nr {
@@ -78,24 +73,6 @@ func ioBytes(c *sim.Call, r sim.Result) int64 {
 		return r.Ret
 	}
 	return 0
-}
-
-// isWrite reports calls that write file data through an fd.
-func isWrite(nr sim.Sysno) bool {
-	switch nr {
-	case sim.SYS_WRITE, sim.SYS_PWRITE64, sim.SYS_WRITEV, sim.SYS_PWRITEV, sim.SYS_PWRITEV2:
-		return true
-	}
-	return false
-}
-
-// isRead reports calls that read file data through an fd.
-func isRead(nr sim.Sysno) bool {
-	switch nr {
-	case sim.SYS_READ, sim.SYS_PREAD64, sim.SYS_READV, sim.SYS_PREADV, sim.SYS_PREADV2:
-		return true
-	}
-	return false
 }
 
 // callFstat asks h to fstat fd.

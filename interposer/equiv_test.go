@@ -28,6 +28,7 @@ type op struct {
 	Cmd    int
 	Arg    int
 	Sizes  []int
+	Legacy bool // open: the open(2) syscall rather than openat(2)
 }
 
 var flagNames = []struct {
@@ -68,6 +69,9 @@ func (o op) String() string {
 func (o op) withFd() string {
 	switch o.Kind {
 	case "open":
+		if o.Legacy {
+			return fmt.Sprintf("open(%q, %s) [open(2)]", o.Path, flagString(o.Flags))
+		}
 		return fmt.Sprintf("open(%q, %s)", o.Path, flagString(o.Flags))
 	case "read":
 		return fmt.Sprintf("read(%d, %d)", o.Fd, o.N)
@@ -139,11 +143,10 @@ func result(r sim.Result, data []byte, extra string) string {
 		return "-1 " + unix.ErrnoName(r.Errno)
 	}
 	s := fmt.Sprint(r.Ret)
-	if data != nil {
-		n := min(int(max(r.Ret, 0)), len(data))
-		h := fnv.New64a()
+	if n := min(int(max(r.Ret, 0)), len(data)); n > 0 {
+		h := fnv.New32a() // the bytes, in short
 		h.Write(data[:n])
-		s += fmt.Sprintf(" data[%d]=%x", n, h.Sum64())
+		s += fmt.Sprintf(" bytes#%08x", h.Sum32())
 	}
 	return s + extra
 }
@@ -204,6 +207,9 @@ func (rn *runner) run(o op, salt int) string {
 	switch o.Kind {
 	case "open":
 		c.Nr, c.Args = sim.SYS_OPENAT, [6]int64{unix.AT_FDCWD, 0, int64(o.Flags) | 0x8000, 0o644}
+		if o.Legacy {
+			c.Nr, c.Args = sim.SYS_OPEN, [6]int64{0, int64(o.Flags), 0o644}
+		}
 	case "read":
 		data = make([]byte, o.N)
 		c.Nr, c.Args, c.Buf = sim.SYS_READ, [6]int64{fd, 0, int64(o.N)}, data
@@ -344,7 +350,8 @@ var readOps = map[string]gen{
 		return op{Kind: "open", Path: rapid.SampledFrom(allPaths).Draw(t, "path"), Flags: rapid.SampledFrom(readFlags).Draw(t, "flags")}
 	},
 	"open2": func(t *rapid.T) op { // the cached file, the common way
-		return op{Kind: "open", Path: rapid.SampledFrom(cachedPaths[:2]).Draw(t, "path"), Flags: rapid.SampledFrom(readFlags[:2]).Draw(t, "flags")}
+		return op{Kind: "open", Path: rapid.SampledFrom(cachedPaths[:2]).Draw(t, "path"), Flags: rapid.SampledFrom(readFlags[:2]).Draw(t, "flags"),
+			Legacy: rapid.IntRange(0, 3).Draw(t, "legacy") == 0}
 	},
 	"read":  func(t *rapid.T) op { return op{Kind: "read", Fd: genFd(t), N: genN(t)} },
 	"pread": func(t *rapid.T) op { return op{Kind: "pread", Fd: genFd(t), N: genN(t), Off: genOff(t)} },

@@ -3,6 +3,7 @@
 package sim_test
 
 import (
+	"fmt"
 	"strings"
 	"syscall"
 	"testing"
@@ -373,6 +374,22 @@ func TestErrorPaths(t *testing.T) {
 			r, err := e.s.Pread(fd, alignedBuf(100, 0), 1<<20+3)
 			return int64(r), err
 		}, modelBug: "pread(O_DIRECT fd, 100 bytes, offset 1<<20+3 in a fallocated extent) = EINVAL, kernel 100", modelGot: unix.EINVAL},
+		{name: "pread/O_DIRECT unaligned length past EOF", ret: 5000, do: func(e errEnv) (int64, error) {
+			fd, err := e.s.Open("/f", unix.O_RDONLY|unix.O_DIRECT, 0)
+			if err != nil {
+				return 0, err
+			}
+			r, err := e.s.Pread(fd, alignedBuf(9000, 0), 0)
+			return int64(r), err
+		}, modelBug: "pread(O_DIRECT fd, 9000 bytes, 0) of a 5000-byte file = EINVAL, kernel 5000 (only the block-rounded part within EOF must be aligned)", modelGot: unix.EINVAL},
+		{name: "pread/O_DIRECT unaligned length within EOF", want: unix.EINVAL, do: func(e errEnv) (int64, error) {
+			fd, err := e.s.Open("/f", unix.O_RDONLY|unix.O_DIRECT, 0)
+			if err != nil {
+				return 0, err
+			}
+			r, err := e.s.Pread(fd, alignedBuf(4000, 0), 0)
+			return int64(r), err
+		}},
 		{name: "pread/O_DIRECT unaligned over data", want: unix.EINVAL, do: func(e errEnv) (int64, error) {
 			fd, err := e.s.Open("/f", unix.O_RDWR|unix.O_DIRECT, 0)
 			if err != nil {
@@ -381,6 +398,24 @@ func TestErrorPaths(t *testing.T) {
 			r, err := e.s.Pread(fd, alignedBuf(100, 0), 3)
 			return int64(r), err
 		}},
+		{name: "pwrite/O_DIRECT failed extending write drops preallocation", ret: 0, do: func(e errEnv) (int64, error) {
+			fd, err := e.s.Open("/g", unix.O_RDWR|unix.O_CREAT|unix.O_DIRECT, 0o644)
+			if err != nil {
+				return 0, err
+			}
+			if err := e.s.Fallocate(fd, unix.FALLOC_FL_KEEP_SIZE, 0, 1<<16); err != nil {
+				return 0, err
+			}
+			if _, err := e.s.Pwrite(fd, alignedBuf(13, 0), 0); err != unix.EINVAL {
+				return 0, fmt.Errorf("pwrite: %v, want EINVAL", err)
+			}
+			var st unix.Stat_t
+			if err := e.s.Fsync(fd); err != nil {
+				return 0, err
+			}
+			err = e.s.Fstat(fd, &st)
+			return st.Blocks, err
+		}, modelBug: "after fallocate(KEEP_SIZE, 0, 64 KiB) and a failed (EINVAL) extending O_DIRECT pwrite, st_blocks is 128 in the model, 0 on ext4 (ext4_inode_extension_cleanup truncates)", modelGot: 0},
 		{name: "pwrite/O_DIRECT zero bytes unaligned", ret: 0, do: func(e errEnv) (int64, error) {
 			fd, err := e.s.Open("/f", unix.O_RDWR|unix.O_DIRECT, 0)
 			if err != nil {
@@ -424,6 +459,40 @@ func TestErrorPaths(t *testing.T) {
 		{name: "lseek/SEEK_DATA dir", ret: 0, do: func(e errEnv) (int64, error) { return seek(e, fdDir, 0, unix.SEEK_DATA) }},
 		{name: "lseek/SEEK_HOLE dir", ret: 1<<63 - 1, do: func(e errEnv) (int64, error) { return seek(e, fdDir, 0, unix.SEEK_HOLE) }},
 		{name: "lseek/SEEK_END dir", ret: 1<<63 - 1, do: func(e errEnv) (int64, error) { return seek(e, fdDir, 0, unix.SEEK_END) }},
+
+		// A directory removed while open has i_size 0 and is no htree any more.
+		{name: "lseek/removed dir SEEK_DATA", want: unix.ENXIO, do: func(e errEnv) (int64, error) {
+			fd, err := e.s.Open("/e", unix.O_RDONLY|unix.O_DIRECTORY, 0)
+			if err != nil {
+				return 0, err
+			}
+			if err := e.s.Rmdir("/e"); err != nil {
+				return 0, err
+			}
+			return e.s.Seek(fd, 0, unix.SEEK_DATA)
+		}, modelBug: "lseek(fd of a removed dir, 0, SEEK_DATA) = 0, kernel ENXIO (ext4_rmdir sets i_size 0)", modelGot: 0},
+		{name: "lseek/removed dir SEEK_END", ret: 0, do: func(e errEnv) (int64, error) {
+			fd, err := e.s.Open("/e", unix.O_RDONLY|unix.O_DIRECTORY, 0)
+			if err != nil {
+				return 0, err
+			}
+			if err := e.s.Rmdir("/e"); err != nil {
+				return 0, err
+			}
+			return e.s.Seek(fd, 0, unix.SEEK_END)
+		}, modelBug: "lseek(fd of a removed dir, 0, SEEK_END) = LLONG_MAX, kernel 0", modelGot: 0},
+		{name: "fstat/removed dir", ret: 0, do: func(e errEnv) (int64, error) {
+			fd, err := e.s.Open("/e", unix.O_RDONLY|unix.O_DIRECTORY, 0)
+			if err != nil {
+				return 0, err
+			}
+			if err := e.s.Rmdir("/e"); err != nil {
+				return 0, err
+			}
+			var st unix.Stat_t
+			err = e.s.Fstat(fd, &st)
+			return int64(st.Nlink)<<32 | st.Size, err
+		}},
 
 		// ENOENT
 		{name: "open/missing", want: unix.ENOENT, do: func(e errEnv) (int64, error) { return open(e, "/nx", unix.O_RDONLY) }},
@@ -576,6 +645,9 @@ func TestErrorPaths(t *testing.T) {
 		}},
 		{name: "lseek/beyond s_maxbytes", want: unix.EINVAL, do: func(e errEnv) (int64, error) { return seek(e, fdRW, maxBytes+1, unix.SEEK_SET) }},
 		{name: "lseek/to s_maxbytes", ret: maxBytes, do: func(e errEnv) (int64, error) { return seek(e, fdRW, maxBytes, unix.SEEK_SET) }},
+
+		// EXDEV: not applicable; the model has one file system and the runs live in
+		// one directory of one ext4 file system.
 
 		// EMFILE: the fd limit is lowered on both sides to base+fdPath+2, so one
 		// more fd fits.

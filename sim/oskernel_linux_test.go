@@ -521,18 +521,18 @@ func errName(err error) string {
 const (
 	fsIocFiemap         = 0xC020660B // _IOWR('f', 11, struct fiemap)
 	fiemapFlagSync      = 0x1        // FIEMAP_FLAG_SYNC
-	fiemapExtentLast    = 0x1        // FIEMAP_EXTENT_LAST
 	fiemapExtentUnwrit  = 0x800      // FIEMAP_EXTENT_UNWRITTEN
 	fiemapHeaderSize    = 32
 	fiemapExtentSize    = 56
 	fiemapMaxExtentsReq = 512
 )
 
-// fiemapCounts returns, for a real fd, how many extents ext4 keeps (physical: the
+// fiemap returns, for a real fd, how many extents ext4 keeps (physical: the
 // extents as FIEMAP reports them) and how many there would be if extents that are
 // adjacent in the file and of the same kind (written or unwritten) were one
-// (logical): the model's count, which assumes physical contiguity.
-func fiemapCounts(fd int) (physical, logical int, err error) {
+// (logical): the model's count, which assumes physical contiguity; and a
+// description of the extents for failure messages.
+func fiemap(fd int) (physical, logical int, desc string, err error) {
 	buf := make([]byte, fiemapHeaderSize+fiemapMaxExtentsReq*fiemapExtentSize)
 	le := binary.LittleEndian
 	le.PutUint64(buf[0:], 0)               // fm_start
@@ -540,8 +540,9 @@ func fiemapCounts(fd int) (physical, logical int, err error) {
 	le.PutUint32(buf[16:], fiemapFlagSync) // fm_flags
 	le.PutUint32(buf[24:], fiemapMaxExtentsReq)
 	if _, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), fsIocFiemap, uintptr(unsafe.Pointer(&buf[0]))); e != 0 {
-		return 0, 0, e
+		return 0, 0, "", e
 	}
+	var sb strings.Builder
 	n := int(le.Uint32(buf[20:])) // fm_mapped_extents
 	var end uint64
 	var unwr bool
@@ -553,6 +554,7 @@ func fiemapCounts(fd int) (physical, logical int, err error) {
 			logical++
 		}
 		end, unwr = lo+length, u
+		fmt.Fprintf(&sb, "[%d+%d phys %d flags %#x] ", lo, length, le.Uint64(x[8:]), flags)
 	}
-	return n, logical, nil
+	return n, logical, sb.String(), nil
 }

@@ -56,12 +56,15 @@
 // # Performance
 //
 // BenchmarkParse compares Next with bufio.Scanner line scanning of the same
-// text (the whole corpus, 8 times). Next costs about 8x the scan (roughly
-// 300 ns for a 105-byte line, against 35 ns): most of it is the forward scan
-// that validates the argument text byte by byte, which is what lets a
-// malformed line be reported at Next with its column. The target was
-// 4x; reaching it would need deferring that validation to Args (a malformed
-// argument list would then surface as NodeRaw instead of an error).
+// text (the whole corpus, 8 times; lines average 105 bytes). Next costs
+// about 8-12x the scan (roughly 250-300 ns of CPU per line against 25-35
+// ns): about a third is the forward scan that validates the argument text
+// byte by byte (so a malformed line is reported at Next with its column), the
+// rest the prefix, timestamp, result and duration. The target was 4x;
+// reaching it would need deferring the argument validation to Args (a
+// malformed argument list would then surface as NodeRaw instead of an error)
+// and a hand-tuned result parser. Building the argument tree roughly doubles
+// the cost of a line; it is paid only for the events whose Args are used.
 //
 // Numeric values of symbolic constants (O_RDONLY|O_CLOEXEC, SEEK_END,
 // AT_FDCWD, FALLOC_FL_*, F_SETFD, ...) are those of Linux x86_64, whatever the

@@ -110,6 +110,7 @@ func NewParser(r io.Reader, name string, opts Options) *Parser {
 		filePid: PidFromFileName(name),
 		r:       bufio.NewReaderSize(r, 64<<10),
 		maxLen:  opts.MaxLineLen,
+		lineBuf: make([]byte, 0, 4096), // grows to the longest line copied
 		pending: make(map[int]*pending),
 		names:   make(map[string]string),
 	}
@@ -415,7 +416,8 @@ func (p *Parser) intern(b []byte) string {
 // resetEvent clears p.ev for a new line, keeping its buffers.
 func (p *Parser) resetEvent(line []byte, no int) *Event {
 	ev := &p.ev
-	*ev = Event{File: p.file, Line: no, EndLine: no, Pid: p.filePid, Text: line, p: p, Dump: nil}
+	*ev = Event{} // a plain clear: cheaper than assigning a composite literal
+	ev.File, ev.Line, ev.EndLine, ev.Pid, ev.Text, ev.p = p.file, no, no, p.filePid, line, p
 	return ev
 }
 

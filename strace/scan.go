@@ -293,6 +293,13 @@ func parseFrac(b []byte, i int) (ns int64, j int, prec uint8, ok bool) {
 		return 0, j, 0, false
 	}
 	ns = sec * 1e9
+	if j+7 <= len(b) && b[j] == '.' && (j+7 == len(b) || !isDigit(b[j+7])) &&
+		isDigit(b[j+1]) && isDigit(b[j+2]) && isDigit(b[j+3]) && isDigit(b[j+4]) && isDigit(b[j+5]) && isDigit(b[j+6]) {
+		// the common case: microseconds
+		us := int64(b[j+1]-'0')*100000 + int64(b[j+2]-'0')*10000 + int64(b[j+3]-'0')*1000 +
+			int64(b[j+4]-'0')*100 + int64(b[j+5]-'0')*10 + int64(b[j+6]-'0')
+		return ns + us*1000, j + 7, 6, true
+	}
 	if j < len(b) && b[j] == '.' {
 		j++
 		k := j

@@ -176,7 +176,7 @@ func (fs *FS) writeback(i *Inode, toDevice bool) {
 		return
 	}
 	if f := fs.fault(OpWriteback, i, ""); f.Errno != 0 {
-		clear(p.dirty)
+		p.dirty = nil
 		p.ranges = p.ranges[:0]
 		i.errseq = i.errseq&^1 + 2
 		i.wbErr = f.Errno
@@ -184,7 +184,7 @@ func (fs *FS) writeback(i *Inode, toDevice bool) {
 	}
 	d := fs.durOf(i)
 	if d == nil {
-		clear(p.dirty)
+		p.dirty = nil
 		p.ranges = p.ranges[:0]
 		return
 	}
@@ -215,7 +215,11 @@ func (fs *FS) writeback(i *Inode, toDevice bool) {
 			data.CopyRange(i.data, b*bs, bs)
 		}
 	}
-	clear(p.dirty)
+	// Drop the map rather than clear it: a cleared map keeps its table, and
+	// iterating it costs in proportion to the most blocks it ever held, so an
+	// fsync after a 4 KiB append to a 64 MiB file cost ~20 µs walking 16384
+	// empty slots (BenchmarkAppendFsync).
+	p.dirty = nil
 }
 
 // writebackRange writes back the blocks of [off, off+n) at once, as an O_DIRECT
@@ -250,7 +254,7 @@ func (fs *FS) flushDevice() {
 				data.CopyRange(p.devData, b*bs, bs)
 			}
 		}
-		clear(p.dev)
+		p.dev = nil // not clear: see writeback
 		p.devData = nil
 	}
 	fs.devInodes = fs.devInodes[:0]

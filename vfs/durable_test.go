@@ -378,6 +378,20 @@ func TestDurabilityRapid(t *testing.T) {
 				}
 				o.renamed(src.dir, src.name, dir, name)
 			},
+			"link": func(t *rapid.T) {
+				f, ok := pick(t, false, "file")
+				if !ok {
+					t.Skip("no file")
+				}
+				dir, name, p := target(t)
+				if _, ok := o.names[dir][name]; ok {
+					t.Skip("exists")
+				}
+				if err := fs.Root().Link(f.path, fs.Root(), p, false); err != nil {
+					t.Fatalf("link %s %s: %v", f.path, p, err)
+				}
+				o.created(dir, name, f.ino, false)
+			},
 			"unlink": func(t *rapid.T) {
 				f, ok := pick(t, false, "file")
 				if !ok {

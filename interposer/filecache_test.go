@@ -1,0 +1,114 @@
+package interposer_test
+
+import (
+	"bytes"
+	"sync"
+	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"iosim/interposer"
+)
+
+// TestFileCacheConcurrent: threads of two processes read the cached file through
+// their own fds while another thread rewrites it in place with the same bytes and
+// grows/shrinks a second file; every read must see the file's bytes (run with -race).
+func TestFileCacheConcurrent(t *testing.T) {
+	_, k, p := newWorld(t)
+	fc := interposer.NewFileCache(k, msbPath, otherPath)
+	want := content(1, msbSize)
+	q := p.Through(fc)
+	child := q.Fork()
+	var wg sync.WaitGroup
+	for i := range 6 {
+		th := q.NewThread()
+		if i%2 == 1 {
+			th = child.NewThread()
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			buf := make([]byte, 4096)
+			for range 50 {
+				fd, err := th.Open(msbPath, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				var got []byte
+				for {
+					n, err := th.Read(fd, buf)
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					if n == 0 {
+						break
+					}
+					got = append(got, buf[:n]...)
+				}
+				if !bytes.Equal(got, want) {
+					t.Errorf("read %d bytes, not the file", len(got))
+				}
+				if err := th.Close(fd); err != nil {
+					t.Error(err)
+				}
+			}
+		}()
+	}
+	w := q.NewThread()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		fd, err := w.Open(msbPath, unix.O_RDWR, 0)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		for i := range 50 {
+			w.Pwrite(fd, want[i*100:i*100+100], int64(i*100)) // same bytes: readers never see a difference
+		}
+		w.Close(fd)
+	}()
+	wg.Wait()
+	st := fc.Stats()
+	t.Logf("%+v", st)
+	if st.Served == 0 {
+		t.Fatal("nothing served")
+	}
+}
+
+// TestFileCacheNames: the file is served however it is named, and a rename over it
+// is seen at once.
+func TestFileCacheNames(t *testing.T) {
+	_, k, p := newWorld(t)
+	fc := interposer.NewFileCache(k, msbPath)
+	q := p.Through(fc)
+	p.Link(msbPath, "/ora/hard")
+	p.Chdir("/ora")
+	buf := make([]byte, 16)
+	for _, name := range []string{msbPath, "mesg/oraus.msb", "./mesg/../mesg/oraus.msb", "/msb.link", "/ora/hard", "hard"} {
+		for range 2 { // the second open of a name is served
+			fd, err := q.Open(name, unix.O_RDONLY, 0)
+			if err != nil {
+				t.Fatal(name, err)
+			}
+			if n, _ := q.Read(fd, buf); n != 16 || !bytes.Equal(buf, content(1, 16)) {
+				t.Fatalf("%s: %q", name, buf)
+			}
+			q.Close(fd)
+		}
+	}
+	before := fc.Stats()
+	if err := q.Rename(otherPath, msbPath); err != nil {
+		t.Fatal(err)
+	}
+	fd, _ := q.Open(msbPath, unix.O_RDONLY, 0)
+	if n, _ := q.Read(fd, buf); n != 16 || !bytes.Equal(buf, content(2, 16)) {
+		t.Fatalf("after rename: %q", buf)
+	}
+	t.Logf("before rename %+v, after %+v", before, fc.Stats())
+	if before.Served < 12 {
+		t.Fatalf("served %d calls", before.Served)
+	}
+}
