@@ -109,7 +109,7 @@ func TestPublishedBugsFound(t *testing.T) {
 	md.WriteString("fds 0-2 open, so its first file is fd 3. Only the results named in the divergence differ.\n\n")
 	for i, b := range bugs() {
 		t.Run(b.layer+"/"+strings.ReplaceAll(b.name, " ", "_"), func(t *testing.T) {
-			ce, found := findCounterexample(t, uint64(1000+i), func(rt *rapid.T) {
+			ce, found := findCounterexample(t, uint64(1000+i), 1000, func(rt *rapid.T) {
 				checkEquivalentOn(rt, b.prog(rt), b.stack, b.compare)
 			})
 			if !found {
@@ -135,11 +135,11 @@ func TestReadEquivalenceCatchesSeedCode(t *testing.T) {
 		stack func(sim.Handler) sim.Handler
 	}{{"oraus", orausStack}, {"opencache", openCacheStack}} {
 		t.Run(l.name, func(t *testing.T) {
-			ce, found := findCounterexample(t, uint64(2000+i), func(rt *rapid.T) {
+			ce, found := findCounterexample(t, uint64(2000+i), 1000, func(rt *rapid.T) {
 				checkEquivalent(rt, genProg(rt, 20, readOps, hotOps), l.stack)
 			})
 			if !found {
-				t.Fatalf("no counterexample against %s", l.name)
+				t.Fatalf("no counterexample against %s (%v)", l.name, ce)
 			}
 			t.Logf("%s: %s\n  divergence: %s", l.name, ce.Program, ce.Divergence)
 		})

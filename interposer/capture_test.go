@@ -48,10 +48,11 @@ type counterexample struct {
 }
 
 // findCounterexample runs prop under rapid with a fixed seed (so the suite is
-// deterministic) and returns the shrunk counterexample it found, if any.
-func findCounterexample(t *testing.T, seed uint64, prop func(*rapid.T)) (counterexample, bool) {
+// deterministic) for up to checks programs and returns the shrunk counterexample
+// it found, if any.
+func findCounterexample(t *testing.T, seed uint64, checks int, prop func(*rapid.T)) (counterexample, bool) {
 	t.Helper()
-	for name, v := range map[string]string{"rapid.nofailfile": "true", "rapid.seed": fmt.Sprint(seed)} {
+	for name, v := range map[string]string{"rapid.nofailfile": "true", "rapid.seed": fmt.Sprint(seed), "rapid.checks": fmt.Sprint(checks)} {
 		old := flag.Lookup(name).Value.String()
 		if err := flag.Set(name, v); err != nil {
 			t.Fatal(err)
@@ -70,7 +71,7 @@ func findCounterexample(t *testing.T, seed uint64, prop func(*rapid.T)) (counter
 		rapid.Check(rec, prop)
 	}()
 	if !rec.failed {
-		return counterexample{}, false
+		return counterexample{Program: strings.Join(rec.logs, "\n")}, false
 	}
 	var ce counterexample
 	for _, l := range rec.logs {

@@ -119,6 +119,8 @@ func (o op) withFd() string {
 		return fmt.Sprintf("chdir(%q)", o.Path)
 	case "execve":
 		return "execve()"
+	case "setrlimit":
+		return fmt.Sprintf("setrlimit(RLIMIT_NOFILE, %d)", o.N)
 	case "fork":
 		return "fork()"
 	case "switch":
@@ -274,6 +276,8 @@ func (rn *runner) run(o op, salt int) string {
 		c.Nr = sim.SYS_EXECVE
 	case "close_range":
 		c.Nr, c.Args = sim.SYS_CLOSE_RANGE, [6]int64{fd, int64(uint32(o.Fd2)), int64(o.Arg)}
+	case "setrlimit":
+		c.Nr, c.Args, c.Obj = sim.SYS_SETRLIMIT, [6]int64{unix.RLIMIT_NOFILE}, &unix.Rlimit{Cur: uint64(o.N), Max: 1 << 20}
 	default:
 		panic(o.Kind)
 	}
@@ -390,7 +394,12 @@ var readOps = map[string]gen{
 
 // hotOps weighs programs towards the calls a cache serves, on the first fd.
 var hotOps = map[string]gen{
-	"open3":  readOps["open2"],
+	"open3": readOps["open2"],
+	"open4": readOps["open2"],
+	"read4": func(t *rapid.T) op { return op{Kind: "read", Fd: rapid.IntRange(3, 5).Draw(t, "fd"), N: genN(t)} },
+	"lseek4": func(t *rapid.T) op {
+		return op{Kind: "lseek", Fd: rapid.IntRange(3, 5).Draw(t, "fd"), Off: genOff(t), Whence: rapid.IntRange(0, 4).Draw(t, "whence")}
+	},
 	"read3":  func(t *rapid.T) op { return op{Kind: "read", Fd: 3, N: genN(t)} },
 	"pread3": func(t *rapid.T) op { return op{Kind: "pread", Fd: 3, N: genN(t), Off: genOff(t)} },
 	"lseek3": func(t *rapid.T) op {
@@ -437,6 +446,22 @@ func genProg(t *rapid.T, maxLen int, tables ...map[string]gen) []op {
 	sortStrings(names)
 	g := rapid.Custom(func(t *rapid.T) op { return all[rapid.SampledFrom(names).Draw(t, "op")](t) })
 	return rapid.SliceOfN(g, 1, maxLen).Draw(t, "prog")
+}
+
+// genLongProg is genProg with at least minLen ops: programs long enough to reach
+// the states where a cache goes wrong (used where no counterexample is expected).
+func genLongProg(t *rapid.T, minLen, maxLen int, tables ...map[string]gen) []op {
+	var names []string
+	all := map[string]gen{}
+	for _, tb := range tables {
+		for n, g := range tb {
+			all[n] = g
+			names = append(names, n)
+		}
+	}
+	sortStrings(names)
+	g := rapid.Custom(func(t *rapid.T) op { return all[rapid.SampledFrom(names).Draw(t, "op")](t) })
+	return rapid.SliceOfN(g, minLen, maxLen).Draw(t, "prog")
 }
 
 func sortStrings(s []string) {

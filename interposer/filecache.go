@@ -5,7 +5,6 @@ import (
 	"path"
 	"sync"
 	"sync/atomic"
-	"syscall"
 
 	"golang.org/x/sys/unix"
 
@@ -53,8 +52,9 @@ func init() {
 // may not hold. Per process the cache keeps what it knows of every fd number: free,
 // real (open in the kernel and visible to the program), virtual (served here;
 // "materialized" when the kernel also holds the number, as a dup of the anchor),
-// hidden (held in the kernel for the cache — one anchor fd per cached file, opened
-// O_CLOEXEC at the top of the RLIMIT_NOFILE range — invisible to the program), or
+// hidden (held in the kernel for the cache — one anchor fd per cached file and
+// process, O_CLOEXEC, placed past the program's reach at RLIMIT_NOFILE+16 or above
+// by raising the soft limit around the dup3 — invisible to the program), or
 // unknown (never seen; probed once with fcntl(F_GETFD) when needed). The invariant:
 //
 //	program's table = (kernel's table \ hidden) ∪ virtual, and an unmaterialized
@@ -97,11 +97,15 @@ func init() {
 // # Costs
 //
 // The first open of a (path, flags) after a namespace change costs the open itself
-// plus fstat, F_GETFL and, for a file not yet anchored in the process, a dup3 for
-// the anchor, a probe of the anchor's slot and a pread64 of the whole file;
-// getrlimit once per process; re-stat of the configured paths after a namespace
-// change. Seed 000's loop reaches the kernel 10 times in all, whatever the number of
-// iterations. A served call costs a mutex, a few loads and the memcpy.
+// plus fstat, F_GETFL and, for a file not yet anchored in the process, a probe of
+// the anchor's slot, setrlimit+dup3+setrlimit for the anchor and a pread64 of the
+// whole file; getrlimit once per process; a stat of each configured path after a
+// namespace change. Seed 000's loop reaches the kernel 12 times in all, whatever the
+// number of iterations. A served call costs a mutex, a few loads and the memcpy.
+//
+// When the program's table is full (EMFILE) while virtual fds leave the kernel's
+// with room, the cache answers EMFILE itself, before the kernel looks at the path
+// for opens that may create or truncate, and after a failure for the others.
 //
 // # What it does not reproduce
 //
@@ -231,7 +235,8 @@ type fcProc struct {
 	slots   []fdSlot
 	res     map[resKey]resEnt
 	anchors map[*cfile]int
-	nofile  int
+	nofile  int    // RLIMIT_NOFILE soft limit
+	hardMax uint64 // and hard limit
 }
 
 var _ sim.Handler = (*FileCache)(nil)
@@ -274,11 +279,11 @@ func (fc *FileCache) procSlow(t *sim.Task) *fcProc {
 	p := fc.procs[g]
 	if p == nil {
 		p = &fcProc{g: g, res: map[resKey]resEnt{}, anchors: map[*cfile]int{}}
-		var rl syscall.Rlimit
+		var rl unix.Rlimit
 		r := fc.extra(sim.Call{Nr: sim.SYS_GETRLIMIT, Task: t, Args: [6]int64{unix.RLIMIT_NOFILE}, Obj: &rl})
-		p.nofile = sim.DefaultNofile
+		p.nofile, p.hardMax = sim.DefaultNofile, sim.DefaultNofile
 		if r.Errno == 0 && rl.Cur > 0 {
-			p.nofile = int(rl.Cur)
+			p.nofile, p.hardMax = int(rl.Cur), rl.Max
 		}
 		fc.procs[g] = p
 	}
@@ -346,19 +351,22 @@ func (fc *FileCache) freeInBoth(t *sim.Task, p *fcProc, min int) int {
 	}
 }
 
-// claim makes fd usable by the program: a hidden anchor there moves away.
+// claim makes fd usable by the program: a hidden anchor there (the program raised
+// its RLIMIT_NOFILE past it) moves away.
 func (fc *FileCache) claim(t *sim.Task, p *fcProc, fd int) {
 	s := p.slot(fd)
 	if s.st != sHidden {
 		return
 	}
-	n := fc.freeInBoth(t, p, fd+1)
-	fc.extra(sim.Call{Nr: sim.SYS_DUP3, Task: t, Args: [6]int64{int64(fd), int64(n), unix.O_CLOEXEC}})
+	n, ok := fc.hiddenDup(t, p, fd, fd+1)
 	fc.extra(sim.Call{Nr: sim.SYS_CLOSE, Task: t, Args: [6]int64{int64(fd)}})
-	*p.slot(n) = fdSlot{st: sHidden}
 	for f, a := range p.anchors {
 		if a == fd {
-			p.anchors[f] = n
+			if ok {
+				p.anchors[f] = n
+			} else {
+				delete(p.anchors, f) // no room: the file is served until it must reload
+			}
 		}
 	}
 	*p.slot(fd) = fdSlot{st: sFree}
@@ -366,7 +374,7 @@ func (fc *FileCache) claim(t *sim.Task, p *fcProc, fd int) {
 
 // allocated records that the kernel gave fd (>= min, lowest free in its table) to
 // the program, and moves it to the number the program expects if they differ.
-func (fc *FileCache) allocated(t *sim.Task, p *fcProc, min, fd int) int {
+func (fc *FileCache) allocated(t *sim.Task, p *fcProc, min, fd int) (int, unix.Errno) {
 	for n := min; n < fd; n++ {
 		if s := p.slot(n); s.st == sUnknown || s.st == sFree {
 			*s = fdSlot{st: sReal}
@@ -384,14 +392,18 @@ func (fc *FileCache) allocated(t *sim.Task, p *fcProc, min, fd int) int {
 		}
 		if want == fd {
 			*s = fdSlot{st: sReal}
-			return fd
+			return fd, 0
 		}
 	}
 	// Collision: the kernel's fd is a number the program sees as virtual.
 	want := fc.lowestFree(t, p, min)
 	if want == fd {
 		*s = fdSlot{st: sReal}
-		return fd
+		return fd, 0
+	}
+	if want >= p.nofile { // the program's table is full
+		fc.extra(sim.Call{Nr: sim.SYS_CLOSE, Task: t, Args: [6]int64{int64(fd)}})
+		return -1, unix.EMFILE
 	}
 	fc.claim(t, p, want)
 	r := fc.extra(sim.Call{Nr: sim.SYS_FCNTL, Task: t, Args: [6]int64{int64(fd), unix.F_GETFD}})
@@ -402,7 +414,7 @@ func (fc *FileCache) allocated(t *sim.Task, p *fcProc, min, fd int) int {
 	fc.extra(sim.Call{Nr: sim.SYS_DUP3, Task: t, Args: [6]int64{int64(fd), int64(want), fl}})
 	fc.extra(sim.Call{Nr: sim.SYS_CLOSE, Task: t, Args: [6]int64{int64(fd)}})
 	*p.slot(want) = fdSlot{st: sReal}
-	return want
+	return want, 0
 }
 
 // anchor returns the hidden fd that keeps f open in p, dup'ing src if needed.
@@ -413,17 +425,37 @@ func (fc *FileCache) anchor(t *sim.Task, p *fcProc, f *cfile, src int) (int, boo
 	if src < 0 {
 		return -1, false
 	}
-	base := p.nofile - 16
-	if base < 3 {
-		base = 3
+	n, ok := fc.hiddenDup(t, p, src, 0)
+	if !ok {
+		return -1, false
 	}
-	n := fc.freeInBoth(t, p, base)
+	p.anchors[f] = n
+	return n, true
+}
+
+// hiddenDup dups src, O_CLOEXEC, onto a number free in both tables at or above
+// max(min, RLIMIT_NOFILE+16), so that the program, which cannot reach past its limit,
+// never meets it. dup3 refuses a newfd at or past the soft limit: the limit is
+// raised around the dup3 and put back (two setrlimit calls). Called with fc.mu held.
+func (fc *FileCache) hiddenDup(t *sim.Task, p *fcProc, src, min int) (int, bool) {
+	n := fc.freeInBoth(t, p, max(min, p.nofile+16))
+	raise := n >= p.nofile
+	if raise {
+		if uint64(n) >= p.hardMax {
+			return -1, false
+		}
+		fc.extra(sim.Call{Nr: sim.SYS_SETRLIMIT, Task: t, Args: [6]int64{unix.RLIMIT_NOFILE},
+			Obj: &unix.Rlimit{Cur: uint64(n) + 1, Max: p.hardMax}})
+	}
 	r := fc.extra(sim.Call{Nr: sim.SYS_DUP3, Task: t, Args: [6]int64{int64(src), int64(n), unix.O_CLOEXEC}})
+	if raise {
+		fc.extra(sim.Call{Nr: sim.SYS_SETRLIMIT, Task: t, Args: [6]int64{unix.RLIMIT_NOFILE},
+			Obj: &unix.Rlimit{Cur: uint64(p.nofile), Max: p.hardMax}})
+	}
 	if r.Errno != 0 {
 		return -1, false
 	}
 	*p.slot(n) = fdSlot{st: sHidden}
-	p.anchors[f] = n
 	return n, true
 }
 
@@ -643,11 +675,14 @@ func (fc *FileCache) openLocked(cp *sim.Call) sim.Result {
 				return sim.Fail(unix.EBADF)
 			}
 		}
-		r := fc.pass(c)
+		r := fc.passOpen(c, p, flags)
 		if r.Errno != 0 {
 			return r
 		}
-		fd := fc.allocated(t, p, 0, int(r.Ret))
+		fd, e := fc.allocated(t, p, 0, int(r.Ret))
+		if e != 0 {
+			return sim.Fail(e)
+		}
 		if flags&(unix.O_CREAT|unix.O_TRUNC) != 0 {
 			fc.bump()
 			if flags&unix.O_TRUNC != 0 {
@@ -659,9 +694,13 @@ func (fc *FileCache) openLocked(cp *sim.Call) sim.Result {
 	key := resKey{c.Path, flags}
 	if e, ok := p.res[key]; ok && e.gen == fc.gen {
 		if e.f == nil { // known not to be a cached file
-			r := fc.pass(c)
+			r := fc.passOpen(c, p, flags)
 			if r.Errno == 0 {
-				r.Ret = int64(fc.allocated(t, p, 0, int(r.Ret)))
+				fd, e := fc.allocated(t, p, 0, int(r.Ret))
+				if e != 0 {
+					return sim.Fail(e)
+				}
+				r.Ret = int64(fd)
 			}
 			return r
 		}
@@ -675,11 +714,14 @@ func (fc *FileCache) openLocked(cp *sim.Call) sim.Result {
 			}
 		}
 	}
-	r := fc.pass(c)
+	r := fc.passOpen(c, p, flags)
 	if r.Errno != 0 {
 		return r
 	}
-	fd := fc.allocated(t, p, 0, int(r.Ret))
+	fd, e := fc.allocated(t, p, 0, int(r.Ret))
+	if e != 0 {
+		return sim.Fail(e)
+	}
 	st, sr := callFstat(fc.next, t, fd)
 	fc.extraN.Add(1)
 	id := fileID{st.Dev, st.Ino}
@@ -703,6 +745,22 @@ func (fc *FileCache) openLocked(cp *sim.Call) sim.Result {
 	*p.slot(fd) = fdSlot{st: sVirt, v: fc.newOfd(f, int(gr.Ret)), cloexec: flags&unix.O_CLOEXEC != 0, mat: true}
 	fc.load(t, p, f)
 	return sim.Result{Ret: int64(fd)}
+}
+
+// passOpen passes an open to the kernel with Linux's order of checks kept: EMFILE
+// (the program's table is full, though virtual fds may leave the kernel's room)
+// comes before anything the path could fail with. An open that may create or
+// truncate is checked before it reaches the kernel; others after a failure.
+func (fc *FileCache) passOpen(c sim.Call, p *fcProc, flags int) sim.Result {
+	full := func() bool { return fc.lowestFree(c.Task, p, 0) >= p.nofile }
+	if flags&(unix.O_CREAT|unix.O_TRUNC) != 0 && full() {
+		return sim.Fail(unix.EMFILE)
+	}
+	r := fc.pass(c)
+	if r.Errno != 0 && r.Errno != unix.EMFILE && full() {
+		return sim.Fail(unix.EMFILE)
+	}
+	return r
 }
 
 // materialize makes the kernel hold virtual fd v (a dup of the anchor) with the

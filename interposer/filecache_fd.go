@@ -1,8 +1,6 @@
 package interposer
 
 import (
-	"syscall"
-
 	"golang.org/x/sys/unix"
 
 	"iosim/sim"
@@ -49,7 +47,10 @@ func (fc *FileCache) fdtable(c sim.Call) sim.Result {
 		}
 		r := fc.pass(c)
 		if r.Errno == 0 {
-			n := fc.allocated(t, p, 0, int(r.Ret))
+			n, e := fc.allocated(t, p, 0, int(r.Ret))
+			if e != 0 {
+				return sim.Fail(e)
+			}
 			fc.copyID(p, fd, n)
 			r.Ret = int64(n)
 		}
@@ -175,7 +176,7 @@ func (fc *FileCache) fdtable(c sim.Call) sim.Result {
 		if r.Errno == 0 && r.Ret > 0 {
 			if ct := t.Kernel().Task(int(r.Ret)); ct != nil && ct.Group() != p.g {
 				q := &fcProc{g: ct.Group(), slots: append([]fdSlot(nil), p.slots...),
-					res: map[resKey]resEnt{}, anchors: map[*cfile]int{}, nofile: p.nofile}
+					res: map[resKey]resEnt{}, anchors: map[*cfile]int{}, nofile: p.nofile, hardMax: p.hardMax}
 				for k, v := range p.res {
 					q.res[k] = v
 				}
@@ -235,9 +236,9 @@ func (fc *FileCache) fdtable(c sim.Call) sim.Result {
 		defer fc.mu.Unlock()
 		r := fc.pass(c)
 		if c.Nr != sim.SYS_EXIT {
-			var rl syscall.Rlimit
-			if g := fc.extra(sim.Call{Nr: sim.SYS_GETRLIMIT, Task: t, Args: [6]int64{unix.RLIMIT_NOFILE}, Obj: &rl}); g.Errno == 0 {
-				p.nofile = int(rl.Cur)
+			var rl unix.Rlimit
+			if g := fc.extra(sim.Call{Nr: sim.SYS_GETRLIMIT, Task: t, Args: [6]int64{unix.RLIMIT_NOFILE}, Obj: &rl}); g.Errno == 0 && rl.Cur > 0 {
+				p.nofile, p.hardMax = int(rl.Cur), rl.Max
 			}
 		}
 		return r
@@ -280,7 +281,10 @@ func (fc *FileCache) fcntl(c sim.Call, p *fcProc, fd int) sim.Result {
 			defer fc.mu.Unlock()
 			r := fc.pass(c)
 			if r.Errno == 0 {
-				n := fc.allocated(t, p, int(arg), int(r.Ret))
+				n, e := fc.allocated(t, p, int(arg), int(r.Ret))
+				if e != 0 {
+					return sim.Fail(e)
+				}
 				fc.copyID(p, fd, n)
 				r.Ret = int64(n)
 			}

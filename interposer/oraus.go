@@ -39,12 +39,13 @@ func init() {
 //   - The first fcntl on the fd really runs; its result is returned for every later
 //     fcntl on the fd, whatever cmd (F_GETFL after F_SETFD answers 0).
 //   - lseek on the fd stores offset and returns it, ignoring whence (SEEK_END and
-//     SEEK_CUR are treated as SEEK_SET; negative offsets are accepted). The offset is
-//     a C int: it is truncated to 32 bits.
+//     SEEK_CUR are treated as SEEK_SET; negative offsets are accepted). The stored
+//     offset is a C int: truncated to 32 bits (the return value is not).
 //   - read on the fd copies count bytes from memory at the stored offset and returns
-//     count, even past end of file (the bytes past the copy are zero here; in the
-//     original they are whatever lies past the mapping, or SIGBUS), and does not
-//     advance the offset. Bytes written to the file later are never seen.
+//     count, even past end of file or before its start (the bytes outside the copy
+//     are zero here; in the original they are whatever lies around the mapping, or
+//     SIGSEGV/SIGBUS), and does not advance the offset. Bytes written to the file
+//     later are never seen.
 //   - close on the fd is ignored and returns 0: the fd is never released, so a program
 //     that closes it and opens another file gets a different fd number than it would
 //     have, and the fd stays valid.
@@ -140,8 +141,8 @@ func (o *Oraus) Syscall(c sim.Call) sim.Result {
 	}
 	switch c.Nr {
 	case sim.SYS_LSEEK:
-		s.offset = int32(c.Args[1])
-		return sim.Result{Ret: int64(s.offset)}
+		s.offset = int32(c.Args[1]) // k_bm_offset = offset; return offset;
+		return sim.Result{Ret: c.Args[1]}
 	case sim.SYS_READ:
 		copyPastEnd(c.Buf, s.buf, int64(s.offset))
 		return sim.Result{Ret: int64(len(c.Buf))}

@@ -153,3 +153,30 @@ func TestTraceRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestTracePids: with Pids (strace -f) every line carries the tid, and the parser
+// reads it back.
+func TestTracePids(t *testing.T) {
+	_, k, p := newWorld(t)
+	var out bytes.Buffer
+	tr := interposer.NewTrace(k, &out)
+	tr.Pids = true
+	q := p.Through(tr)
+	child := q.Fork()
+	q.Open(msbPath, unix.O_RDONLY, 0)
+	child.Open(otherPath, unix.O_RDONLY, 0)
+	ps := strace.NewParser(strings.NewReader(out.String()), "trace", strace.Options{})
+	want := []struct {
+		pid  int
+		name string
+	}{{p.Pid(), "fork"}, {p.Pid(), "openat"}, {child.Pid(), "openat"}}
+	for i, w := range want {
+		ev, err := ps.Next()
+		if err != nil {
+			t.Fatalf("event %d: %v\n%s", i, err, out.String())
+		}
+		if ev.Pid != w.pid || ev.Name != w.name {
+			t.Errorf("event %d: pid %d %s, want %d %s", i, ev.Pid, ev.Name, w.pid, w.name)
+		}
+	}
+}

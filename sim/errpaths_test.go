@@ -454,6 +454,43 @@ func TestErrorPaths(t *testing.T) {
 		{name: "lseek/SEEK_DATA past EOF", want: unix.ENXIO, do: func(e errEnv) (int64, error) { return seek(e, fdRW, 1<<30, unix.SEEK_DATA) }},
 		{name: "lseek/SEEK_HOLE past EOF", want: unix.ENXIO, do: func(e errEnv) (int64, error) { return seek(e, fdRW, 5001, unix.SEEK_HOLE) }},
 		{name: "lseek/SEEK_HOLE at EOF", want: unix.ENXIO, do: func(e errEnv) (int64, error) { return seek(e, fdRW, 5000, unix.SEEK_HOLE) }},
+		{name: "lseek/SEEK_DATA sparse file after same-size ftruncate", want: unix.ENXIO, do: func(e errEnv) (int64, error) {
+			if err := e.s.Ftruncate(e.fd(fdEmpty), 233); err != nil {
+				return 0, err
+			}
+			if err := e.s.Ftruncate(e.fd(fdEmpty), 233); err != nil {
+				return 0, err
+			}
+			return seek(e, fdEmpty, 0, unix.SEEK_DATA)
+		}},
+		{name: "lseek/SEEK_DATA sparse file after ftruncate", want: unix.ENXIO, do: func(e errEnv) (int64, error) {
+			if err := e.s.Ftruncate(e.fd(fdEmpty), 233); err != nil {
+				return 0, err
+			}
+			return seek(e, fdEmpty, 0, unix.SEEK_DATA)
+		}},
+		{name: "lseek/SEEK_DATA unwritten extent after buffered read", ret: 0, do: func(e errEnv) (int64, error) {
+			if err := e.s.Fallocate(e.fd(fdEmpty), 0, 0, 8192); err != nil {
+				return 0, err
+			}
+			if _, err := e.s.Pread(e.fd(fdEmpty), make([]byte, 100), 0); err != nil {
+				return 0, err
+			}
+			return seek(e, fdEmpty, 0, unix.SEEK_DATA)
+		}},
+		{name: "lseek/SEEK_DATA unwritten extent after O_DIRECT read", want: unix.ENXIO, do: func(e errEnv) (int64, error) {
+			if err := e.s.Fallocate(e.fd(fdEmpty), 0, 0, 8192); err != nil {
+				return 0, err
+			}
+			fd, err := e.s.Open("/empty", unix.O_RDONLY|unix.O_DIRECT, 0)
+			if err != nil {
+				return 0, err
+			}
+			if _, err := e.s.Pread(fd, alignedBuf(4096, 0), 0); err != nil {
+				return 0, err
+			}
+			return seek(e, fdEmpty, 0, unix.SEEK_DATA)
+		}, modelBug: "after fallocate(0, 8192) and an O_DIRECT pread of block 0, SEEK_DATA(0) = 0 in the model (the read cached the unwritten block), kernel ENXIO (O_DIRECT bypasses the page cache)", modelGot: 0},
 		{name: "lseek/SEEK_DATA empty file", want: unix.ENXIO, do: func(e errEnv) (int64, error) { return seek(e, fdEmpty, 0, unix.SEEK_DATA) }},
 		{name: "lseek/SEEK_HOLE empty file", want: unix.ENXIO, do: func(e errEnv) (int64, error) { return seek(e, fdEmpty, 0, unix.SEEK_HOLE) }},
 		{name: "lseek/SEEK_DATA dir", ret: 0, do: func(e errEnv) (int64, error) { return seek(e, fdDir, 0, unix.SEEK_DATA) }},

@@ -527,34 +527,52 @@ const (
 	fiemapMaxExtentsReq = 512
 )
 
-// fiemap returns, for a real fd, how many extents ext4 keeps (physical: the
+// fiemap returns, for a real fd (after writeback: FIEMAP_FLAG_SYNC), how many extents ext4 keeps (physical: the
 // extents as FIEMAP reports them) and how many there would be if extents that are
 // adjacent in the file and of the same kind (written or unwritten) were one
 // (logical): the model's count, which assumes physical contiguity; and a
 // description of the extents for failure messages.
 func fiemap(fd int) (physical, logical int, desc string, err error) {
-	buf := make([]byte, fiemapHeaderSize+fiemapMaxExtentsReq*fiemapExtentSize)
-	le := binary.LittleEndian
-	le.PutUint64(buf[0:], 0)               // fm_start
-	le.PutUint64(buf[8:], ^uint64(0))      // fm_length
-	le.PutUint32(buf[16:], fiemapFlagSync) // fm_flags
-	le.PutUint32(buf[24:], fiemapMaxExtentsReq)
-	if _, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), fsIocFiemap, uintptr(unsafe.Pointer(&buf[0]))); e != 0 {
-		return 0, 0, "", e
+	ext, err := fiemapExtents(fd, fiemapFlagSync)
+	if err != nil {
+		return 0, 0, "", err
 	}
 	var sb strings.Builder
-	n := int(le.Uint32(buf[20:])) // fm_mapped_extents
 	var end uint64
 	var unwr bool
-	for i := range n {
-		x := buf[fiemapHeaderSize+i*fiemapExtentSize:]
-		lo, length, flags := le.Uint64(x[0:]), le.Uint64(x[16:]), le.Uint32(x[40:])
-		u := flags&fiemapExtentUnwrit != 0
-		if i == 0 || lo != end || u != unwr {
+	for i, x := range ext {
+		u := x.flags&fiemapExtentUnwrit != 0
+		if i == 0 || x.logical != end || u != unwr {
 			logical++
 		}
-		end, unwr = lo+length, u
-		fmt.Fprintf(&sb, "[%d+%d phys %d flags %#x] ", lo, length, le.Uint64(x[8:]), flags)
+		end, unwr = x.logical+x.length, u
+		fmt.Fprintf(&sb, "[%d+%d phys %d flags %#x] ", x.logical, x.length, x.physical, x.flags)
 	}
-	return n, logical, sb.String(), nil
+	return len(ext), logical, sb.String(), nil
+}
+
+// extent is one struct fiemap_extent.
+type extent struct {
+	logical, physical, length uint64
+	flags                     uint32
+}
+
+// fiemapExtents returns the extents of a real fd (FS_IOC_FIEMAP with flags).
+func fiemapExtents(fd int, flags uint32) ([]extent, error) {
+	buf := make([]byte, fiemapHeaderSize+fiemapMaxExtentsReq*fiemapExtentSize)
+	le := binary.LittleEndian
+	le.PutUint64(buf[0:], 0)          // fm_start
+	le.PutUint64(buf[8:], ^uint64(0)) // fm_length
+	le.PutUint32(buf[16:], flags)     // fm_flags
+	le.PutUint32(buf[24:], fiemapMaxExtentsReq)
+	if _, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), fsIocFiemap, uintptr(unsafe.Pointer(&buf[0]))); e != 0 {
+		return nil, e
+	}
+	n := int(le.Uint32(buf[20:])) // fm_mapped_extents
+	ext := make([]extent, n)
+	for i := range ext {
+		x := buf[fiemapHeaderSize+i*fiemapExtentSize:]
+		ext[i] = extent{logical: le.Uint64(x[0:]), physical: le.Uint64(x[8:]), length: le.Uint64(x[16:]), flags: le.Uint32(x[40:])}
+	}
+	return ext, nil
 }

@@ -2,8 +2,6 @@ package sim
 
 import (
 	"syscall"
-
-	"iosim/vfs"
 )
 
 // Linux flag values the model uses that package syscall lacks or spells differently.
@@ -121,5 +119,3 @@ func (f *File) statMode() uint32 {
 	}
 	return f.ino.Mode()
 }
-
-var _ = vfs.S_IFREG

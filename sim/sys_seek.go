@@ -21,7 +21,8 @@ const (
 //   - SEEK_DATA, SEEK_HOLE (regular files): ENXIO at or past the end of file or for a
 //     negative offset; the end of file counts as a hole.
 //   - directories are ext4 htree directories: their "size" is LLONG_MAX, so
-//     SEEK_END 0 gives LLONG_MAX and SEEK_HOLE gives LLONG_MAX.
+//     SEEK_END 0 gives LLONG_MAX and SEEK_HOLE gives LLONG_MAX; a removed directory
+//     is an empty file (SEEK_END 0 gives 0, SEEK_DATA/SEEK_HOLE ENXIO).
 //   - an invalid whence is EINVAL; pipes and sockets are ESPIPE; /dev/null and
 //     /dev/zero always return 0.
 //
@@ -53,7 +54,17 @@ func (k *Kernel) lseek(f *File, off, whence int64) Result {
 	var eof int64
 	isDir := ino.IsDir()
 	if isDir {
-		maxSize, eof = math.MaxInt64, math.MaxInt64
+		if ino.Nlink() == 0 {
+			// A removed directory has size 0 and is no longer an htree directory:
+			// ext4_llseek treats it as an empty file.
+			switch whence {
+			case seekData, seekHole:
+				return Fail(syscall.ENXIO)
+			}
+			isDir = false
+		} else {
+			maxSize, eof = math.MaxInt64, math.MaxInt64
+		}
 	}
 	switch whence {
 	case seekSet:
@@ -74,7 +85,7 @@ func (k *Kernel) lseek(f *File, off, whence int64) Result {
 		f.unlockPos(locked)
 		return Result{Ret: off}
 	case seekEnd:
-		if !isDir {
+		if !isDir && !ino.IsDir() {
 			eof = ino.Size()
 		}
 		off += eof

@@ -48,13 +48,17 @@ func (fs *FS) Open(name string) (afero.File, error) {
 // OpenFile opens name with the os.O_* flags and creation mode perm. O_SYNC and
 // O_DSYNC make each write durable; O_APPEND applies to every write.
 func (fs *FS) OpenFile(name string, flag int, perm os.FileMode) (afero.File, error) {
-	ino, _, err := fs.root.Open(name, flag, unixPerm(perm))
+	fs.mu.Lock()
+	ino, _, err := fs.root.openLocked(name, flag, unixPerm(perm))
+	var errseq uint64
+	if err == nil {
+		errseq = ino.sampleErrSeqLocked()
+	}
+	fs.mu.Unlock()
 	if err != nil {
 		return nil, pathErr("open", name, err)
 	}
-	f := &File{ino: ino, name: name, flag: flag}
-	f.errseq = ino.SampleErrSeq()
-	return f, nil
+	return &File{ino: ino, name: name, flag: flag, errseq: errseq}, nil
 }
 
 func unixPerm(m os.FileMode) uint32 {

@@ -313,6 +313,11 @@ func (fs *FS) materialize(dur map[uint64]*durInode) *FS {
 			}
 			i.data, i.dataShared = data, true
 			nd.data, nd.dataShared = data, true
+			if nfs.cfg.capacity > 0 {
+				// The blocks count against WithCapacity as in the original
+				// (used started at zero: TestCrashCapacity).
+				nfs.used += data.Blocks() * 512
+			}
 		case S_IFDIR:
 			i.entries = map[string]*Inode{}
 			nd.entries = map[string]uint64{}

@@ -360,3 +360,56 @@ func TestWritebackErrorErrseq(t *testing.T) {
 	_, _, err = h.Write([]byte("abc"), 0, vfs.WriteDSync, &es)
 	require.NoError(t, err)
 }
+
+// TestCrashMetadata: fdatasync leaves mode and times, fsync persists them; link
+// counts after a crash are those of the durable names.
+func TestCrashMetadata(t *testing.T) {
+	fs := vfs.New()
+	r := fs.Root()
+	f := create(t, r, "f")
+	write(t, f, "x", 0)
+	require.NoError(t, r.Link("f", r, "g", false))
+	require.NoError(t, fs.Sync())
+	require.NoError(t, f.Chmod(0o600))
+	require.NoError(t, f.Utimens(1e9, 2e9))
+	require.NoError(t, f.Fdatasync(nil))
+	var st vfs.Stat
+	mustResolve(t, fs.Crash().Root(), "f").Stat(&st)
+	require.Equal(t, uint32(vfs.S_IFREG|0o644), st.Mode, "fdatasync does not persist the mode")
+	require.NotEqual(t, int64(2e9), st.Mtime)
+	require.Equal(t, uint32(2), st.Nlink)
+	require.NoError(t, f.Fsync(nil))
+	mustResolve(t, fs.Crash().Root(), "g").Stat(&st)
+	require.Equal(t, uint32(vfs.S_IFREG|0o600), st.Mode)
+	require.Equal(t, int64(1e9), st.Atime)
+	require.Equal(t, int64(2e9), st.Mtime)
+	require.NoError(t, r.Unlink("g"))
+	require.NoError(t, r.Fsync(nil))
+	mustResolve(t, fs.Crash().Root(), "f").Stat(&st)
+	require.Equal(t, uint32(1), st.Nlink)
+
+	// A symlink and a directory survive with their type and target.
+	require.NoError(t, r.Symlink("f", "l"))
+	require.NoError(t, r.Mkdir("d", 0o700))
+	require.NoError(t, r.Fsync(nil))
+	c := fs.Crash()
+	require.Equal(t, "link:f", snapshot(t, c)["/l"])
+	d := mustResolve(t, c.Root(), "d")
+	d.Stat(&st)
+	require.Equal(t, uint32(vfs.S_IFDIR|0o700), st.Mode)
+	require.Equal(t, uint32(2), st.Nlink)
+	require.Equal(t, uint32(3), c.Root().Nlink())
+}
+
+// TestCrashCapacity: a crash state accounts for the blocks its files hold.
+func TestCrashCapacity(t *testing.T) {
+	fs := vfs.New(vfs.WithCapacity(16 * kib))
+	f := create(t, fs.Root(), "f")
+	_, err := f.WriteAt(make([]byte, 12*kib), 0)
+	require.NoError(t, err)
+	require.NoError(t, fs.Sync())
+	c := fs.Crash()
+	g := create(t, c.Root(), "g")
+	_, err = g.WriteAt(make([]byte, 8*kib), 0)
+	require.Equal(t, unix.ENOSPC, err, "the crashed file system is as full as the original")
+}

@@ -387,6 +387,10 @@ func (fs *FS) fsyncLocked(i *Inode, dataOnly bool, errseq *uint64) error {
 func (i *Inode) SampleErrSeq() uint64 {
 	i.fs.mu.Lock()
 	defer i.fs.mu.Unlock()
+	return i.sampleErrSeqLocked()
+}
+
+func (i *Inode) sampleErrSeqLocked() uint64 {
 	if i.errseq&1 == 0 {
 		return 0
 	}

@@ -277,8 +277,9 @@ func diffTrees(got, want map[string]string) string {
 // state, and RandomCrash is deterministic.
 func TestDurabilityRapid(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		const bs = 512
-		fs := vfs.New(vfs.WithBlockSize(bs), vfs.WithWriteCache(rapid.Bool().Draw(t, "writeCache")))
+		const bs = 512 // the unit of offsets; the block size varies
+		fs := vfs.New(vfs.WithBlockSize(rapid.SampledFrom([]int64{512, 1024, 4096}).Draw(t, "blockSize")),
+			vfs.WithWriteCache(rapid.Bool().Draw(t, "writeCache")))
 		o := newDurOracle(fs)
 		inodes := map[uint64]*vfs.Inode{fs.Root().Ino(): fs.Root()}
 		names := rapid.SampledFrom([]string{"a", "b", "c"})

@@ -53,6 +53,8 @@ type Inode struct {
 	size                int64
 
 	data       *fileData         // regular files: the page-cache level
+	blocks     int64             // data.Blocks() as last computed, valid while blocksOK
+	blocksOK   bool              // no data change since (mutateData clears it)
 	dataShared bool              // data is shared with another FS: clone before mutating
 	target     string            // symlinks
 	entries    map[string]*Inode // directories
@@ -121,7 +123,13 @@ func (i *Inode) statLocked(st *Stat) {
 	}
 	switch i.mode & S_IFMT {
 	case S_IFREG:
-		st.Blocks = i.data.Blocks()
+		// Blocks walks every chunk (Extents), which made stat cost in
+		// proportion to the file; without a data change in between it returns
+		// the same answer, so it is cached (BenchmarkOpenStatClose).
+		if !i.blocksOK {
+			i.blocks, i.blocksOK = i.data.Blocks(), true
+		}
+		st.Blocks = i.blocks
 	case S_IFDIR:
 		st.Blocks = i.fs.cfg.blockSize / 512
 	}

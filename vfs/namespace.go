@@ -22,6 +22,13 @@ func (dir *Inode) Open(path string, flags int, perm uint32) (ino *Inode, created
 	fs := dir.fs
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
+	return dir.openLocked(path, flags, perm)
+}
+
+// openLocked is Open with fs.mu held (the afero face also samples the errseq
+// under the same lock, one lock round trip per open).
+func (dir *Inode) openLocked(path string, flags int, perm uint32) (ino *Inode, created bool, err error) {
+	fs := dir.fs
 	links := 0
 	// O_CREAT|O_DIRECTORY is EINVAL since Linux 6.4 (checked on this machine's
 	// kernel by namespace_linux_test.go).
@@ -392,12 +399,17 @@ func (dir *Inode) Symlink(target, path string) error {
 		return ENAMETOOLONG
 	}
 	links := 0
-	parent, name, _, err := fs.walkParent(dir, path, &links)
+	parent, name, trailing, err := fs.walkParent(dir, path, &links)
 	if err != nil {
 		return err
 	}
 	if name == "" || name == "." || name == ".." || parent.entries[name] != nil {
 		return EEXIST
+	}
+	if trailing {
+		// A new name with a trailing slash must be a directory: filename_create
+		// refuses it (checked against the kernel by namespace_linux_test.go).
+		return ENOENT
 	}
 	if f := fs.fault(OpSymlink, nil, joinPath(parent, name)); f.Errno != 0 {
 		return f.Errno

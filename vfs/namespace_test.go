@@ -187,6 +187,22 @@ open self rdonly = ELOOP
 open self wronly|creat = ELOOP
 symlink f/ slash
 stat slash = ENOTDIR
+symlink f newlink/ = ENOENT
+symlink f l/ = EEXIST
+symlink f d/ = EEXIST
+type newlink = ENOENT
+open d rdonly|trunc = EISDIR
+mkdir f/ = EEXIST
+rmdir f/ = ENOTDIR
+rmdir dl = ENOTDIR
+rmdir dl/ = ENOTDIR
+unlink dl/ = ENOTDIR
+rename dl/ x = ENOTDIR
+mkdir dangling = EEXIST
+open dangling/ wronly|creat = EISDIR
+open dl/ wronly = EISDIR
+unlink dl
+type d dir
 `},
 	{"O_NOFOLLOW", `
 create f
@@ -238,6 +254,8 @@ nlink f 3
 link f d = EEXIST
 link f nodir/h = ENOENT
 link f/ h = ENOTDIR
+link d/h h/ = ENOENT
+link d/h d/ = EEXIST
 unlink f
 nlink g 2
 read d/h data
@@ -295,6 +313,13 @@ rename . z = EBUSY
 rename y/.. z = EBUSY
 rename y . = EBUSY
 rename file/ z = ENOTDIR
+mkdir y/sub/in
+rename y/sub/in y = ENOTEMPTY
+rename y/sub/in y/sub/in/.. = EBUSY
+rename y/sub y/sub/in/x = EINVAL
+rmdir y/sub/in
+rename y/sub/ y/sub2//
+type y/sub2/f reg
 `},
 	{"unlink and rename over open files", `
 write f one

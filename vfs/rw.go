@@ -61,7 +61,7 @@ func (i *Inode) ReadAt(p []byte, off int64) (int, error) {
 	i.data.ReadAt(p[:n], off)
 	// A buffered read leaves the pages it read in the page cache, and ext4's
 	// SEEK_DATA reports cached pages over unwritten extents as data (see
-	// fileData.CacheUnwritten; checked against the kernel by TestDataKernel). The
+	// fileData.CacheUnwritten; TestReadCachesUnwritten and its kernel twin). The
 	// check first keeps the common read (no unwritten block) free of writes.
 	if hasUncachedUnwritten(i.data, off, n) {
 		_ = fs.mutateData(i, off, 0, func(d *fileData) { d.CacheUnwritten(off, n) })
@@ -152,6 +152,7 @@ func (i *Inode) Write(p []byte, off int64, how WriteMode, errseq *uint64) (n int
 // limit: when the change would allocate more blocks than are free it is undone and
 // ENOSPC returned.
 func (fs *FS) mutateData(i *Inode, off, n int64, fn func(d *fileData)) error {
+	i.blocksOK = false
 	if i.dataShared {
 		i.data = shareData(i.data) // not Clone: see shareData
 		i.dataShared = false

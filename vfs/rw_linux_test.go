@@ -11,11 +11,11 @@ import (
 	"iosim/vfs"
 )
 
-// TestDataKernel runs the same random data operations through the inode API on a
+// TestInodeDataKernel runs the same random data operations through the inode API on a
 // real file on ext4 and on the model and compares errnos, sizes and content.
 // SEEK_DATA/SEEK_HOLE and st_blocks, which depend on ext4's extent and page-cache
 // details, are compared by data_linux_test.go at the fileData level.
-func TestDataKernel(t *testing.T) {
+func TestInodeDataKernel(t *testing.T) {
 	dir := requireExt4(t)
 	var sfs unix.Statfs_t
 	if err := unix.Statfs(dir, &sfs); err != nil || sfs.Bsize != 4096 {
@@ -100,4 +100,41 @@ func TestDataKernel(t *testing.T) {
 			t.Fatalf("content differs")
 		}
 	})
+}
+
+// TestReadCachesUnwrittenKernel is TestReadCachesUnwritten on the kernel, with
+// the same answers.
+func TestReadCachesUnwrittenKernel(t *testing.T) {
+	dir := requireExt4(t)
+	fd, err := unix.Open(filepath.Join(dir, "f"), unix.O_CREAT|unix.O_RDWR|unix.O_CLOEXEC, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(fd)
+	seek := func(off int64) [2]int64 {
+		d, err := unix.Seek(fd, off, unix.SEEK_DATA)
+		if err != nil {
+			d = -1
+		}
+		h, err := unix.Seek(fd, off, unix.SEEK_HOLE)
+		if err != nil {
+			h = -1
+		}
+		return [2]int64{d, h}
+	}
+	if err := unix.Fallocate(fd, 0, 0, 16384); err != nil {
+		t.Fatal(err)
+	}
+	if got := seek(0); got != [2]int64{-1, 0} {
+		t.Fatalf("before the read: %v", got)
+	}
+	if _, err := unix.Pread(fd, make([]byte, 100), 4096); err != nil {
+		t.Fatal(err)
+	}
+	if got := seek(0); got != [2]int64{4096, 0} {
+		t.Fatalf("after the read, from 0: %v", got)
+	}
+	if got := seek(4096); got != [2]int64{4096, 8192} {
+		t.Fatalf("after the read, from 4096: %v", got)
+	}
 }

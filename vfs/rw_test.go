@@ -267,13 +267,17 @@ func TestAppend(t *testing.T) {
 	require.Equal(t, "abcde", string(readAll(t, f)))
 }
 
-// TestDataRapid drives the inode data API with random operations and compares
+// TestInodeDataRapid drives the inode data API with random operations and compares
 // every read with a plain byte slice. SEEK_DATA/SEEK_HOLE answers are checked for
 // consistency: between a hole's start and the next data everything reads zero.
-func TestDataRapid(t *testing.T) {
+func TestInodeDataRapid(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		const bs = 4096
-		fs := vfs.New(vfs.WithMaxFileSize(64 * bs))
+		// The same oracle for every block size and write cache setting: what
+		// reads see never depends on them.
+		fs := vfs.New(vfs.WithMaxFileSize(64*bs),
+			vfs.WithBlockSize(rapid.SampledFrom([]int64{512, 1024, 4096, 65536}).Draw(t, "blockSize")),
+			vfs.WithWriteCache(rapid.Bool().Draw(t, "writeCache")))
 		ino, _, err := fs.Root().Open("f", unix.O_CREAT|unix.O_RDWR, 0o644)
 		if err != nil {
 			t.Fatal(err)
@@ -338,6 +342,22 @@ func TestDataRapid(t *testing.T) {
 				}
 				if mode&vfs.FallocKeepSize == 0 {
 					grow(off + n)
+				}
+			},
+			"sync": func(t *rapid.T) {
+				// Syncing changes nothing that reads see (the data is shared with
+				// the durable level copy-on-write).
+				var err error
+				switch rapid.IntRange(0, 2).Draw(t, "how") {
+				case 0:
+					err = ino.Fsync(nil)
+				case 1:
+					err = ino.SyncFileRange(0, 0)
+				case 2:
+					_ = fs.Crash()
+				}
+				if err != nil {
+					t.Fatal(err)
 				}
 			},
 			"efbig": func(t *rapid.T) {

@@ -9,6 +9,7 @@ import (
 	"iosim/vfs"
 )
 
+// benchSetup makes a process with a 64 KiB file /f open O_RDWR.
 func benchSetup(b *testing.B) (*Process, int) {
 	k := New(vfs.New())
 	p := k.Spawn()
