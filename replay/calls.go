@@ -228,8 +228,21 @@ func fdArgs(nr sim.Sysno) (fd int, at int, at2 int) {
 		at = 1
 	case sim.SYS_MMAP:
 		fd = 4
+	case sim.SYS_COPY_FILE_RANGE, sim.SYS_SENDFILE:
+		fd = 0
 	}
 	return
+}
+
+// secondFd returns the index of a call's second fd argument, or -1.
+func secondFd(nr sim.Sysno) int {
+	switch nr {
+	case sim.SYS_COPY_FILE_RANGE:
+		return 2
+	case sim.SYS_SENDFILE:
+		return 1
+	}
+	return -1
 }
 
 // onPlaceholderPassThrough lists the calls that operate on the fd table itself and
@@ -247,9 +260,12 @@ func fdTableCall(nr sim.Sysno) bool {
 func (r *replayer) replay(t *sim.Task, nr sim.Sysno, ev *strace.Event) {
 	recErr := ev.Errno
 	fdIdx, atIdx, at2Idx := fdArgs(nr)
-	if fdIdx >= 0 {
-		if fd, ok := ev.Int(fdIdx); ok && !(nr == sim.SYS_MMAP && fd < 0) {
-			r.ensureFd(t, ev, fdIdx, int(fd))
+	for _, i := range []int{fdIdx, secondFd(nr)} {
+		if i < 0 {
+			continue
+		}
+		if fd, ok := ev.Int(i); ok && !(nr == sim.SYS_MMAP && fd < 0) {
+			r.ensureFd(t, ev, i, int(fd))
 			if f := t.File(int(fd)); f != nil && f.Special() != nil && !fdTableCall(nr) {
 				if _, isPH := f.Special().(*sim.Placeholder); isPH {
 					// Not a file of the model: the recording is the answer.
@@ -441,6 +457,25 @@ func pathArg(ev *strace.Event, i int) (string, bool) {
 		return "", false
 	}
 	return string(b), true
+}
+
+// offsetArg returns a loff_t* argument: NULL is sim.NullOffset, `[N]` and
+// `[N] => [M]` give N (the value on entry).
+func offsetArg(ev *strace.Event, i int) (int64, bool) {
+	n := ev.Arg(i)
+	if n == nil {
+		return 0, false
+	}
+	if n.Kind == strace.NodeInOut && len(n.Kids) > 0 {
+		n = &n.Kids[0]
+	}
+	switch {
+	case n.Kind == strace.NodeIdent && string(n.Text) == "NULL", n.Kind == strace.NodeInt && n.Int == 0:
+		return sim.NullOffset, true
+	case n.Kind == strace.NodeArray && len(n.Kids) == 1:
+		return n.Kids[0].Value()
+	}
+	return 0, false
 }
 
 // scratch returns a buffer of n bytes, reused across calls.
@@ -835,6 +870,30 @@ func (r *replayer) build(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Cal
 		var mapped []byte
 		c.Obj = &mapped
 		return ""
+	case sim.SYS_COPY_FILE_RANGE, sim.SYS_SENDFILE:
+		offs := []int{1, 3}
+		if nr == sim.SYS_SENDFILE {
+			offs = []int{2}
+		}
+		for _, i := range offs {
+			v, ok := offsetArg(ev, i)
+			if !ok {
+				return fmt.Sprintf("arg %d not an offset", i+1)
+			}
+			c.Args[i] = v
+		}
+		if nr == sim.SYS_SENDFILE {
+			return ints(0, 1, 3)
+		}
+		*post = func(sim.Result) {
+			// The calls move file offsets that recPos does not follow.
+			for _, i := range []int{0, 2} {
+				if f := t.File(int(c.Args[i])); f != nil {
+					delete(r.pos, f)
+				}
+			}
+		}
+		return ints(0, 2, 4, 5)
 	case sim.SYS_MUNMAP, sim.SYS_MSYNC, sim.SYS_MPROTECT, sim.SYS_MADVISE:
 		return "address not replayed"
 	case sim.SYS_IO_SETUP:

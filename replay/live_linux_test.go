@@ -21,6 +21,8 @@ func TestLiveStrace(t *testing.T) {
 	script := `set -e
 printf 'hello world\n' > a.txt
 printf 'more\n' >> a.txt
+cat a.txt > copy.txt
+cat copy.txt /etc/hostname > both.txt
 mkdir -p d/e
 mv a.txt d/c.txt
 ln -s d/c.txt l

@@ -345,6 +345,23 @@ func (w *world) before(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call)
 			off = w.r.curPos
 		}
 		w.inject(ino, off, ev, 1, c.Args[2])
+	case sim.SYS_COPY_FILE_RANGE, sim.SYS_SENDFILE:
+		inIdx, offIdx, count := 0, 1, c.Args[4]
+		if nr == sim.SYS_SENDFILE {
+			inIdx, offIdx, count = 1, 2, c.Args[3]
+		}
+		f := t.File(int(c.Args[inIdx]))
+		if !ok || f == nil || !w.isExt(f.Inode()) || !f.Inode().IsRegular() {
+			return true
+		}
+		off := c.Args[offIdx]
+		if off == sim.NullOffset {
+			off = f.Offset()
+		}
+		ino := f.Inode()
+		if end := off + ev.Ret; ev.Ret < count && ino.Size() != end || ino.Size() < end {
+			_ = ino.Truncate(end) // the bytes are unknown; the size is shown
+		}
 	case sim.SYS_LSEEK:
 		if ok && c.Args[2] == 2 { // SEEK_END: the size is revealed
 			if ino := w.fileOf(t, c.Args[0]); w.isExt(ino) && ino.IsRegular() {

@@ -258,6 +258,10 @@ func (k *Kernel) dispatch(c *Call) Result {
 			return k.sysWritev(c, false, 0)
 		}
 		return k.sysWritev(c, true, c.Args[3])
+	case SYS_COPY_FILE_RANGE:
+		return k.sysCopyFileRange(c)
+	case SYS_SENDFILE:
+		return k.sysSendfile(c)
 	// sys_open.go
 	case SYS_OPEN:
 		return k.sysOpenat(c, atFdcwd, c.Args[1], uint32(c.Args[2]))

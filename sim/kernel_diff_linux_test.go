@@ -60,7 +60,9 @@ var knownModelBugs = []struct{ name, note string }{
 	{"dirDirect", "open(dir, O_DIRECT) succeeds in the model; ext4 refuses it with EINVAL (only regular files get FMODE_CAN_ODIRECT)"},
 	{"dioHoleRead", "an O_DIRECT read with an unaligned offset, length or buffer is EINVAL in the model whenever it starts before EOF; ext4 (iomap) checks alignment only for ranges backed by written blocks and zero-fills holes and unwritten extents without a check, so the kernel returns the zeros"},
 	{"dioReadTail", "an O_DIRECT read(2)/pread(2) at an aligned offset into an aligned buffer, of a length that is not a multiple of 512 but reaches past EOF, is EINVAL in the model; ext4 checks only the block-rounded part within EOF and returns the bytes up to EOF"},
+	{"dioVecAlign", "O_DIRECT readv/writev/preadv/pwritev with two or more non-empty buffers at misaligned addresses (each within one page) are EINVAL on this kernel (virtio-blk here accepts a misaligned buffer only when the whole request is one contiguous run within a page); the model accepts them. Such writes are not generated; such reads are masked"},
 	{"dioFailedExtend", "an O_DIRECT write that would extend the file and fails (EINVAL: unaligned) makes ext4 truncate the inode to i_size (ext4_inode_extension_cleanup -> ext4_truncate), freeing blocks fallocated with KEEP_SIZE past EOF; the model keeps them (st_blocks differs after fsync). The test applies the same truncate to the model"},
+	{"removedDirSize", "fstat of an open directory after rmdir: st_size stays 4096 in the model; ext4_rmdir sets i_size to 0"},
 	{"removedDirSeek", "ext4_rmdir sets the removed directory's i_size to 0, so on a still-open fd of it lseek acts as on an empty file (SEEK_END 0 -> 0, SEEK_DATA/SEEK_HOLE -> ENXIO); the model keeps answering as for a live htree directory (LLONG_MAX)"},
 	{"dioReadCaches", "an O_DIRECT read over an unwritten extent marks it cached in the model, as a buffered read would, so SEEK_DATA/SEEK_HOLE then report data there; Linux's O_DIRECT read does not populate the page cache and SEEK_DATA still skips the extent"},
 	{"readahead", "(not a bug: documented limitation) SEEK_DATA/SEEK_HOLE differ over an unwritten extent whose pages the kernel's readahead brought into the page cache (a buffered read elsewhere in the file), which the model does not model"},
@@ -219,6 +221,10 @@ func (s *kdiff) sameStat(call string, ms, ks *unix.Stat_t, blocks bool) {
 	}
 	if k.Mode&unix.S_IFMT == unix.S_IFDIR && m.Mode == k.Mode && k.Size == 4096 && m.Size == 0 {
 		s.mask("dirSize")
+		m.Size = k.Size
+	}
+	if k.Mode&unix.S_IFMT == unix.S_IFDIR && m.Mode == k.Mode && k.Nlink == 0 && m.Nlink == 0 && k.Size == 0 && m.Size == 4096 {
+		s.mask("removedDirSize")
 		m.Size = k.Size
 	}
 	if m != k {
@@ -437,6 +443,30 @@ func (s *kdiff) dioTailRead(fd int, positional bool, off int64, n, mis int, kb [
 	return s.mask("dioReadTail")
 }
 
+// dioVecMisaligned reports (and counts as known bug dioVecAlign) a vector I/O on
+// an O_DIRECT fd with two or more non-empty buffers at a misaligned address. On
+// this machine's virtio disk a single misaligned buffer within one page is
+// accepted, as the model has it, but several are EINVAL (the model accepts each
+// one that lies within a page). Vector writes of this shape are not run at all
+// (the model would write what the kernel refuses); reads are masked when the
+// kernel says EINVAL and the model succeeds.
+func (s *kdiff) dioVecMisaligned(fd int, sizes []int, mis int) bool {
+	nonEmpty := 0
+	for _, n := range sizes {
+		if n > 0 {
+			nonEmpty++
+		}
+	}
+	if mis%512 == 0 || nonEmpty < 2 {
+		return false
+	}
+	fl, err := s.k.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
+	if err != nil || fl&unix.O_DIRECT == 0 {
+		return false
+	}
+	return s.mask("dioVecAlign")
+}
+
 // mask records one occurrence of the known model bug name; it returns true.
 func (s *kdiff) mask(name string) bool {
 	s.known[name]++
@@ -641,6 +671,10 @@ func (s *kdiff) actions() map[string]func(*rapid.T) {
 			if s.dioHoleRead(fd, bytes.Join(ki, nil), kr, merr, kerr, false) {
 				return
 			}
+			if kerr == unix.EINVAL && merr == nil && s.dioVecMisaligned(fd, sizes, mis) {
+				s.resyncOffset(fd)
+				return
+			}
 			if sum(sizes) == 0 && kerr == nil && kr == 0 && (merr == unix.EINVAL || merr == unix.EISDIR) && s.mask("emptyVec") {
 				return
 			}
@@ -655,6 +689,9 @@ func (s *kdiff) actions() map[string]func(*rapid.T) {
 			kr, kerr := s.k.Preadv(fd, ki, off)
 			call := fmt.Sprintf("preadv(%d, %v, %d)", fd, sizes, off)
 			if s.dioHoleRead(fd, bytes.Join(ki, nil), kr, merr, kerr, true) {
+				return
+			}
+			if kerr == unix.EINVAL && merr == nil && s.dioVecMisaligned(fd, sizes, mis) {
 				return
 			}
 			if sum(sizes) == 0 && kerr == nil && kr == 0 && (merr == unix.EINVAL || merr == unix.EISDIR) && s.mask("emptyVec") {
@@ -686,6 +723,9 @@ func (s *kdiff) actions() map[string]func(*rapid.T) {
 		"writev": func(t *rapid.T) {
 			fd, sizes, mis := s.drawFd("fd"), drawIov(t, "iov"), drawMis(t)
 			seed := rapid.Byte().Draw(t, "seed")
+			if s.dioVecMisaligned(fd, sizes, mis) {
+				return
+			}
 			mr, merr := s.m.Writev(fd, iovOf(sizes, seed, mis))
 			kr, kerr := s.k.Writev(fd, iovOf(sizes, seed, mis))
 			if sum(sizes) == 0 && kerr == nil && kr == 0 && (merr == unix.EINVAL || merr == unix.EISDIR) && s.mask("emptyVec") {
@@ -699,6 +739,9 @@ func (s *kdiff) actions() map[string]func(*rapid.T) {
 		"pwritev": func(t *rapid.T) {
 			fd, sizes, off, mis := s.drawFd("fd"), drawIov(t, "iov"), drawOff(t, "off"), drawMis(t)
 			seed := rapid.Byte().Draw(t, "seed")
+			if s.dioVecMisaligned(fd, sizes, mis) {
+				return
+			}
 			mr, merr := s.m.Pwritev(fd, iovOf(sizes, seed, mis), off)
 			kr, kerr := s.k.Pwritev(fd, iovOf(sizes, seed, mis), off)
 			if sum(sizes) == 0 && kerr == nil && kr == 0 && (merr == unix.EINVAL || merr == unix.EISDIR) && s.mask("emptyVec") {

@@ -97,6 +97,21 @@ func (fs *FS) Pending() []Pending {
 func (fs *FS) pendingLocked() []Pending {
 	var out []Pending
 	bs := fs.cfg.blockSize
+	// Drop the inodes that have nothing pending any more (fsync does not take
+	// them off the list, only sync(2) did), so that the list, and this walk,
+	// stay in proportion to what is pending rather than to every inode ever
+	// changed since the last sync(2).
+	live := fs.pending[:0]
+	for _, i := range fs.pending {
+		p := &i.pend
+		if len(p.dirty) == 0 && len(p.ranges) == 0 && p.sizeSeq == 0 && p.attrSeq == 0 {
+			p.listed = false
+			continue
+		}
+		live = append(live, i)
+	}
+	clear(fs.pending[len(live):])
+	fs.pending = live
 	for _, i := range fs.pending {
 		p := &i.pend
 		path := i.pathLocked()

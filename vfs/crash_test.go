@@ -155,6 +155,16 @@ func TestPending(t *testing.T) {
 	require.NoError(t, fs.Sync())
 	require.Empty(t, fs.Pending())
 
+	// fsync alone (no sync(2)) leaves nothing pending.
+	for k := range 100 {
+		g := create(t, r, fmt.Sprintf("many%d", k))
+		write(t, g, "x", 0)
+		require.NoError(t, g.Fsync(nil))
+	}
+	require.NoError(t, r.Fsync(nil))
+	require.Empty(t, fs.Pending())
+	require.Len(t, snapshot(t, fs.Crash()), 101)
+
 	require.NoError(t, r.Rename("f", r, "g", 0))
 	ps = fs.Pending()
 	i := slices.IndexFunc(ps, func(p vfs.Pending) bool { return p.Kind == vfs.PendingMeta })

@@ -131,6 +131,8 @@ func (i *Inode) statLocked(st *Stat) {
 		}
 		st.Blocks = i.blocks
 	case S_IFDIR:
+		// ext4 directories hold their entries in blocks: one block while small.
+		st.Size = i.fs.cfg.blockSize
 		st.Blocks = i.fs.cfg.blockSize / 512
 	}
 }

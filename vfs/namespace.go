@@ -41,6 +41,9 @@ func (dir *Inode) openLocked(path string, flags int, perm uint32) (ino *Inode, c
 			return nil, false, err
 		}
 		for {
+			if name == "" && flags&oExcl != 0 {
+				return nil, false, EEXIST // open("/", O_CREAT|O_EXCL)
+			}
 			if trailing {
 				return nil, false, EISDIR
 			}
@@ -295,25 +298,19 @@ func (dir *Inode) Rename(oldpath string, newdir *Inode, newpath string, flags in
 	if flags&RenameNoreplace != 0 && dst != nil {
 		return EEXIST
 	}
-	// A directory cannot move below itself.
-	if src.IsDir() {
-		for d := np; ; d = d.parent {
-			if d == src {
-				return EINVAL
-			}
-			if d == fs.root {
-				break
-			}
+	// lock_rename's trap: when one parent is an ancestor of the other, the child
+	// of the upper one on the way down. The source may not be it (a directory
+	// moved below itself: EINVAL); nor may the target (the target is an ancestor
+	// of the source: ENOTEMPTY, or EINVAL for an exchange).
+	if trap := renameTrap(fs, op, np); trap != nil {
+		if src == trap {
+			return EINVAL
 		}
-	}
-	if dst != nil && flags&RenameExchange != 0 && dst.IsDir() {
-		for d := op; ; d = d.parent {
-			if d == dst {
+		if dst == trap {
+			if flags&RenameExchange != 0 {
 				return EINVAL
 			}
-			if d == fs.root {
-				break
-			}
+			return ENOTEMPTY
 		}
 	}
 	if dst == src {
@@ -348,6 +345,26 @@ func (dir *Inode) Rename(oldpath string, newdir *Inode, newpath string, flags in
 	fs.linkLocked(np, nname, src)
 	fs.logMeta(metaRename, op, oname, src, np, nname)
 	return nil
+}
+
+// renameTrap returns, when one of the directories a and b is a proper ancestor of
+// the other, the child of the ancestor that leads to the other; else nil.
+func renameTrap(fs *FS, a, b *Inode) *Inode {
+	if a == b {
+		return nil
+	}
+	below := func(upper, lower *Inode) *Inode {
+		for d := lower; d != fs.root; d = d.parent {
+			if d.parent == upper {
+				return d
+			}
+		}
+		return nil
+	}
+	if t := below(a, b); t != nil {
+		return t
+	}
+	return below(b, a)
 }
 
 // Link makes newpath (relative to newdir) a new name of oldpath (relative to dir),
