@@ -254,3 +254,24 @@ func TestRootSeedsTheModel(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "jello world", string(data), "replay never writes to the host")
 }
+
+// TestStackEndToEnd: the seed-000 cache done right serves the recorded loop with
+// no divergence and almost no kernel calls; the published one is caught where it
+// goes wrong.
+func TestStackEndToEnd(t *testing.T) {
+	plain, err := Run([]string{traces + "oraus.seek.strace"}, Options{Verify: true})
+	require.NoError(t, err)
+	cached, err := Run([]string{traces + "oraus.seek.strace"}, Options{Verify: true, Stack: []string{"filecache:path=oraus.msb"}})
+	require.NoError(t, err)
+	require.Zero(t, cached.Divergences, "%v", cached.DivergenceList)
+	require.Equal(t, plain.Replayed, cached.Replayed)
+	require.Less(t, cached.KernelCalls*20, plain.KernelCalls, "filecache: %d kernel calls, plain: %d", cached.KernelCalls, plain.KernelCalls)
+
+	for _, tr := range []string{"oraus.seq", "oraus.curend"} {
+		rep, err := Run([]string{traces + tr + ".strace"}, Options{Verify: true, Stack: []string{"oraus:path=oraus.msb"}})
+		require.NoError(t, err)
+		require.NotZero(t, rep.Divergences, tr)
+		first := rep.DivergenceList[0]
+		require.Regexp(t, `^(\S+ )*\s*(read|lseek)\(`, strings.TrimLeft(first.Call, "0123456789:. "), "%s", first)
+	}
+}

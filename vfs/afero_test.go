@@ -286,5 +286,4 @@ func TestAferoConcurrentAt(t *testing.T) {
 		require.Equal(t, int64(k%10+1), cur)
 	}
 	wg.Wait()
-	_ = vfs.New
 }
