@@ -443,6 +443,24 @@ func TestErrorPaths(t *testing.T) {
 			r, err := e.s.Pwritev(fd, [][]byte{b[:512], b[512:]}, 0)
 			return int64(r), err
 		}},
+		{name: "pwrite/O_DIRECT failed write inside EOF allocates", ret: 16, do: func(e errEnv) (int64, error) {
+			fd, err := e.s.Open("/g", unix.O_RDWR|unix.O_CREAT|unix.O_DIRECT, 0o644)
+			if err != nil {
+				return 0, err
+			}
+			if err := e.s.Ftruncate(fd, 1<<20); err != nil {
+				return 0, err
+			}
+			if _, err := e.s.Pwrite(fd, alignedBuf(4096, 0), 16383); err != unix.EINVAL {
+				return 0, fmt.Errorf("pwrite: %v, want EINVAL", err)
+			}
+			var st unix.Stat_t
+			if err := e.s.Fsync(fd); err != nil {
+				return 0, err
+			}
+			err = e.s.Fstat(fd, &st)
+			return st.Blocks, err
+		}, modelBug: "ftruncate(1 MiB) then an O_DIRECT pwrite(4096 bytes at 16383) = EINVAL: ext4 has allocated blocks 3-4 as unwritten (st_blocks 16 after fsync), the model none", modelGot: 0},
 		{name: "pwrite/O_DIRECT zero bytes unaligned", ret: 0, do: func(e errEnv) (int64, error) {
 			fd, err := e.s.Open("/f", unix.O_RDWR|unix.O_DIRECT, 0)
 			if err != nil {

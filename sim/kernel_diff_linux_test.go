@@ -61,6 +61,7 @@ var knownModelBugs = []struct{ name, note string }{
 	{"dioHoleRead", "an O_DIRECT read with an unaligned offset, length or buffer is EINVAL in the model whenever it starts before EOF; ext4 (iomap) checks alignment only for ranges backed by written blocks and zero-fills holes and unwritten extents without a check, so the kernel returns the zeros"},
 	{"dioReadTail", "an O_DIRECT read(2)/pread(2) at an aligned offset into an aligned buffer, of a length that is not a multiple of 512 but reaches past EOF, is EINVAL in the model; ext4 checks only the block-rounded part within EOF and returns the bytes up to EOF"},
 	{"dioVecAlign", "O_DIRECT readv/writev/preadv/pwritev with two or more non-empty buffers at misaligned addresses (each within one page) are EINVAL on this kernel (virtio-blk here accepts a misaligned buffer only when the whole request is one contiguous run within a page); the model accepts them. Such writes are not generated; such reads are masked"},
+	{"dioFailedAlloc", "an O_DIRECT write that fails iomap's alignment check (EINVAL) has already had its first unmapped piece allocated as unwritten blocks by ext4_iomap_begin, and they stay (st_blocks after fsync is larger on ext4); the model allocates nothing (or not the same). The test fallocates (KEEP_SIZE) the same unwritten ranges in the model"},
 	{"dioFailedExtend", "an O_DIRECT write that would extend the file and fails (EINVAL: unaligned) makes ext4 truncate the inode to i_size (ext4_inode_extension_cleanup -> ext4_truncate), freeing blocks fallocated with KEEP_SIZE past EOF; the model keeps them (st_blocks differs after fsync). The test applies the same truncate to the model"},
 	{"removedDirSize", "fstat of an open directory after rmdir: st_size stays 4096 in the model; ext4_rmdir sets i_size to 0"},
 	{"removedDirSeek", "ext4_rmdir sets the removed directory's i_size to 0, so on a still-open fd of it lseek acts as on an empty file (SEEK_END 0 -> 0, SEEK_DATA/SEEK_HOLE -> ENXIO); the model keeps answering as for a live htree directory (LLONG_MAX)"},
@@ -271,12 +272,18 @@ func (s *kdiff) dioHoleRead(fd int, kb []byte, kr int, merr, kerr error, positio
 }
 
 // dioFailedWrite follows a write that failed with EINVAL on both sides. When it was
-// an O_DIRECT write that would have extended the file (at off if positional, else
-// at the fd's offset),
-// ext4 has run ext4_truncate (ext4_inode_extension_cleanup), which frees the blocks
-// fallocated with KEEP_SIZE beyond EOF; the model does not (known bug
-// dioFailedExtend), so the test does the same to the model through ftruncate to
-// the unchanged size, which frees them there.
+// an O_DIRECT write (at off if positional, else at the fd's offset), ext4 has done
+// two things the model does not (known bugs dioFailedAlloc, dioFailedExtend):
+//
+//   - ext4_iomap_begin allocated unwritten blocks for the first unmapped piece of
+//     the range before iomap's alignment check failed, and they stay;
+//   - if the write would have extended the file, ext4_inode_extension_cleanup ran
+//     ext4_truncate, which frees every block past EOF (KEEP_SIZE preallocation
+//     too).
+//
+// The test applies the same to the model: fallocate(KEEP_SIZE) over the unwritten
+// extents FIEMAP shows in the write's block range, then ftruncate to the unchanged
+// size, which frees the blocks past EOF in the model.
 func (s *kdiff) dioFailedWrite(fd int, positional bool, off int64, n int) {
 	fl, err := s.k.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
 	if err != nil || fl&unix.O_DIRECT == 0 || fl&unix.O_ACCMODE == unix.O_RDONLY || n == 0 || off < 0 {
@@ -294,6 +301,21 @@ func (s *kdiff) dioFailedWrite(fd int, positional bool, off int64, n int) {
 		if pos, err = s.k.Seek(fd, 0, unix.SEEK_CUR); err != nil {
 			s.t.Fatalf("lseek: %v", err)
 		}
+	}
+	ext, err := fiemapExtents(fd, 0)
+	if err != nil {
+		s.t.Fatalf("FIEMAP: %v", err)
+	}
+	lo, hi := pos&^4095, (pos+int64(n)+4095)&^4095
+	for _, x := range ext {
+		xlo, xhi := max(int64(x.logical), lo), min(int64(x.logical+x.length), hi)
+		if xlo >= xhi || x.flags&fiemapExtentUnwrit == 0 {
+			continue
+		}
+		if err := s.m.Fallocate(fd, unix.FALLOC_FL_KEEP_SIZE, xlo, xhi-xlo); err != nil {
+			s.t.Fatalf("model fallocate(%d, KEEP_SIZE, %d, %d): %v", fd, xlo, xhi-xlo, err)
+		}
+		s.mask("dioFailedAlloc")
 	}
 	if pos+int64(n) <= st.Size {
 		return
