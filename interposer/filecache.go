@@ -68,8 +68,8 @@ func init() {
 // expects with dup3 and the stray closed: two extra calls, only on a collision.
 // Calls on a hidden number that the program thinks closed fail with EBADF here. A
 // new fd-creating syscall in sim must be added to this layer. Task.InstallPath and
-// InstallSpecial bypass every Handler and break the invariant: call them before the
-// process makes its first call through the cache.
+// InstallSpecial bypass every Handler: call them before the process's first call
+// through the cache, or tell the cache with NotifyInstalled (FdInstalled).
 //
 // Any call on a virtual fd that is not served here (fsync, fadvise, mmap, flock,
 // F_SETLK, sendfile, write...) is delegated: the fd is materialized (dup3 of the
@@ -464,7 +464,7 @@ func (fc *FileCache) load(t *sim.Task, p *fcProc, f *cfile) bool {
 	if f.ok && f.statGen == fc.gen {
 		return true
 	}
-	a, ok := p.anchors[f]
+	a, ok := fc.ensureAnchor(t, p, f)
 	if !ok {
 		return false
 	}
@@ -617,7 +617,11 @@ func (fc *FileCache) serve(c *sim.Call, p *fcProc, s *fdSlot) (sim.Result, bool)
 			pos = int64(len(f.data)) + off
 		case unix.SEEK_DATA, unix.SEEK_HOLE:
 			// Holes are the kernel's to know: ask through the anchor.
-			r := fc.extra(sim.Call{Nr: sim.SYS_LSEEK, Task: c.Task, Args: [6]int64{int64(p.anchors[f]), off, int64(whence)}})
+			a, ok := fc.ensureAnchor(c.Task, p, f)
+			if !ok {
+				return sim.Result{}, false
+			}
+			r := fc.extra(sim.Call{Nr: sim.SYS_LSEEK, Task: c.Task, Args: [6]int64{int64(a), off, int64(whence)}})
 			if r.Errno == 0 {
 				o.off = r.Ret
 			}
@@ -765,8 +769,11 @@ func (fc *FileCache) passOpen(c sim.Call, p *fcProc, flags int) sim.Result {
 
 // materialize makes the kernel hold virtual fd v (a dup of the anchor) with the
 // description's offset and flags, so that a call can be delegated to the kernel.
-func (fc *FileCache) materialize(t *sim.Task, p *fcProc, fd int, s *fdSlot) {
-	a := p.anchors[s.v.f]
+func (fc *FileCache) materialize(t *sim.Task, p *fcProc, fd int, s *fdSlot) bool {
+	a, ok := fc.ensureAnchor(t, p, s.v.f)
+	if !ok {
+		return false
+	}
 	if !s.mat {
 		var fl int64
 		if s.cloexec {
@@ -777,13 +784,32 @@ func (fc *FileCache) materialize(t *sim.Task, p *fcProc, fd int, s *fdSlot) {
 	}
 	fc.extra(sim.Call{Nr: sim.SYS_LSEEK, Task: t, Args: [6]int64{int64(fd), s.v.off, unix.SEEK_SET}})
 	fc.extra(sim.Call{Nr: sim.SYS_FCNTL, Task: t, Args: [6]int64{int64(fd), unix.F_SETFL, int64(s.v.flags)}})
+	return true
+}
+
+// ensureAnchor returns f's anchor in p, making one from a materialized virtual fd
+// of f if the anchor was lost (an fd installed over it outside the stack).
+func (fc *FileCache) ensureAnchor(t *sim.Task, p *fcProc, f *cfile) (int, bool) {
+	if a, ok := p.anchors[f]; ok {
+		return a, true
+	}
+	for i := range p.slots {
+		if s := &p.slots[i]; s.st == sVirt && s.mat && s.v.f == f {
+			return fc.anchor(t, p, f, i)
+		}
+	}
+	return -1, false
 }
 
 // delegate passes a call on virtual fd through its materialized twin and copies the
 // resulting offset and flags back. Called with fc.mu held; the call is one that does
 // not block.
 func (fc *FileCache) delegate(c sim.Call, p *fcProc, fd int, s *fdSlot) sim.Result {
-	fc.materialize(c.Task, p, fd, s)
+	if !fc.materialize(c.Task, p, fd, s) {
+		// The kernel holds the file no more (its anchor was replaced outside the
+		// stack and no twin is left): nothing can answer for it.
+		return sim.Fail(unix.EBADF)
+	}
 	r := fc.pass(c)
 	o := fc.extra(sim.Call{Nr: sim.SYS_LSEEK, Task: c.Task, Args: [6]int64{int64(fd), 0, unix.SEEK_CUR}})
 	if o.Errno == 0 {

@@ -66,23 +66,31 @@ func (fc *FileCache) fdtable(c sim.Call) sim.Result {
 			}
 			cloexec = c.Args[2]&unix.O_CLOEXEC != 0
 		}
+		old := p.peek(fd)
+		if old != nil && old.st == sHidden {
+			return sim.Fail(unix.EBADF)
+		}
+		if old == nil || old.st != sVirt {
+			// A real or unknown oldfd: the kernel decides (EBADF included).
+			if ns := p.peek(nfd); ns != nil && ns.st == sHidden {
+				fc.claim(t, p, nfd)
+			}
+			r := fc.pass(c)
+			if r.Errno == 0 {
+				fc.drop(p.slot(nfd))
+				*p.slot(nfd) = fdSlot{st: sReal}
+				fc.copyID(p, fd, nfd)
+			}
+			return r
+		}
 		if fd == nfd { // dup2 only: checked before RLIMIT_NOFILE, as Linux does
-			if fd < 0 || fc.known(t, p, fd).st == sFree || fc.known(t, p, fd).st == sHidden {
-				return sim.Fail(unix.EBADF)
-			}
-			if p.virt(fd) != nil {
-				fc.served++
-			}
+			fc.served++
 			return sim.Result{Ret: int64(nfd)}
 		}
 		if nfd < 0 || nfd >= p.nofile {
 			return sim.Fail(unix.EBADF)
 		}
-		old := fc.known(t, p, fd)
-		if fd < 0 || old.st == sFree || old.st == sHidden {
-			return sim.Fail(unix.EBADF)
-		}
-		if old.st == sVirt {
+		{
 			v := old.v
 			v.refs++ // before dropping nfd, which may hold the same description
 			ns := fc.known(t, p, nfd)
@@ -101,17 +109,6 @@ func (fc *FileCache) fdtable(c sim.Call) sim.Result {
 			fc.served++
 			return sim.Result{Ret: int64(nfd)}
 		}
-		ns := p.slot(nfd)
-		if ns.st == sHidden {
-			fc.claim(t, p, nfd)
-		}
-		r := fc.pass(c)
-		if r.Errno == 0 {
-			fc.drop(p.slot(nfd))
-			*p.slot(nfd) = fdSlot{st: sReal}
-			fc.copyID(p, fd, nfd)
-		}
-		return r
 
 	case sim.SYS_FCNTL:
 		return fc.fcntl(c, p, fd) // unlocks
@@ -502,4 +499,26 @@ func (fc *FileCache) after(c sim.Call, p *fcProc, r sim.Result, eff effect, idx 
 	case effNames:
 		fc.bump()
 	}
+}
+
+var _ FdObserver = (*FileCache)(nil)
+
+// FdInstalled implements FdObserver: fd of t's process now holds a description the
+// kernel installed outside the stack (Task.InstallPath, InstallSpecial). A virtual
+// fd there is gone (the install replaced it); an anchor there is lost and its file
+// is anchored again at the next open.
+func (fc *FileCache) FdInstalled(t *sim.Task, fd int) {
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	p := fc.proc(t)
+	s := p.slot(fd)
+	if s.st == sHidden {
+		for f, a := range p.anchors {
+			if a == fd {
+				delete(p.anchors, f)
+			}
+		}
+	}
+	fc.drop(s)
+	*s = fdSlot{st: sReal}
 }

@@ -8,6 +8,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"iosim/interposer"
+	"iosim/sim"
 )
 
 // TestFileCacheConcurrent: threads of two processes read the cached file through
@@ -110,5 +111,26 @@ func TestFileCacheNames(t *testing.T) {
 	t.Logf("before rename %+v, after %+v", before, fc.Stats())
 	if before.Served < 12 {
 		t.Fatalf("served %d calls", before.Served)
+	}
+}
+
+// TestFileCacheNotifyInstalled: an fd installed outside the stack (as the strace
+// replayer does) replaces a virtual fd once the cache is told.
+func TestFileCacheNotifyInstalled(t *testing.T) {
+	_, k, p := newWorld(t)
+	fc := interposer.NewFileCache(k, msbPath)
+	q := p.Through(fc)
+	q.Open(msbPath, unix.O_RDONLY, 0)          // 3: learnt, served
+	fd, _ := q.Open(msbPath, unix.O_RDONLY, 0) // 4: virtual, not in the kernel
+	if err := p.Task().InstallSpecial(fd, sim.DevNull{}, unix.O_RDWR); err != nil {
+		t.Fatal(err)
+	}
+	interposer.NotifyInstalled(q.Handler(), p.Task(), fd)
+	var st unix.Stat_t
+	if err := q.Fstat(fd, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFCHR {
+		t.Fatalf("fstat(%d): mode %o, %v: want the installed /dev/null", fd, st.Mode, err)
+	}
+	if n, err := q.Read(3, make([]byte, 10)); n != 10 || err != nil {
+		t.Fatalf("read(3): %d %v", n, err)
 	}
 }

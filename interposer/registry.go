@@ -330,3 +330,21 @@ func (a *Args) Bool(key string) (bool, error) {
 	}
 	return b, nil
 }
+
+// FdObserver is implemented by layers that keep a model of a process's fd table
+// (FileCache). Task.InstallPath and Task.InstallSpecial put an fd in a process
+// without crossing the stack; whoever calls them on a process whose calls go
+// through a stack must tell the stack with NotifyInstalled.
+type FdObserver interface {
+	FdInstalled(t *sim.Task, fd int)
+}
+
+// NotifyInstalled tells every layer of h's stack that implements FdObserver that fd
+// of t's process was installed (replaced) outside the stack.
+func NotifyInstalled(h sim.Handler, t *sim.Task, fd int) {
+	for _, l := range Layers(h) {
+		if o, ok := l.(FdObserver); ok {
+			o.FdInstalled(t, fd)
+		}
+	}
+}

@@ -120,6 +120,36 @@ type fileData struct {
 	// was inserted or converted since Blocks last looked (see Blocks).
 	tree     int64
 	inserted bool
+
+	// Buffers of blocks written in increasing order (appends) are carved out of
+	// a slab that doubles up to maxSlabBlocks, so a growing file costs one
+	// allocation per slab rather than one per block; random writes allocate
+	// block by block. A slab wastes at most its unused tail (< maxSlabBlocks
+	// blocks, and never more than the file has written).
+	slab       []byte
+	slabBlocks int64
+	lastAlloc  int64 // index of the block that took the last slab buffer; -1 none
+}
+
+// maxSlabBlocks bounds a slab (64 blocks: 256 KiB at 4 KiB).
+const maxSlabBlocks = 64
+
+// blockFrom returns a new buffer for block bi holding a copy of src (len(src) ==
+// bs): from the slab when bi follows the last slab block, else a fresh copy.
+func (d *fileData) blockFrom(bi int64, src []byte) []byte {
+	if bi != d.lastAlloc+1 {
+		d.lastAlloc = -2
+		return append([]byte(nil), src...) // no zeroing: the copy fills it
+	}
+	if len(d.slab) == 0 {
+		d.slabBlocks = min(max(d.slabBlocks*2, 1), maxSlabBlocks)
+		d.slab = make([]byte, d.slabBlocks*d.bs)
+	}
+	b := d.slab[:d.bs:d.bs]
+	d.slab = d.slab[d.bs:]
+	d.lastAlloc = bi
+	copy(b, src)
+	return b
 }
 
 // newFileData returns an empty file (all holes). blockSize must be a power of two;
@@ -131,7 +161,7 @@ func newFileData(blockSize int64) *fileData {
 	if blockSize < 512 || blockSize&(blockSize-1) != 0 {
 		panic(fmt.Sprintf("vfs: block size %d is not a power of two >= 512", blockSize))
 	}
-	return &fileData{bs: blockSize, shift: uint(bits.TrailingZeros64(uint64(blockSize)))}
+	return &fileData{bs: blockSize, shift: uint(bits.TrailingZeros64(uint64(blockSize))), lastAlloc: -1}
 }
 
 // BlockSize returns the block size given to newFileData.
@@ -277,8 +307,18 @@ func (d *fileData) WriteAt(p []byte, off int64) {
 				c.unwr &^= bit
 				c.cached &^= bit
 			}
-			b := d.wbuf(c, j, n != d.bs)
-			copy(b[in:in+n], p[:n])
+			if n == d.bs && c.owned&bit == 0 {
+				// A whole block into a fresh buffer: allocate it as a copy of p,
+				// so its bytes are written once (make would zero them first).
+				if c.bufs[j] == nil {
+					d.mem += d.bs
+				}
+				c.bufs[j] = d.blockFrom(bi&^chunkMask+int64(j), p[:n])
+				c.owned |= bit
+			} else {
+				b := d.wbuf(c, j, n != d.bs)
+				copy(b[in:in+n], p[:n])
+			}
 			p, off = p[n:], off+n
 		}
 	}
@@ -746,6 +786,7 @@ func (d *fileData) Clone() *fileData {
 	}
 	cp := *d
 	cp.chunks = append([]*chunk(nil), d.chunks...)
+	cp.slab, cp.lastAlloc = nil, -1 // the slab's free tail stays d's alone
 	return &cp
 }
 
