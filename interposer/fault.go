@@ -194,6 +194,11 @@ func (f *Fault) track(c *sim.Call, r sim.Result) {
 	switch c.Nr {
 	case sim.SYS_OPEN, sim.SYS_OPENAT, sim.SYS_CREAT, sim.SYS_CLOSE, sim.SYS_DUP, sim.SYS_DUP2,
 		sim.SYS_DUP3, sim.SYS_FCNTL:
+	case sim.SYS_EXIT_GROUP:
+		f.mu.Lock()
+		delete(f.paths, procOf(c.Task))
+		f.mu.Unlock()
+		return
 	default:
 		return
 	}

@@ -85,7 +85,9 @@ func init() {
 // conservatively, of anything whose identity is unknown). Any call that may change
 // the namespace or a file's attributes (rename, unlink, link, symlink, chmod,
 // utimensat, chdir, mkdir...) or that is not known to be harmless invalidates every
-// path resolution and cached stat. Data is reloaded through the anchor, which keeps
+// path resolution and cached stat (calls sim does not model are harmless: they have
+// no effect). Reads that reach the kernel may move an atime: they invalidate cached
+// stats only. Data is reloaded through the anchor, which keeps
 // the inode even if it is renamed or unlinked — as an open fd does. Changes made by
 // processes whose calls do not cross this layer are not seen.
 //

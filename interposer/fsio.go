@@ -109,6 +109,10 @@ func (f *Fsio) Syscall(c sim.Call) sim.Result {
 			f.mu.Unlock()
 		}
 		return r
+	case sim.SYS_EXIT_GROUP: // the process's AIO context goes with it
+		f.mu.Lock()
+		delete(f.procs, procOf(c.Task))
+		f.mu.Unlock()
 	case sim.SYS_CLOSE:
 		if f.aio() {
 			f.mu.Lock()

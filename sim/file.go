@@ -32,6 +32,8 @@ type File struct {
 
 var filePool = sync.Pool{New: func() any { return new(File) }}
 
+// newFile returns a description of ino (or of the special object s); the caller
+// sets its errseq sample (see vfs.Inode.OpenSampled).
 func newFile(k *Kernel, ino *vfs.Inode, s Special, flags int) *File {
 	f := filePool.Get().(*File)
 	f.k, f.ino, f.special = k, ino, s
@@ -41,9 +43,6 @@ func newFile(k *Kernel, ino *vfs.Inode, s Special, flags int) *File {
 		f.flags.Store(uint32(flags & (oPath | syscall.O_DIRECTORY | syscall.O_NOFOLLOW)))
 	} else {
 		f.flags.Store(uint32(flags&^(syscall.O_CREAT|syscall.O_EXCL|syscall.O_NOCTTY|syscall.O_TRUNC|syscall.O_CLOEXEC)) | oLargefile)
-	}
-	if ino != nil && ino.IsRegular() {
-		f.errseq = ino.SampleErrSeq()
 	}
 	f.refs.Store(1)
 	return f

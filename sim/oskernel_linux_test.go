@@ -33,6 +33,10 @@ package sim_test
 //     allocation starts at base;
 //   - on the model, fds 0..base-1 are taken by placeholder opens of "/".
 //
+// The model kernel gets the process's RLIMIT_NOFILE soft limit (Go raises it to
+// the hard limit at start-up, 20000 here), so limits and EBADF/EINVAL/EMFILE
+// boundaries are at the same numbers too.
+//
 // From then on the kernel and the model must return the same fd numbers, and the
 // tests compare them with ==, which also checks lowest-free reuse after close,
 // dup2/dup3 targets and F_DUPFD minimums. Sequences name only fds >= base, negative

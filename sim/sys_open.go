@@ -88,14 +88,16 @@ func (k *Kernel) openFile(t *Task, dirfd int, path string, flags int, mode uint3
 		vflags = flags & (syscall.O_DIRECTORY | syscall.O_NOFOLLOW)
 	}
 	perm := mode & 0o7777 &^ t.g.umask.Load()
-	ino, _, err := dir.Open(path, vflags, perm)
+	ino, errseq, err := dir.OpenSampled(path, vflags, perm)
 	if err != nil {
 		return nil, errnoOf(err)
 	}
 	if flags&oDirect != 0 && flags&oPath == 0 && (!ino.IsRegular() || !k.fs.SupportsDirectIO()) {
 		return nil, syscall.EINVAL // FMODE_CAN_ODIRECT: regular files of a DIO-capable fs only
 	}
-	return newFile(k, ino, nil, flags), 0
+	f := newFile(k, ino, nil, flags)
+	f.errseq = errseq
+	return f, 0
 }
 
 // sysClose implements close(2): EBADF for a closed fd; otherwise the fd is freed,

@@ -261,6 +261,12 @@ func (d *fileData) freeBufs(c *chunk, mask uint32) {
 // clamp to a file size (the caller does) and does not mark pages cached (see
 // CacheUnwritten).
 func (d *fileData) ReadAt(p []byte, off int64) {
+	d.readAt(p, off)
+}
+
+// readAt is ReadAt that also reports whether the range holds an unwritten block
+// not marked cached (see CacheUnwritten), found on the way at no extra cost.
+func (d *fileData) readAt(p []byte, off int64) (uncached bool) {
 	for len(p) > 0 {
 		bi := off >> d.shift
 		i, ok := d.search(bi &^ chunkMask)
@@ -282,10 +288,14 @@ func (d *fileData) ReadAt(p []byte, off int64) {
 				copy(p[:n], b[in:in+n])
 			} else {
 				clear(p[:n])
+				if (c.unwr&^c.cached)&(1<<j) != 0 {
+					uncached = true
+				}
 			}
 			p, off = p[n:], off+n
 		}
 	}
+	return uncached
 }
 
 // WriteAt stores p at off. Holes and unwritten blocks it touches become written

@@ -25,6 +25,20 @@ func (dir *Inode) Open(path string, flags int, perm uint32) (ino *Inode, created
 	return dir.openLocked(path, flags, perm)
 }
 
+// OpenSampled is Open that also returns the writeback-error cursor a new open file
+// description takes (see SampleErrSeq), under one acquisition of the file
+// system's lock: the open(2) fast path.
+func (dir *Inode) OpenSampled(path string, flags int, perm uint32) (ino *Inode, errseq uint64, err error) {
+	fs := dir.fs
+	fs.mu.Lock()
+	ino, _, err = dir.openLocked(path, flags, perm)
+	if err == nil {
+		errseq = ino.sampleErrSeqLocked()
+	}
+	fs.mu.Unlock()
+	return ino, errseq, err
+}
+
 // openLocked is Open with fs.mu held (the afero face also samples the errseq
 // under the same lock, one lock round trip per open).
 func (dir *Inode) openLocked(path string, flags int, perm uint32) (ino *Inode, created bool, err error) {

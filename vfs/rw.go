@@ -58,12 +58,12 @@ func (i *Inode) ReadAt(p []byte, off int64) (int, error) {
 	if f.Short > 0 && int64(f.Short) < n {
 		n = int64(f.Short)
 	}
-	i.data.ReadAt(p[:n], off)
+	uncached := i.data.readAt(p[:n], off)
 	// A buffered read leaves the pages it read in the page cache, and ext4's
 	// SEEK_DATA reports cached pages over unwritten extents as data (see
 	// fileData.CacheUnwritten; TestReadCachesUnwritten and its kernel twin). The
 	// check first keeps the common read (no unwritten block) free of writes.
-	if hasUncachedUnwritten(i.data, off, n) {
+	if uncached {
 		_ = fs.mutateData(i, off, 0, func(d *fileData) { d.CacheUnwritten(off, n) })
 	}
 	if f.Corrupt {
@@ -334,30 +334,4 @@ func (i *Inode) seekOther(off int64, hole bool) (int64, error) {
 		return size, nil
 	}
 	return off, nil
-}
-
-// hasUncachedUnwritten reports whether [off, off+n) of d holds an unwritten block
-// whose page is not in the page cache. It only reads d.
-func hasUncachedUnwritten(d *fileData, off, n int64) bool {
-	first, last := off>>d.shift, (off+n+d.bs-1)>>d.shift
-	for bi := first; bi < last; {
-		cbase := bi &^ chunkMask
-		next := min(cbase+chunkBlocks, last)
-		i, ok := d.search(cbase)
-		if !ok {
-			if i == len(d.chunks) {
-				return false
-			}
-			bi = max(d.chunks[i].base, next)
-			continue
-		}
-		c := d.chunks[i]
-		lo, hi := uint(bi-cbase), uint(next-cbase)
-		mask := uint32((uint64(1)<<hi - 1) &^ (uint64(1)<<lo - 1))
-		if c.unwr&^c.cached&mask != 0 {
-			return true
-		}
-		bi = next
-	}
-	return false
 }
