@@ -128,6 +128,11 @@ func init() {
 type FileCache struct {
 	next  sim.Handler
 	Paths []string
+	// A served call costs the calling task CallNs of virtual time plus
+	// CopyPsPerByte picoseconds per byte copied (defaults: DefaultServedCallNs,
+	// DefaultCopyPsPerByte — a user-level call and a memcpy at 10 GB/s). Set them
+	// before use.
+	CallNs, CopyPsPerByte int64
 
 	mu       sync.Mutex
 	gen      uint64 // namespace/attribute generation: resolutions and stats of older gens are stale
@@ -144,6 +149,26 @@ type FileCache struct {
 	freeOfd []*ofd // released descriptions, reused (guarded by mu)
 
 	passed, extraN atomic.Int64
+}
+
+// done counts a served call and charges its virtual time: CallNs plus the copy of
+// n bytes. Called with fc.mu held.
+func (fc *FileCache) done(t *sim.Task, n int64) {
+	fc.served++
+	if d := fc.CallNs + n*fc.CopyPsPerByte/1000; d > 0 {
+		t.Kernel().Clock().Advance(d)
+	}
+}
+
+func isReadNr(nr sim.Sysno) bool {
+	return nr == sim.SYS_READ || nr == sim.SYS_PREAD64 || nr == sim.SYS_READV
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // FileCacheStats counts what the cache did with the calls it saw.
@@ -243,11 +268,19 @@ type fcProc struct {
 
 var _ sim.Handler = (*FileCache)(nil)
 
+// Default virtual costs of a served call (see FileCache.CallNs).
+const (
+	DefaultServedCallNs  = 20
+	DefaultCopyPsPerByte = 100
+)
+
 // NewFileCache returns a cache of paths over next.
 func NewFileCache(next sim.Handler, paths ...string) *FileCache {
 	return &FileCache{
-		next:  next,
-		Paths: paths,
+		next:          next,
+		Paths:         paths,
+		CallNs:        DefaultServedCallNs,
+		CopyPsPerByte: DefaultCopyPsPerByte,
 		gen:   1,
 		files: map[fileID]*cfile{},
 		procs: map[*sim.ThreadGroup]*fcProc{},
@@ -538,7 +571,7 @@ func (fc *FileCache) Syscall(c sim.Call) sim.Result {
 		p := fc.proc(c.Task)
 		if s := p.virt(int(int32(c.Args[0]))); s != nil {
 			if r, ok := fc.serve(&c, p, s); ok {
-				fc.served++
+				fc.done(c.Task, max(r.Ret, 0)*int64(btoi(isReadNr(c.Nr))))
 				fc.mu.Unlock()
 				return r
 			}
@@ -560,7 +593,7 @@ func (fc *FileCache) Syscall(c sim.Call) sim.Result {
 				cc := c
 				cc.Nr, cc.Args = sim.SYS_FSTAT, [6]int64{c.Args[0]}
 				if r, ok := fc.serve(&cc, p, s); ok {
-					fc.served++
+					fc.done(c.Task, 0)
 					fc.mu.Unlock()
 					return r
 				}
@@ -715,7 +748,7 @@ func (fc *FileCache) openLocked(cp *sim.Call) sim.Result {
 			if fd := fc.lowestFree(t, p, 0); fd < p.nofile {
 				fc.claim(t, p, fd)
 				*p.slot(fd) = fdSlot{st: sVirt, v: fc.newOfd(e.f, e.getfl), cloexec: flags&unix.O_CLOEXEC != 0}
-				fc.served++
+				fc.done(t, 0)
 				return sim.Result{Ret: int64(fd)}
 			}
 		}

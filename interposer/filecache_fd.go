@@ -22,7 +22,7 @@ func (fc *FileCache) fdtable(c sim.Call) sim.Result {
 				fc.extra(sim.Call{Nr: sim.SYS_CLOSE, Task: t, Args: [6]int64{int64(fd)}})
 			}
 			fc.drop(s)
-			fc.served++
+			fc.done(t, 0)
 			fc.mu.Unlock()
 			return sim.Result{}
 		}
@@ -84,7 +84,7 @@ func (fc *FileCache) fdtable(c sim.Call) sim.Result {
 			return r
 		}
 		if fd == nfd { // dup2 only: checked before RLIMIT_NOFILE, as Linux does
-			fc.served++
+			fc.done(t, 0)
 			return sim.Result{Ret: int64(nfd)}
 		}
 		if nfd < 0 || nfd >= p.nofile {
@@ -106,7 +106,7 @@ func (fc *FileCache) fdtable(c sim.Call) sim.Result {
 			}
 			fc.drop(p.slot(nfd))
 			*p.slot(nfd) = fdSlot{st: sVirt, v: v, cloexec: cloexec}
-			fc.served++
+			fc.done(t, 0)
 			return sim.Result{Ret: int64(nfd)}
 		}
 
@@ -252,7 +252,7 @@ func (fc *FileCache) dupVirt(t *sim.Task, p *fcProc, s *fdSlot, min int, cloexec
 	fc.claim(t, p, n)
 	v.refs++
 	*p.slot(n) = fdSlot{st: sVirt, v: v, cloexec: cloexec}
-	fc.served++
+	fc.done(t, 0)
 	return sim.Result{Ret: int64(n)}
 }
 
@@ -291,7 +291,7 @@ func (fc *FileCache) fcntl(c sim.Call, p *fcProc, fd int) sim.Result {
 		return fc.pass(c)
 	}
 	served := func(r sim.Result) sim.Result {
-		fc.served++
+		fc.done(t, 0)
 		fc.mu.Unlock()
 		return r
 	}

@@ -60,10 +60,10 @@ func (r *replayer) task(tid int) *sim.Task {
 		return t
 	}
 	var t *sim.Task
-	if parent, ok := r.plan.parent[tid]; ok && parent != tid {
+	if parent, thread, ok := r.plan.parentOf(tid); ok && parent != tid {
 		pt := r.task(parent)
 		var err error
-		if r.plan.thread[tid] {
+		if thread {
 			t, err = pt.Clone(tid)
 		} else {
 			t, err = pt.Fork(tid)
@@ -393,6 +393,9 @@ func (r *replayer) learn(nr sim.Sysno, ev *strace.Event, c *sim.Call) {
 	b := shown(ev, 1)
 	b = b[:min(int64(len(b)), ev.Ret)]
 	end := start + int64(len(b))
+	if !overlaps(spans, start, end) {
+		return
+	}
 	for _, u := range spans {
 		x, y := max(u.off, start), min(u.end, end)
 		if x < y {
@@ -885,15 +888,19 @@ func (r *replayer) build(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Cal
 		if nr == sim.SYS_SENDFILE {
 			return ints(0, 1, 3)
 		}
+		if e := ints(0, 2, 4, 5); e != "" {
+			return e
+		}
+		in, out := int(c.Args[0]), int(c.Args[2])
 		*post = func(sim.Result) {
 			// The calls move file offsets that recPos does not follow.
-			for _, i := range []int{0, 2} {
-				if f := t.File(int(c.Args[i])); f != nil {
+			for _, fd := range []int{in, out} {
+				if f := t.File(fd); f != nil {
 					delete(r.pos, f)
 				}
 			}
 		}
-		return ints(0, 2, 4, 5)
+		return ""
 	case sim.SYS_MUNMAP, sim.SYS_MSYNC, sim.SYS_MPROTECT, sim.SYS_MADVISE:
 		return "address not replayed"
 	case sim.SYS_IO_SETUP:

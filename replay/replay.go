@@ -132,10 +132,15 @@ func Run(files []string, opts Options) (*Report, error) {
 		return nil, errors.New("replay: no trace files")
 	}
 	popts := strace.Options{KeepGoing: opts.KeepGoing, MaxLineLen: opts.MaxLineLen}
-	pl, err := scan(files, popts)
-	if err != nil {
-		return nil, err
+	for _, name := range files {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		f.Close()
 	}
+	pl := startScan(files, popts)
+	defer pl.stopScan()
 	r, err := newReplayer(opts, pl)
 	if err != nil {
 		return nil, err
@@ -251,7 +256,7 @@ func newReplayer(opts Options, pl *plan) (*replayer, error) {
 	}
 	cwd := opts.Cwd
 	if cwd == "" {
-		cwd = pl.cwd
+		cwd = pl.initialCwd()
 	}
 	if cwd == "" {
 		cwd = "/tmp/iosim"

@@ -6,19 +6,29 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"iosim/strace"
 )
 
-// plan is what a first pass over the trace learns that the replay needs before it
-// reaches the line that says it: with -f, a child's first lines come before the
-// `<... clone resumed> = PID` that names it, so the process tree is read ahead.
-// Its size grows with the number of tasks, not with the trace's length.
+// plan is what a read-ahead pass over the trace learns that the replay needs
+// before it reaches the line that says it: with -f, a child's first lines come
+// before the `<... clone resumed> = PID` that names it, so the process tree is read
+// ahead. The pass runs in its own goroutine, ahead of the replay (on another core);
+// each query waits until the pass has read far enough to answer it. Its size grows
+// with the number of tasks and fds, not with the trace's length.
 type plan struct {
+	mu      sync.Mutex
+	cond    sync.Cond
+	done    bool           // the pass reached the end (or an error, or was stopped)
+	stop    atomic.Bool    // the replay asks the pass to stop
+	reached map[string]int // per file, the last line read
+	events  int            // events read
+
 	parent map[int]int  // child tid → the tid that created it
 	thread map[int]bool // child created with CLONE_THREAD (shares the fd table)
-	first  []int        // pids in order of first appearance
 	cwd    string       // the initial working directory, when the trace shows it
 
 	// fdMade maps, per file, an fd number to the first line where a call
@@ -28,6 +38,10 @@ type plan struct {
 	// task's line (<unfinished ...>); at most maxFlight are kept.
 	flight []flightSpan
 }
+
+// cwdLookahead is how many events the replay waits for when it looks for the
+// working directory the trace reveals (a -yy AT_FDCWD decoration, or getcwd).
+const cwdLookahead = 10000
 
 type flightSpan struct {
 	file       string
@@ -54,9 +68,37 @@ func makesFd(name string) bool {
 	return false
 }
 
+// wait blocks until ready reports true or the pass is done. Called with pl.mu held.
+func (pl *plan) wait(ready func() bool) {
+	for !pl.done && !ready() {
+		pl.cond.Wait()
+	}
+}
+
+// parentOf returns the tid that created tid and whether it is a thread, once the
+// pass has seen the call that did (or the end).
+func (pl *plan) parentOf(tid int) (parent int, thread, ok bool) {
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	pl.wait(func() bool { _, ok := pl.parent[tid]; return ok })
+	parent, ok = pl.parent[tid]
+	return parent, pl.thread[tid], ok
+}
+
+// initialCwd returns the working directory the start of the trace reveals, or "".
+func (pl *plan) initialCwd() string {
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	pl.wait(func() bool { return pl.cwd != "" || pl.events >= cwdLookahead })
+	return pl.cwd
+}
+
 // inFlight reports whether another task had an fd-creating call in flight while
-// ev ran.
+// ev ran. It waits for the whole pass (a call's resumption may come much later).
 func (pl *plan) inFlight(ev *strace.Event) bool {
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	pl.wait(func() bool { return false })
 	for _, f := range pl.flight {
 		if f.file == ev.File && f.pid != ev.Pid && f.start < ev.EndLine && f.end > ev.Line {
 			return true
@@ -70,6 +112,9 @@ func (pl *plan) inFlight(ev *strace.Event) bool {
 
 // created reports whether some call before ev returned fd.
 func (pl *plan) created(ev *strace.Event, fd int) bool {
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	pl.wait(func() bool { return pl.reached[ev.File] >= ev.Line })
 	line, ok := pl.fdMade[ev.File][fd]
 	return ok && line < ev.Line
 }
@@ -79,65 +124,100 @@ const (
 	cloneFiles  = 0x400   // CLONE_FILES
 )
 
-// scan reads the traces once and returns their plan.
-func scan(files []string, opts strace.Options) (*plan, error) {
-	pl := &plan{parent: map[int]int{}, thread: map[int]bool{}, fdMade: map[string]map[int]int{}}
-	seen := map[int]bool{}
+// startScan starts the read-ahead pass over the traces and returns its plan.
+// Call stopScan when the replay ends.
+func startScan(files []string, opts strace.Options) *plan {
+	pl := &plan{parent: map[int]int{}, thread: map[int]bool{}, fdMade: map[string]map[int]int{}, reached: map[string]int{}}
+	pl.cond.L = &pl.mu
+	go pl.run(files, opts)
+	return pl
+}
+
+// stopScan stops the pass and waits for it to end.
+func (pl *plan) stopScan() {
+	pl.stop.Store(true)
+	pl.mu.Lock()
+	for !pl.done {
+		pl.cond.Wait()
+	}
+	pl.mu.Unlock()
+}
+
+// run is the pass. Errors are the replay's to report (it reads the same text):
+// the pass just ends.
+func (pl *plan) run(files []string, opts strace.Options) {
+	defer func() {
+		pl.mu.Lock()
+		pl.done = true
+		pl.cond.Broadcast()
+		pl.mu.Unlock()
+	}()
 	chdired := map[int]bool{}
 	for _, name := range files {
 		f, err := os.Open(name)
 		if err != nil {
-			return nil, err
+			return
 		}
 		p := strace.NewParser(f, name, opts)
-		for {
+		for n := 0; ; n++ {
+			if pl.stop.Load() {
+				f.Close()
+				return
+			}
 			ev, err := p.Next()
 			if err != nil {
 				f.Close()
 				if errors.Is(err, io.EOF) {
 					break
 				}
-				return nil, err
+				return
 			}
-			if !seen[ev.Pid] {
-				seen[ev.Pid] = true
-				pl.first = append(pl.first, ev.Pid)
+			pl.mu.Lock()
+			pl.add(ev, name, len(files), chdired)
+			pl.reached[name] = ev.EndLine
+			pl.events++
+			if n%256 == 0 || ev.Name == "clone" || ev.Name == "clone3" || ev.Name == "fork" || ev.Name == "vfork" {
+				pl.cond.Broadcast()
 			}
-			if ev.Kind != strace.KindSyscall {
-				continue
-			}
-			if makesFd(ev.Name) && ev.RetKnown && ev.Ret >= 0 && ev.ErrnoName == "" {
-				m := pl.fdMade[name]
-				if m == nil {
-					m = map[int]int{}
-					pl.fdMade[name] = m
-				}
-				if _, ok := m[int(ev.Ret)]; !ok && ev.Ret < 1<<20 {
-					m[int(ev.Ret)] = ev.Line
-				}
-				if ev.EndLine != ev.Line && len(pl.flight) < maxFlight {
-					pl.flight = append(pl.flight, flightSpan{file: name, pid: ev.Pid, start: ev.Line, end: ev.EndLine})
-				}
-				if len(files) > 1 && (ev.TimeKind == strace.TimeOfDay || ev.TimeKind == strace.TimeEpoch) && len(pl.flight) < maxFlight {
-					pl.flight = append(pl.flight, flightSpan{file: name, pid: ev.Pid, time: ev.Time})
-				}
-			}
-			switch ev.Name {
-			case "clone", "clone3", "fork", "vfork":
-				if ev.RetKnown && ev.Ret > 0 && ev.ErrnoName == "" {
-					child := int(ev.Ret)
-					pl.parent[child] = ev.Pid
-					pl.thread[child] = cloneFlags(ev)&cloneThread != 0
-				}
-			case "chdir", "fchdir":
-				chdired[ev.Pid] = true
-			}
-			if pl.cwd == "" && !chdired[ev.Pid] {
-				pl.cwd = cwdHint(ev)
-			}
+			pl.mu.Unlock()
 		}
 	}
-	return pl, nil
+}
+
+// add records what one event tells. Called with pl.mu held.
+func (pl *plan) add(ev *strace.Event, name string, nfiles int, chdired map[int]bool) {
+	if ev.Kind != strace.KindSyscall {
+		return
+	}
+	if makesFd(ev.Name) && ev.RetKnown && ev.Ret >= 0 && ev.ErrnoName == "" {
+		m := pl.fdMade[name]
+		if m == nil {
+			m = map[int]int{}
+			pl.fdMade[name] = m
+		}
+		if _, ok := m[int(ev.Ret)]; !ok && ev.Ret < 1<<20 {
+			m[int(ev.Ret)] = ev.Line
+		}
+		if ev.EndLine != ev.Line && len(pl.flight) < maxFlight {
+			pl.flight = append(pl.flight, flightSpan{file: name, pid: ev.Pid, start: ev.Line, end: ev.EndLine})
+		}
+		if nfiles > 1 && (ev.TimeKind == strace.TimeOfDay || ev.TimeKind == strace.TimeEpoch) && len(pl.flight) < maxFlight {
+			pl.flight = append(pl.flight, flightSpan{file: name, pid: ev.Pid, time: ev.Time})
+		}
+	}
+	switch ev.Name {
+	case "clone", "clone3", "fork", "vfork":
+		if ev.RetKnown && ev.Ret > 0 && ev.ErrnoName == "" {
+			child := int(ev.Ret)
+			pl.parent[child] = ev.Pid
+			pl.thread[child] = cloneFlags(ev)&cloneThread != 0
+		}
+	case "chdir", "fchdir":
+		chdired[ev.Pid] = true
+	}
+	if pl.cwd == "" && !chdired[ev.Pid] {
+		pl.cwd = cwdHint(ev)
+	}
 }
 
 // cloneFlags returns the flags of a clone/clone3 call (0 for fork/vfork). Flag

@@ -460,10 +460,10 @@ func (w *world) after(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call, 
 
 // cut removes [off, end) from the spans.
 func cut(spans []span, off, end int64) []span {
-	if len(spans) == 0 || off >= end {
+	if !overlaps(spans, off, end) {
 		return spans
 	}
-	out := spans[:0:0]
+	out := make([]span, 0, len(spans)+1)
 	for _, s := range spans {
 		if s.end <= off || s.off >= end {
 			out = append(out, s)
@@ -477,6 +477,16 @@ func cut(spans []span, off, end int64) []span {
 		}
 	}
 	return out
+}
+
+// overlaps reports whether [off, end) meets one of the spans.
+func overlaps(spans []span, off, end int64) bool {
+	for _, s := range spans {
+		if s.off < end && off < s.end {
+			return true
+		}
+	}
+	return false
 }
 
 // addSpan adds s to the spans (kept few: adjacent spans merge).

@@ -461,6 +461,28 @@ func TestErrorPaths(t *testing.T) {
 			err = e.s.Fstat(fd, &st)
 			return st.Blocks, err
 		}, modelBug: "ftruncate(1 MiB) then an O_DIRECT pwrite(4096 bytes at 16383) = EINVAL: ext4 has allocated blocks 3-4 as unwritten (st_blocks 16 after fsync), the model none", modelGot: 0},
+		{name: "pwritev/O_DIRECT failed write leaves its first piece", ret: 0x82, do: func(e errEnv) (int64, error) {
+			fd, err := e.s.Open("/g", unix.O_RDWR|unix.O_CREAT|unix.O_DIRECT, 0o644)
+			if err != nil {
+				return 0, err
+			}
+			if err := e.s.Ftruncate(fd, 4096); err != nil {
+				return 0, err
+			}
+			if _, err := e.s.Pwritev(fd, [][]byte{dataBuf(5000, 0, 0x82), dataBuf(100, 0, 1)}, 512); err != unix.EINVAL {
+				return 0, fmt.Errorf("pwritev: %v, want EINVAL", err)
+			}
+			b := make([]byte, 1)
+			if _, err := e.s.Pread(e.fd(fdRO), b, 0); err != nil { // keeps fds in step
+				return 0, err
+			}
+			fd2, err := e.s.Open("/g", unix.O_RDONLY, 0)
+			if err != nil {
+				return 0, err
+			}
+			_, err = e.s.Pread(fd2, b, 512)
+			return int64(b[0]), err
+		}, modelBug: "ftruncate(4096); O_DIRECT pwritev([5000 bytes, 100 bytes], 512) = EINVAL on both, but ext4 has written [512, 4096) (the first, aligned, extent-sized piece): byte 512 is the new data on the kernel, 0 in the model", modelGot: 0},
 		{name: "pwrite/O_DIRECT zero bytes unaligned", ret: 0, do: func(e errEnv) (int64, error) {
 			fd, err := e.s.Open("/f", unix.O_RDWR|unix.O_DIRECT, 0)
 			if err != nil {

@@ -61,6 +61,7 @@ var knownModelBugs = []struct{ name, note string }{
 	{"dioHoleRead", "an O_DIRECT read with an unaligned offset, length or buffer is EINVAL in the model whenever it starts before EOF; ext4 (iomap) checks alignment only for ranges backed by written blocks and zero-fills holes and unwritten extents without a check, so the kernel returns the zeros"},
 	{"dioReadTail", "an O_DIRECT read(2)/pread(2) at an aligned offset into an aligned buffer, of a length that is not a multiple of 512 but reaches past EOF, is EINVAL in the model; ext4 checks only the block-rounded part within EOF and returns the bytes up to EOF"},
 	{"dioVecAlign", "O_DIRECT readv/writev/preadv/pwritev with two or more non-empty buffers at misaligned addresses (each within one page) are EINVAL on this kernel (virtio-blk here accepts a misaligned buffer only when the whole request is one contiguous run within a page); the model accepts them. Such writes are not generated; such reads are masked"},
+	{"dioFailedPartial", "an O_DIRECT write whose first extent-sized piece is aligned (e.g. 5000 bytes at offset 512 in a 4096-byte file: the piece [512, 4096) is) writes that piece, then fails on the next one and returns EINVAL anyway: the kernel's file has the new bytes; the model refuses the whole write. The test copies the bytes into the model"},
 	{"dioFailedAlloc", "an O_DIRECT write that fails iomap's alignment check (EINVAL) has already had its first unmapped piece allocated as unwritten blocks by ext4_iomap_begin, and they stay (st_blocks after fsync is larger on ext4); the model allocates nothing (or not the same). The test fallocates (KEEP_SIZE) the same unwritten ranges in the model"},
 	{"dioSplitLeaf", "after a failed O_DIRECT write over unwritten extents, ext4 keeps an extent-tree leaf block (st_blocks +8) although the file has at most 4 extents: ext4_iomap_begin split the unwritten extent around the write range (more than 4 extents for a while) and the leaf stays when they merge back; the model, which samples the extent count, has none"},
 	{"dioFailedExtend", "an O_DIRECT write that would extend the file and fails (EINVAL: unaligned) makes ext4 truncate the inode to i_size (ext4_inode_extension_cleanup -> ext4_truncate), freeing blocks fallocated with KEEP_SIZE past EOF; the model keeps them (st_blocks differs after fsync). The test applies the same truncate to the model"},
@@ -307,6 +308,9 @@ func (s *kdiff) dioFailedWrite(fd int, positional bool, off int64, n int) {
 			s.t.Fatalf("lseek: %v", err)
 		}
 	}
+	if fl&unix.O_APPEND == 0 && pos%512 == 0 && pos < st.Size {
+		s.dioPartialWrite(fd, fl, pos, min(pos+int64(n), st.Size))
+	}
 	ext, err := fiemapExtents(fd, 0)
 	if err != nil {
 		s.t.Fatalf("FIEMAP: %v", err)
@@ -468,6 +472,54 @@ func (s *kdiff) dioTailRead(fd int, positional bool, off int64, n, mis int, kb [
 		}
 	}
 	return s.mask("dioReadTail")
+}
+
+// dioPartialWrite handles the known bug dioFailedPartial: iomap checks O_DIRECT
+// alignment one mapped extent at a time, against the part of the iovecs that
+// falls in it, so a write whose first extent-sized piece is aligned is carried
+// out for that piece before a later piece fails; the call still returns EINVAL.
+// The model refuses the whole write. It compares the bytes of [lo, hi) on both
+// sides (reading with O_DIRECT cleared for a moment) and writes the kernel's bytes
+// where they differ into the model, through the same fd with O_DIRECT cleared.
+func (s *kdiff) dioPartialWrite(fd, fl int, lo, hi int64) {
+	setfl := func(side sys, flags int) {
+		if _, err := side.FcntlInt(uintptr(fd), unix.F_SETFL, flags); err != nil {
+			s.t.Fatalf("F_SETFL: %v", err)
+		}
+	}
+	read := func(side sys) []byte {
+		b := make([]byte, hi-lo)
+		setfl(side, fl&^unix.O_DIRECT)
+		n, err := side.Pread(fd, b, lo)
+		setfl(side, fl)
+		if err != nil || int64(n) != hi-lo {
+			s.t.Fatalf("pread(%d, %d, %d) = %d, %v", fd, hi-lo, lo, n, err)
+		}
+		return b
+	}
+	if fl&unix.O_ACCMODE == unix.O_WRONLY {
+		return // cannot read it back; rare enough
+	}
+	kb, mb := read(s.k), read(s.m)
+	if bytes.Equal(kb, mb) {
+		return
+	}
+	i := 0
+	for kb[i] == mb[i] {
+		i++
+	}
+	j := len(kb)
+	for kb[j-1] == mb[j-1] {
+		j--
+	}
+	setfl(s.m, fl&^unix.O_DIRECT)
+	n, err := s.m.Pwrite(fd, kb[i:j], lo+int64(i))
+	setfl(s.m, fl)
+	if err != nil || n != j-i {
+		s.t.Fatalf("model pwrite(%d, %d, %d) = %d, %v", fd, j-i, lo+int64(i), n, err)
+	}
+	s.t.Logf("kernel wrote [%d, %d) in the failed O_DIRECT write; copied to the model", lo+int64(i), lo+int64(j))
+	s.mask("dioFailedPartial")
 }
 
 // dioVecMisaligned reports (and counts as known bug dioVecAlign) a vector I/O on
