@@ -46,6 +46,6 @@ func ExampleParseStack() {
 	// lseek(0, 39936, SEEK_SET) = 39936
 	// read(0, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"..., 512) = 512
 	// close(0) = 0
-	// calls that reached the kernel: 11
-	// {Served:7 Passed:1 Extra:10}
+	// calls that reached the kernel: 12
+	// {Served:7 Passed:1 Extra:11}
 }

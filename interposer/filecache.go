@@ -44,7 +44,10 @@ func init() {
 // relative to AT_FDCWD, and the same (path, flags) was already opened for real since
 // the last namespace change: the first such open reaches the kernel (that is how the
 // cache learns the path's inode, F_GETFL's answer and every error), later ones do
-// not. Every other open passes through.
+// not. Every other open passes through. A file with holes or unwritten extents is
+// not cached: loading it would fill the page cache over them, which SEEK_DATA and
+// SEEK_HOLE then report as data — the cache would change what the program sees. Its
+// fds stay the kernel's (and those already served are delegated).
 //
 // # Fd numbers: the invariant
 //
@@ -100,10 +103,10 @@ func init() {
 //
 // The first open of a (path, flags) after a namespace change costs the open itself
 // plus fstat, F_GETFL and, for a file not yet anchored in the process, a probe of
-// the anchor's slot, setrlimit+dup3+setrlimit for the anchor and a pread64 of the
-// whole file; getrlimit once per process; a stat of each configured path after a
-// namespace change. Seed 000's loop reaches the kernel 12 times in all, whatever the
-// number of iterations. A served call costs a mutex, a few loads and the memcpy.
+// the anchor's slot, setrlimit+dup3+setrlimit for the anchor, an lseek(SEEK_HOLE)
+// and a pread64 of the whole file; getrlimit once per process; a stat of each
+// configured path after a namespace change. Seed 000's loop reaches the kernel 13
+// times in all, whatever the number of iterations. A served call costs a mutex, a few loads and the memcpy.
 //
 // When the program's table is full (EMFILE) while virtual fds leave the kernel's
 // with room, the cache answers EMFILE itself, before the kernel looks at the path
@@ -160,17 +163,6 @@ func (fc *FileCache) done(t *sim.Task, n int64) {
 	}
 }
 
-func isReadNr(nr sim.Sysno) bool {
-	return nr == sim.SYS_READ || nr == sim.SYS_PREAD64 || nr == sim.SYS_READV
-}
-
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 // FileCacheStats counts what the cache did with the calls it saw.
 type FileCacheStats struct {
 	Served int64 // answered from memory
@@ -190,6 +182,7 @@ type fileID struct{ dev, ino uint64 }
 // cfile is a cached file: its bytes and stat, shared by every process.
 type cfile struct {
 	ok      bool // data is current
+	holey   bool // has holes or unwritten extents: not loaded (see load)
 	data    []byte
 	statGen uint64 // st is current while statGen == FileCache.gen (and ok)
 	id      fileID
@@ -281,9 +274,9 @@ func NewFileCache(next sim.Handler, paths ...string) *FileCache {
 		Paths:         paths,
 		CallNs:        DefaultServedCallNs,
 		CopyPsPerByte: DefaultCopyPsPerByte,
-		gen:   1,
-		files: map[fileID]*cfile{},
-		procs: map[*sim.ThreadGroup]*fcProc{},
+		gen:           1,
+		files:         map[fileID]*cfile{},
+		procs:         map[*sim.ThreadGroup]*fcProc{},
 	}
 }
 
@@ -512,7 +505,20 @@ func (fc *FileCache) load(t *sim.Task, p *fcProc, f *cfile) bool {
 		f.st, f.statGen = st, fc.gen
 	}
 	st := f.st
+	if f.holey {
+		return false
+	}
 	if !f.ok || int64(len(f.data)) != st.Size {
+		// Reading a hole or an unwritten extent fills the page cache, which SEEK_DATA
+		// and SEEK_HOLE then report as data: loading such a file whole would change
+		// what the program sees. Files with holes are left to the kernel.
+		if st.Size > 0 {
+			h := fc.extra(sim.Call{Nr: sim.SYS_LSEEK, Task: t, Args: [6]int64{int64(a), 0, unix.SEEK_HOLE}})
+			if h.Errno != 0 || h.Ret < st.Size {
+				f.holey = true
+				return false
+			}
+		}
 		f.data = readWhole(countingHandler{fc}, t, a, st.Size)
 		if !f.ok {
 			fc.loaded++
@@ -531,7 +537,7 @@ func (fc *FileCache) invalidate(f *cfile) {
 	if f.ok {
 		fc.loaded--
 	}
-	f.ok, f.data, f.statGen = false, nil, 0
+	f.ok, f.data, f.statGen, f.holey = false, nil, 0, false
 }
 
 func (fc *FileCache) invalidateAll() {
@@ -571,7 +577,11 @@ func (fc *FileCache) Syscall(c sim.Call) sim.Result {
 		p := fc.proc(c.Task)
 		if s := p.virt(int(int32(c.Args[0]))); s != nil {
 			if r, ok := fc.serve(&c, p, s); ok {
-				fc.done(c.Task, max(r.Ret, 0)*int64(btoi(isReadNr(c.Nr))))
+				var n int64 // bytes copied
+				if c.Nr != sim.SYS_LSEEK && c.Nr != sim.SYS_FSTAT && r.Ret > 0 {
+					n = r.Ret
+				}
+				fc.done(c.Task, n)
 				fc.mu.Unlock()
 				return r
 			}
@@ -774,6 +784,7 @@ func (fc *FileCache) openLocked(cp *sim.Call) sim.Result {
 		f = &cfile{id: id}
 		fc.files[id] = f
 	}
+	_, anchored := p.anchors[f]
 	if _, ok := fc.anchor(t, p, f, fd); !ok {
 		*p.slot(fd) = fdSlot{st: sReal, idOK: true, id: id}
 		return sim.Result{Ret: int64(fd)}
@@ -781,8 +792,22 @@ func (fc *FileCache) openLocked(cp *sim.Call) sim.Result {
 	f.st, f.statGen = st, fc.gen // fresh: load need not fstat again
 	gr := fc.extra(sim.Call{Nr: sim.SYS_FCNTL, Task: t, Args: [6]int64{int64(fd), unix.F_GETFL}})
 	p.res[key] = resEnt{gen: fc.gen, f: f, getfl: int(gr.Ret)}
+	if !fc.load(t, p, f) {
+		// A file with holes is the kernel's: this fd stays real, and the path is
+		// not served until the next namespace change. The anchor was dup'd from
+		// this fd and shares its description (its offset): it must go.
+		if a, ok := p.anchors[f]; ok && !anchored {
+			// load's SEEK_HOLE probe moved the shared offset: back to 0, as opened.
+			fc.extra(sim.Call{Nr: sim.SYS_LSEEK, Task: t, Args: [6]int64{int64(fd), 0, unix.SEEK_SET}})
+			fc.extra(sim.Call{Nr: sim.SYS_CLOSE, Task: t, Args: [6]int64{int64(a)}})
+			*p.slot(a) = fdSlot{st: sFree}
+			delete(p.anchors, f)
+		}
+		p.res[key] = resEnt{gen: fc.gen}
+		*p.slot(fd) = fdSlot{st: sReal, idOK: true, id: id}
+		return sim.Result{Ret: int64(fd)}
+	}
 	*p.slot(fd) = fdSlot{st: sVirt, v: fc.newOfd(f, int(gr.Ret)), cloexec: flags&unix.O_CLOEXEC != 0, mat: true}
-	fc.load(t, p, f)
 	return sim.Result{Ret: int64(fd)}
 }
 
@@ -836,6 +861,9 @@ func (fc *FileCache) ensureAnchor(t *sim.Task, p *fcProc, f *cfile) (int, bool) 
 	return -1, false
 }
 
+// setflMask is SETFL_MASK: the status flags F_SETFL can change.
+const setflMask = unix.O_APPEND | unix.O_NONBLOCK | unix.O_ASYNC | unix.O_DIRECT | unix.O_NOATIME
+
 // delegate passes a call on virtual fd through its materialized twin and copies the
 // resulting offset and flags back. Called with fc.mu held; the call is one that does
 // not block.
@@ -852,7 +880,9 @@ func (fc *FileCache) delegate(c sim.Call, p *fcProc, fd int, s *fdSlot) sim.Resu
 	}
 	g := fc.extra(sim.Call{Nr: sim.SYS_FCNTL, Task: c.Task, Args: [6]int64{int64(fd), unix.F_GETFL}})
 	if g.Errno == 0 {
-		s.v.flags = int(g.Ret)
+		// Only F_SETFL's bits can have changed; the twin (a dup of the anchor)
+		// may have been opened with other flags (O_NOFOLLOW...).
+		s.v.flags = s.v.flags&^setflMask | int(g.Ret)&setflMask
 	}
 	return r
 }

@@ -469,6 +469,9 @@ func TestErrorPaths(t *testing.T) {
 			if err := e.s.Ftruncate(fd, 4096); err != nil {
 				return 0, err
 			}
+			if _, err := e.s.Pwrite(fd, dataBuf(512, 0, 7), 0); err != nil { // maps block 0
+				return 0, err
+			}
 			if _, err := e.s.Pwritev(fd, [][]byte{dataBuf(5000, 0, 0x82), dataBuf(100, 0, 1)}, 512); err != unix.EINVAL {
 				return 0, fmt.Errorf("pwritev: %v, want EINVAL", err)
 			}
@@ -482,7 +485,7 @@ func TestErrorPaths(t *testing.T) {
 			}
 			_, err = e.s.Pread(fd2, b, 512)
 			return int64(b[0]), err
-		}, modelBug: "ftruncate(4096); O_DIRECT pwritev([5000 bytes, 100 bytes], 512) = EINVAL on both, but ext4 has written [512, 4096) (the first, aligned, extent-sized piece): byte 512 is the new data on the kernel, 0 in the model", modelGot: 0},
+		}, modelBug: "ftruncate(4096); O_DIRECT pwrite(512 bytes, 0); O_DIRECT pwritev([5000 bytes, 100 bytes], 512) = EINVAL on both, but ext4 has written [512, 4096) (the first, aligned, extent-sized piece): byte 512 is the new data on the kernel, 0 in the model", modelGot: 0},
 		{name: "pwrite/O_DIRECT zero bytes unaligned", ret: 0, do: func(e errEnv) (int64, error) {
 			fd, err := e.s.Open("/f", unix.O_RDWR|unix.O_DIRECT, 0)
 			if err != nil {
@@ -545,6 +548,32 @@ func TestErrorPaths(t *testing.T) {
 			}
 			return seek(e, fdEmpty, 0, unix.SEEK_DATA)
 		}},
+		{name: "lseek/SEEK_HOLE unwritten extent after partial-block buffered read", ret: 8192, do: func(e errEnv) (int64, error) {
+			if err := e.s.Fallocate(e.fd(fdEmpty), 0, 0, 8192); err != nil {
+				return 0, err
+			}
+			if _, err := e.s.Pread(e.fd(fdEmpty), make([]byte, 5000), 0); err != nil {
+				return 0, err
+			}
+			return seek(e, fdEmpty, 0, unix.SEEK_HOLE)
+		}},
+		{name: "read/dir at LLONG_MAX", want: unix.EINVAL, do: func(e errEnv) (int64, error) {
+			if _, err := e.s.Seek(e.fd(fdDir), 0, unix.SEEK_END); err != nil {
+				return 0, err
+			}
+			return rd(e, fdDir, 10)
+		}, modelBug: "read(dir fd at offset LLONG_MAX after SEEK_END, 10) = EISDIR, kernel EINVAL (rw_verify_area: pos + count overflows)", modelGot: unix.EISDIR},
+		{name: "readv/dir at LLONG_MAX", want: unix.EINVAL, do: func(e errEnv) (int64, error) {
+			if _, err := e.s.Seek(e.fd(fdDir), 0, unix.SEEK_END); err != nil {
+				return 0, err
+			}
+			r, err := e.s.Readv(e.fd(fdDir), [][]byte{make([]byte, 10)})
+			return int64(r), err
+		}, modelBug: "readv(dir fd at offset LLONG_MAX, [10]) = EISDIR, kernel EINVAL", modelGot: unix.EISDIR},
+		{name: "pread/dir offset overflow", want: unix.EINVAL, do: func(e errEnv) (int64, error) {
+			r, err := e.s.Pread(e.fd(fdDir), make([]byte, 10), 1<<63-5)
+			return int64(r), err
+		}, modelBug: "pread(dir fd, 10, LLONG_MAX-4) = EISDIR, kernel EINVAL", modelGot: unix.EISDIR},
 		{name: "lseek/SEEK_DATA unwritten extent after O_DIRECT read", want: unix.ENXIO, do: func(e errEnv) (int64, error) {
 			if err := e.s.Fallocate(e.fd(fdEmpty), 0, 0, 8192); err != nil {
 				return 0, err

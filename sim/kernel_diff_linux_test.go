@@ -59,12 +59,15 @@ var knownModelBugs = []struct{ name, note string }{
 	{"emptyVec", "readv/writev/preadv/pwritev of zero total bytes return 0 on the kernel once the fd's access mode (and preadv's offset sign) is checked (vfs_readv: tot_len == 0); the model fails them with EISDIR on a directory and with EINVAL on an O_DIRECT fd at an unaligned offset"},
 	{"dirDirect", "open(dir, O_DIRECT) succeeds in the model; ext4 refuses it with EINVAL (only regular files get FMODE_CAN_ODIRECT)"},
 	{"dioHoleRead", "an O_DIRECT read with an unaligned offset, length or buffer is EINVAL in the model whenever it starts before EOF; ext4 (iomap) checks alignment only for ranges backed by written blocks and zero-fills holes and unwritten extents without a check, so the kernel returns the zeros"},
+	{"dioReadAlign", "general case of the two above: iomap checks O_DIRECT alignment one mapped extent at a time against the part of the request inside it, so reads the model refuses as unaligned (e.g. readv [5000, 0, 4096]) succeed on ext4; the data is compared through a buffered read of the model"},
+	{"dioWriteAlign", "write side of dioReadAlign: an O_DIRECT write the model refuses as unaligned that ext4 carries out because each extent-sized piece is aligned; the test writes the same bytes into the model"},
 	{"dioReadTail", "an O_DIRECT read(2)/pread(2) at an aligned offset into an aligned buffer, of a length that is not a multiple of 512 but reaches past EOF, is EINVAL in the model; ext4 checks only the block-rounded part within EOF and returns the bytes up to EOF"},
 	{"dioVecAlign", "O_DIRECT readv/writev/preadv/pwritev with two or more non-empty buffers at misaligned addresses (each within one page) are EINVAL on this kernel (virtio-blk here accepts a misaligned buffer only when the whole request is one contiguous run within a page); the model accepts them. Such writes are not generated; such reads are masked"},
 	{"dioFailedPartial", "an O_DIRECT write whose first extent-sized piece is aligned (e.g. 5000 bytes at offset 512 in a 4096-byte file: the piece [512, 4096) is) writes that piece, then fails on the next one and returns EINVAL anyway: the kernel's file has the new bytes; the model refuses the whole write. The test copies the bytes into the model"},
 	{"dioFailedAlloc", "an O_DIRECT write that fails iomap's alignment check (EINVAL) has already had its first unmapped piece allocated as unwritten blocks by ext4_iomap_begin, and they stay (st_blocks after fsync is larger on ext4); the model allocates nothing (or not the same). The test fallocates (KEEP_SIZE) the same unwritten ranges in the model"},
 	{"dioSplitLeaf", "after a failed O_DIRECT write over unwritten extents, ext4 keeps an extent-tree leaf block (st_blocks +8) although the file has at most 4 extents: ext4_iomap_begin split the unwritten extent around the write range (more than 4 extents for a while) and the leaf stays when they merge back; the model, which samples the extent count, has none"},
 	{"dioFailedExtend", "an O_DIRECT write that would extend the file and fails (EINVAL: unaligned) makes ext4 truncate the inode to i_size (ext4_inode_extension_cleanup -> ext4_truncate), freeing blocks fallocated with KEEP_SIZE past EOF; the model keeps them (st_blocks differs after fsync). The test applies the same truncate to the model"},
+	{"dirOffsetOverflow", "read/pread/readv/preadv on a directory whose offset plus count overflows (after lseek SEEK_END, which is LLONG_MAX on an ext4 htree directory) is EISDIR in the model; the kernel fails with EINVAL first (rw_verify_area)"},
 	{"removedDirSize", "fstat of an open directory after rmdir: st_size stays 4096 in the model; ext4_rmdir sets i_size to 0"},
 	{"removedDirSeek", "ext4_rmdir sets the removed directory's i_size to 0, so on a still-open fd of it lseek acts as on an empty file (SEEK_END 0 -> 0, SEEK_DATA/SEEK_HOLE -> ENXIO); the model keeps answering as for a live htree directory (LLONG_MAX)"},
 	{"dioReadCaches", "an O_DIRECT read over an unwritten extent marks it cached in the model, as a buffered read would, so SEEK_DATA/SEEK_HOLE then report data there; Linux's O_DIRECT read does not populate the page cache and SEEK_DATA still skips the extent"},
@@ -308,9 +311,6 @@ func (s *kdiff) dioFailedWrite(fd int, positional bool, off int64, n int) {
 			s.t.Fatalf("lseek: %v", err)
 		}
 	}
-	if fl&unix.O_APPEND == 0 && pos%512 == 0 && pos < st.Size {
-		s.dioPartialWrite(fd, fl, pos, min(pos+int64(n), st.Size))
-	}
 	ext, err := fiemapExtents(fd, 0)
 	if err != nil {
 		s.t.Fatalf("FIEMAP: %v", err)
@@ -326,6 +326,11 @@ func (s *kdiff) dioFailedWrite(fd int, positional bool, off int64, n int) {
 		}
 		s.mask("dioFailedAlloc")
 	}
+	// After the allocation, so that the read that compares the bytes caches the
+	// same blocks on both sides.
+	if fl&unix.O_APPEND == 0 && pos%512 == 0 && pos < st.Size {
+		s.dioPartialWrite(fd, fl, pos, min(pos+int64(n), st.Size))
+	}
 	if pos+int64(n) <= st.Size {
 		return
 	}
@@ -339,9 +344,9 @@ func (s *kdiff) dioFailedWrite(fd int, positional bool, off int64, n int) {
 	s.mask("dioFailedExtend")
 }
 
-// seekUnwritten masks a SEEK_DATA/SEEK_HOLE divergence from off that lies wholly
-// in unwritten extents of the kernel's file: whether ext4 reports an unwritten
-// extent as data depends on whether its pages are in the page cache. Known bug
+// seekUnwritten masks a SEEK_DATA/SEEK_HOLE divergence from off whose smaller
+// answer lies in an unwritten extent of the kernel's file: whether ext4 reports an
+// unwritten extent as data depends on whether its pages are in the page cache. Known bug
 // dioReadCaches when the file was read with O_DIRECT (the model cached what
 // Linux does not), else the documented limitation readahead (buffered reads pull
 // pages of unwritten extents into the page cache by readahead, which the model
@@ -366,20 +371,16 @@ func (s *kdiff) seekUnwritten(fd int, off, ma, ka int64, merr, kerr error) bool 
 	if err != nil {
 		s.t.Fatalf("FIEMAP: %v", err)
 	}
-	// Every byte of [lo, hi) must be in an unwritten extent or a hole, and some
-	// of it in an unwritten extent.
+	// The answers part at lo (the smaller one): the divergence is explained when
+	// the kernel has an unwritten extent there, which it reports as data or as a
+	// hole depending on the page cache.
 	unwritten := false
 	for _, x := range ext {
-		xlo, xhi := int64(x.logical), int64(x.logical+x.length)
-		if xhi <= lo || xlo >= hi {
-			continue
+		if int64(x.logical) <= lo && lo < int64(x.logical+x.length) && x.flags&fiemapExtentUnwrit != 0 {
+			unwritten = true
 		}
-		if x.flags&fiemapExtentUnwrit == 0 {
-			return false
-		}
-		unwritten = true
 	}
-	if !unwritten {
+	if !unwritten || hi <= lo {
 		return false
 	}
 	if s.dioRead[st.Ino] {
@@ -413,6 +414,12 @@ func (s *kdiff) resyncOffset(fd int) {
 	if _, err := s.m.Seek(fd, off, unix.SEEK_SET); err != nil {
 		s.t.Fatalf("model lseek(%d, %d, SEEK_SET): %v", fd, off, err)
 	}
+}
+
+// isDir reports whether fd is a directory.
+func (s *kdiff) isDir(fd int) bool {
+	var st unix.Stat_t
+	return s.k.Fstat(fd, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR
 }
 
 // isRemovedDir reports whether fd is a directory that has been removed (rmdir while
@@ -520,6 +527,94 @@ func (s *kdiff) dioPartialWrite(fd, fl int, lo, hi int64) {
 	}
 	s.t.Logf("kernel wrote [%d, %d) in the failed O_DIRECT write; copied to the model", lo+int64(i), lo+int64(j))
 	s.mask("dioFailedPartial")
+}
+
+// dioReadAlign masks the known bug dioReadAlign, the general case of dioHoleRead
+// and dioReadTail: an O_DIRECT read the model refused (EINVAL) and the kernel
+// served, because iomap checks alignment one mapped extent at a time against the
+// part of the request that falls in it (holes and unwritten extents unchecked,
+// nothing past EOF). The kernel's bytes are compared with the model's, read with
+// O_DIRECT cleared for a moment, and for read/readv the model's offset is moved
+// on as the kernel's was.
+func (s *kdiff) dioReadAlign(fd int, positional bool, off int64, kb []byte, kr int, merr, kerr error) bool {
+	if merr != unix.EINVAL || kerr != nil || kr <= 0 {
+		return false
+	}
+	fl, err := s.k.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
+	if err != nil || fl&unix.O_DIRECT == 0 {
+		return false
+	}
+	pos := off
+	if !positional {
+		cur, err := s.k.Seek(fd, 0, unix.SEEK_CUR)
+		if err != nil {
+			s.t.Fatalf("lseek: %v", err)
+		}
+		pos = cur - int64(kr)
+	}
+	if _, err := s.m.FcntlInt(uintptr(fd), unix.F_SETFL, fl&^unix.O_DIRECT); err != nil {
+		s.t.Fatalf("model F_SETFL: %v", err)
+	}
+	mb := make([]byte, kr)
+	mr, err := s.m.Pread(fd, mb, pos)
+	if _, err := s.m.FcntlInt(uintptr(fd), unix.F_SETFL, fl); err != nil {
+		s.t.Fatalf("model F_SETFL: %v", err)
+	}
+	call := fmt.Sprintf("model pread(%d, %d, %d) [after an O_DIRECT read the model refused]", fd, kr, pos)
+	s.same(call, int64(mr), int64(kr), err, nil)
+	s.sameBytes(call, mb, kb, kr)
+	if !positional {
+		if _, err := s.m.Seek(fd, pos+int64(kr), unix.SEEK_SET); err != nil {
+			s.t.Fatalf("model lseek: %v", err)
+		}
+	}
+	return s.mask("dioReadAlign")
+}
+
+// dioWriteAlign masks the known bug dioWriteAlign, the write side of
+// dioReadAlign: an O_DIRECT write the model refused (EINVAL) and the kernel
+// carried out, each extent-sized piece being aligned. The same bytes are written
+// to the model with O_DIRECT cleared for a moment, at the kernel's position.
+func (s *kdiff) dioWriteAlign(fd int, positional bool, off int64, data []byte, kr int, merr, kerr error) bool {
+	if merr != unix.EINVAL || kerr != nil || kr <= 0 {
+		return false
+	}
+	fl, err := s.k.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
+	if err != nil || fl&unix.O_DIRECT == 0 {
+		return false
+	}
+	var st unix.Stat_t
+	if err := s.k.Fstat(fd, &st); err != nil {
+		s.t.Fatalf("fstat: %v", err)
+	}
+	pos := off
+	switch {
+	case fl&unix.O_APPEND != 0:
+		pos = st.Size - int64(kr)
+	case !positional:
+		cur, err := s.k.Seek(fd, 0, unix.SEEK_CUR)
+		if err != nil {
+			s.t.Fatalf("lseek: %v", err)
+		}
+		pos = cur - int64(kr)
+	}
+	if _, err := s.m.FcntlInt(uintptr(fd), unix.F_SETFL, fl&^unix.O_DIRECT); err != nil {
+		s.t.Fatalf("model F_SETFL: %v", err)
+	}
+	mr, err := s.m.Pwrite(fd, data[:kr], pos)
+	if _, err := s.m.FcntlInt(uintptr(fd), unix.F_SETFL, fl); err != nil {
+		s.t.Fatalf("model F_SETFL: %v", err)
+	}
+	s.same(fmt.Sprintf("model pwrite(%d, %d, %d) [after an O_DIRECT write the model refused]", fd, kr, pos), int64(mr), int64(kr), err, nil)
+	if !positional && fl&unix.O_APPEND == 0 {
+		if _, err := s.m.Seek(fd, pos+int64(kr), unix.SEEK_SET); err != nil {
+			s.t.Fatalf("model lseek: %v", err)
+		}
+	}
+	if !positional && fl&unix.O_APPEND != 0 {
+		s.resyncOffset(fd)
+	}
+	return s.mask("dioWriteAlign")
 }
 
 // dioVecMisaligned reports (and counts as known bug dioVecAlign) a vector I/O on
@@ -721,7 +816,11 @@ func (s *kdiff) actions() map[string]func(*rapid.T) {
 			mr, merr := s.m.Read(fd, mb)
 			kr, kerr := s.k.Read(fd, kb)
 			call := fmt.Sprintf("read(%d, %d)", fd, n)
-			if s.dioHoleRead(fd, kb, kr, merr, kerr, false) || s.dioTailRead(fd, false, 0, n, mis, kb, kr, merr, kerr) {
+			if kerr == unix.EINVAL && merr == unix.EISDIR && s.isDir(fd) && s.mask("dirOffsetOverflow") {
+				return
+			}
+			if s.dioHoleRead(fd, kb, kr, merr, kerr, false) || s.dioTailRead(fd, false, 0, n, mis, kb, kr, merr, kerr) ||
+				s.dioReadAlign(fd, false, 0, kb, kr, merr, kerr) {
 				return
 			}
 			s.same(call, int64(mr), int64(kr), merr, kerr)
@@ -734,7 +833,11 @@ func (s *kdiff) actions() map[string]func(*rapid.T) {
 			mr, merr := s.m.Pread(fd, mb, off)
 			kr, kerr := s.k.Pread(fd, kb, off)
 			call := fmt.Sprintf("pread(%d, %d, %d)", fd, n, off)
-			if s.dioHoleRead(fd, kb, kr, merr, kerr, true) || s.dioTailRead(fd, true, off, n, mis, kb, kr, merr, kerr) {
+			if kerr == unix.EINVAL && merr == unix.EISDIR && s.isDir(fd) && s.mask("dirOffsetOverflow") {
+				return
+			}
+			if s.dioHoleRead(fd, kb, kr, merr, kerr, true) || s.dioTailRead(fd, true, off, n, mis, kb, kr, merr, kerr) ||
+				s.dioReadAlign(fd, true, off, kb, kr, merr, kerr) {
 				return
 			}
 			s.same(call, int64(mr), int64(kr), merr, kerr)
@@ -747,7 +850,10 @@ func (s *kdiff) actions() map[string]func(*rapid.T) {
 			mr, merr := s.m.Readv(fd, mi)
 			kr, kerr := s.k.Readv(fd, ki)
 			call := fmt.Sprintf("readv(%d, %v)", fd, sizes)
-			if s.dioHoleRead(fd, bytes.Join(ki, nil), kr, merr, kerr, false) {
+			if kerr == unix.EINVAL && merr == unix.EISDIR && s.isDir(fd) && s.mask("dirOffsetOverflow") {
+				return
+			}
+			if s.dioHoleRead(fd, bytes.Join(ki, nil), kr, merr, kerr, false) || s.dioReadAlign(fd, false, 0, bytes.Join(ki, nil), kr, merr, kerr) {
 				return
 			}
 			if kerr == unix.EINVAL && merr == nil && s.dioVecMisaligned(fd, sizes, mis) {
@@ -767,7 +873,10 @@ func (s *kdiff) actions() map[string]func(*rapid.T) {
 			mr, merr := s.m.Preadv(fd, mi, off)
 			kr, kerr := s.k.Preadv(fd, ki, off)
 			call := fmt.Sprintf("preadv(%d, %v, %d)", fd, sizes, off)
-			if s.dioHoleRead(fd, bytes.Join(ki, nil), kr, merr, kerr, true) {
+			if kerr == unix.EINVAL && merr == unix.EISDIR && s.isDir(fd) && s.mask("dirOffsetOverflow") {
+				return
+			}
+			if s.dioHoleRead(fd, bytes.Join(ki, nil), kr, merr, kerr, true) || s.dioReadAlign(fd, true, off, bytes.Join(ki, nil), kr, merr, kerr) {
 				return
 			}
 			if kerr == unix.EINVAL && merr == nil && s.dioVecMisaligned(fd, sizes, mis) {
@@ -784,6 +893,9 @@ func (s *kdiff) actions() map[string]func(*rapid.T) {
 			seed := rapid.Byte().Draw(t, "seed")
 			mr, merr := s.m.Write(fd, dataBuf(n, mis, seed))
 			kr, kerr := s.k.Write(fd, dataBuf(n, mis, seed))
+			if s.dioWriteAlign(fd, false, 0, dataBuf(n, 0, seed), kr, merr, kerr) {
+				return
+			}
 			if s.same(fmt.Sprintf("write(%d, %d)", fd, n), int64(mr), int64(kr), merr, kerr) || kerr != unix.EINVAL {
 				return
 			}
@@ -794,6 +906,9 @@ func (s *kdiff) actions() map[string]func(*rapid.T) {
 			seed := rapid.Byte().Draw(t, "seed")
 			mr, merr := s.m.Pwrite(fd, dataBuf(n, mis, seed), off)
 			kr, kerr := s.k.Pwrite(fd, dataBuf(n, mis, seed), off)
+			if s.dioWriteAlign(fd, true, off, dataBuf(n, 0, seed), kr, merr, kerr) {
+				return
+			}
 			if s.same(fmt.Sprintf("pwrite(%d, %d, %d)", fd, n, off), int64(mr), int64(kr), merr, kerr) || kerr != unix.EINVAL {
 				return
 			}
@@ -807,6 +922,9 @@ func (s *kdiff) actions() map[string]func(*rapid.T) {
 			}
 			mr, merr := s.m.Writev(fd, iovOf(sizes, seed, mis))
 			kr, kerr := s.k.Writev(fd, iovOf(sizes, seed, mis))
+			if s.dioWriteAlign(fd, false, 0, bytes.Join(iovOf(sizes, seed, 0), nil), kr, merr, kerr) {
+				return
+			}
 			if sum(sizes) == 0 && kerr == nil && kr == 0 && (merr == unix.EINVAL || merr == unix.EISDIR) && s.mask("emptyVec") {
 				return
 			}
@@ -823,6 +941,9 @@ func (s *kdiff) actions() map[string]func(*rapid.T) {
 			}
 			mr, merr := s.m.Pwritev(fd, iovOf(sizes, seed, mis), off)
 			kr, kerr := s.k.Pwritev(fd, iovOf(sizes, seed, mis), off)
+			if s.dioWriteAlign(fd, true, off, bytes.Join(iovOf(sizes, seed, 0), nil), kr, merr, kerr) {
+				return
+			}
 			if sum(sizes) == 0 && kerr == nil && kr == 0 && (merr == unix.EINVAL || merr == unix.EISDIR) && s.mask("emptyVec") {
 				return
 			}
