@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"syscall"
 	"unsafe"
 
@@ -161,21 +162,31 @@ func (k *Kernel) readFile(f *File, p []byte, off int64, positional bool) Result 
 		return Result{Ret: int64(n)}
 	}
 	ino := f.ino
-	if ino.IsDir() {
-		return Fail(syscall.EISDIR)
-	}
 	if len(p) > maxRW {
 		p = p[:maxRW]
+	}
+	if !positional {
+		off = f.Offset()
+	}
+	if off > math.MaxInt64-int64(len(p)) {
+		return Fail(syscall.EINVAL) // rw_verify_area: pos + count overflows
+	}
+	if ino.IsDir() {
+		return Fail(syscall.EISDIR)
 	}
 	if len(p) == 0 {
 		return Result{}
 	}
 	direct := f.flags.Load()&oDirect != 0
+	read := ino.ReadAt
+	if direct {
+		read = ino.ReadAtDirect
+	}
 	if positional {
 		if direct && !k.dioReadOK(ino, p, off) {
 			return Fail(syscall.EINVAL)
 		}
-		n, err := ino.ReadAt(p, off)
+		n, err := read(p, off)
 		if err != nil {
 			return Fail(errnoOf(err))
 		}
@@ -186,7 +197,7 @@ func (k *Kernel) readFile(f *File, p []byte, off int64, positional bool) Result 
 		f.unlockPos(locked)
 		return Fail(syscall.EINVAL)
 	}
-	n, err := ino.ReadAt(p, f.off)
+	n, err := read(p, f.off)
 	if err != nil {
 		f.unlockPos(locked)
 		return Fail(errnoOf(err))
@@ -320,16 +331,20 @@ func (k *Kernel) sysReadv(c *Call, positional bool, off int64) Result {
 		return Result{Ret: total}
 	}
 	ino := f.ino
-	if iovLen(c.Iov) == 0 {
+	want := iovLen(c.Iov)
+	if want == 0 {
 		return Result{} // do_iter_read returns 0 for no bytes, before read_iter (EISDIR)
-	}
-	if ino.IsDir() {
-		return Fail(syscall.EISDIR)
 	}
 	if !positional {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		off = f.off
+	}
+	if off > math.MaxInt64-want {
+		return Fail(syscall.EINVAL) // rw_verify_area: pos + count overflows
+	}
+	if ino.IsDir() {
+		return Fail(syscall.EISDIR)
 	}
 	if f.flags.Load()&oDirect != 0 {
 		if size := ino.Size(); off < size && !k.dioHole(ino, off, k.dioReadSpan(size, off)) {
@@ -346,12 +361,16 @@ func (k *Kernel) sysReadv(c *Call, positional bool, off int64) Result {
 			}
 		}
 	}
+	read := ino.ReadAt
+	if f.flags.Load()&oDirect != 0 {
+		read = ino.ReadAtDirect
+	}
 	var total int64
 	for _, b := range c.Iov {
 		if len(b) == 0 {
 			continue
 		}
-		n, err := ino.ReadAt(b, off+total)
+		n, err := read(b, off+total)
 		if err != nil {
 			if total > 0 {
 				break

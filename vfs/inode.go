@@ -131,8 +131,11 @@ func (i *Inode) statLocked(st *Stat) {
 		}
 		st.Blocks = i.blocks
 	case S_IFDIR:
-		// ext4 directories hold their entries in blocks: one block while small.
-		st.Size = i.fs.cfg.blockSize
+		// ext4 directories hold their entries in blocks: one block while small;
+		// rmdir sets the size of the removed directory to 0.
+		if i.nlink > 0 {
+			st.Size = i.fs.cfg.blockSize
+		}
 		st.Blocks = i.fs.cfg.blockSize / 512
 	}
 }

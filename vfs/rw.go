@@ -30,6 +30,17 @@ const (
 // end of file and 0 at or past it. Holes read as zeros. EISDIR for a directory,
 // EINVAL for a negative offset or a file that is not regular.
 func (i *Inode) ReadAt(p []byte, off int64) (int, error) {
+	return i.read(p, off, true)
+}
+
+// ReadAtDirect is ReadAt for an O_DIRECT read: it bypasses the page cache, so the
+// pages of unwritten extents it reads are not left cached (SEEK_DATA keeps seeing
+// them as holes).
+func (i *Inode) ReadAtDirect(p []byte, off int64) (int, error) {
+	return i.read(p, off, false)
+}
+
+func (i *Inode) read(p []byte, off int64, cache bool) (int, error) {
 	fs := i.fs
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
@@ -63,7 +74,7 @@ func (i *Inode) ReadAt(p []byte, off int64) (int, error) {
 	// SEEK_DATA reports cached pages over unwritten extents as data (see
 	// fileData.CacheUnwritten; TestReadCachesUnwritten and its kernel twin). The
 	// check first keeps the common read (no unwritten block) free of writes.
-	if uncached {
+	if uncached && cache {
 		_ = fs.mutateData(i, off, 0, func(d *fileData) { d.CacheUnwritten(off, n) })
 	}
 	if f.Corrupt {
