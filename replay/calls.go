@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"iosim/interposer"
 	"iosim/sim"
 	"iosim/strace"
 	"iosim/vfs"
@@ -79,9 +80,9 @@ func (r *replayer) task(tid int) *sim.Task {
 			t, _ = r.k.SpawnPid(0)
 		}
 		r.k.Syscall(sim.Call{Nr: sim.SYS_CHDIR, Task: t, Path: r.world.cwd})
-		_ = t.InstallSpecial(0, sim.DevNull{}, syscall.O_RDWR)
-		_ = t.InstallSpecial(1, &sim.Placeholder{Kind: vfs.S_IFREG}, syscall.O_WRONLY|syscall.O_APPEND)
-		_ = t.InstallSpecial(2, &sim.Placeholder{Kind: vfs.S_IFREG}, syscall.O_WRONLY|syscall.O_APPEND)
+		r.installSpecial(t, 0, sim.DevNull{}, syscall.O_RDWR)
+		r.installSpecial(t, 1, &sim.Placeholder{Kind: vfs.S_IFREG}, syscall.O_WRONLY|syscall.O_APPEND)
+		r.installSpecial(t, 2, &sim.Placeholder{Kind: vfs.S_IFREG}, syscall.O_WRONLY|syscall.O_APPEND)
 	}
 	r.tasks[tid] = t
 	r.report.Processes++
@@ -188,7 +189,25 @@ func (r *replayer) unmodelledFds(t *sim.Task, nr sim.Sysno, ev *strace.Event) {
 }
 
 func (r *replayer) placeholder(t *sim.Task, fd, flags int, kind uint32) {
-	_ = t.InstallSpecial(fd, &sim.Placeholder{Kind: kind}, flags)
+	r.installSpecial(t, fd, &sim.Placeholder{Kind: kind}, flags)
+}
+
+// installSpecial puts a special object at fd of t's process, outside the stack,
+// and tells the stack's layers that keep a model of the fd table.
+func (r *replayer) installSpecial(t *sim.Task, fd int, s sim.Special, flags int) {
+	if t.InstallSpecial(fd, s, flags) == nil {
+		interposer.NotifyInstalled(r.top, t, fd)
+	}
+}
+
+// installPath opens path at fd of t's process, outside the stack (see
+// installSpecial).
+func (r *replayer) installPath(t *sim.Task, fd int, path string, flags int) error {
+	err := t.InstallPath(fd, path, flags, 0)
+	if err == nil {
+		interposer.NotifyInstalled(r.top, t, fd)
+	}
+	return err
 }
 
 // lowestFree returns the lowest fd >= min not open in t's process.
@@ -426,8 +445,8 @@ func (r *replayer) ensureFd(t *sim.Task, ev *strace.Event, idx, fd int) {
 		if kind == vfs.S_IFDIR {
 			flags = syscall.O_RDONLY | syscall.O_DIRECTORY
 		}
-		if err := t.InstallPath(fd, p, flags, 0); err == syscall.EISDIR {
-			_ = t.InstallPath(fd, p, syscall.O_RDONLY, 0)
+		if err := r.installPath(t, fd, p, flags); err == syscall.EISDIR {
+			_ = r.installPath(t, fd, p, syscall.O_RDONLY)
 		}
 		if t.File(fd) != nil {
 			return

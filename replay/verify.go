@@ -77,8 +77,10 @@ func (r *replayer) verify(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Ca
 					cloexec = unix.O_CLOEXEC
 				}
 			}
-			r.k.Syscall(sim.Call{Nr: sim.SYS_DUP3, Task: t, Args: [6]int64{res.Ret, ev.Ret, cloexec}})
-			r.k.Syscall(sim.Call{Nr: sim.SYS_CLOSE, Task: t, Args: [6]int64{res.Ret}})
+			// Through the stack, so that layers keeping a model of the fd
+			// table see the move.
+			r.top.Syscall(sim.Call{Nr: sim.SYS_DUP3, Task: t, Args: [6]int64{res.Ret, ev.Ret, cloexec}})
+			r.top.Syscall(sim.Call{Nr: sim.SYS_CLOSE, Task: t, Args: [6]int64{res.Ret}})
 			if inherited {
 				for fd := res.Ret; fd < ev.Ret; fd++ {
 					if t.File(int(fd)) == nil {

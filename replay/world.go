@@ -156,7 +156,7 @@ func (w *world) retypeFd(t *sim.Task, fd int64, st *strace.Node) {
 	if r := w.r.k.Syscall(sim.Call{Nr: sim.SYS_FCNTL, Task: t, Args: [6]int64{fd, syscall.F_GETFD}}); r.Errno == 0 && r.Ret&syscall.FD_CLOEXEC != 0 {
 		flags |= syscall.O_CLOEXEC
 	}
-	_ = t.InstallPath(int(fd), p, flags, 0)
+	_ = w.r.installPath(t, int(fd), p, flags)
 }
 
 // statKind returns the file type a recorded stat struct shows, or 0.
@@ -219,7 +219,7 @@ func (w *world) before(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call)
 						w.r.diverge(ev, "fd", itoa(ev.Ret), itoa(int64(want)))
 					}
 				}
-				_ = t.InstallSpecial(int(ev.Ret), dev, int(flags))
+				w.r.installSpecial(t, int(ev.Ret), dev, int(flags))
 			}
 			return false
 		}

@@ -31,7 +31,10 @@ type Call struct {
 	Iov [][]byte
 	// Obj carries a struct argument, always as a pointer: *unix.Stat_t (stat
 	// family), *unix.Statx_t, *unix.Flock_t (fcntl locks), *[2]unix.Timespec
-	// (utimensat), and the AIO types of this package for io_submit/io_getevents.
+	// (utimensat), *unix.Rlimit (getrlimit/setrlimit/prlimit64), *[]byte
+	// (mmap: receives the mapping), and the AIO types of this package
+	// (*AioContext for io_setup, []*Iocb for io_submit, []IoEvent for
+	// io_getevents).
 	Obj any
 }
 
