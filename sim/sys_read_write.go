@@ -165,11 +165,27 @@ func (k *Kernel) readFile(f *File, p []byte, off int64, positional bool) Result 
 	if len(p) > maxRW {
 		p = p[:maxRW]
 	}
+	locked := false
 	if !positional {
-		off = f.Offset()
+		locked = f.lockPos()
+		off = f.off
 	}
+	r := k.readAt(f, ino, p, off)
+	if !positional {
+		if r.Errno == 0 {
+			f.off += r.Ret
+		}
+		f.unlockPos(locked)
+	}
+	return r
+}
+
+// readAt reads at off for readFile, the offset bookkeeping done: rw_verify_area's
+// overflow check (EINVAL, before a directory's EISDIR), O_DIRECT alignment, and a
+// read that bypasses the page cache for O_DIRECT.
+func (k *Kernel) readAt(f *File, ino *vfs.Inode, p []byte, off int64) Result {
 	if off > math.MaxInt64-int64(len(p)) {
-		return Fail(syscall.EINVAL) // rw_verify_area: pos + count overflows
+		return Fail(syscall.EINVAL)
 	}
 	if ino.IsDir() {
 		return Fail(syscall.EISDIR)
@@ -177,33 +193,19 @@ func (k *Kernel) readFile(f *File, p []byte, off int64, positional bool) Result 
 	if len(p) == 0 {
 		return Result{}
 	}
-	direct := f.flags.Load()&oDirect != 0
-	read := ino.ReadAt
-	if direct {
-		read = ino.ReadAtDirect
-	}
-	if positional {
-		if direct && !k.dioReadOK(ino, p, off) {
+	var n int
+	var err error
+	if f.flags.Load()&oDirect != 0 {
+		if !k.dioReadOK(ino, p, off) {
 			return Fail(syscall.EINVAL)
 		}
-		n, err := read(p, off)
-		if err != nil {
-			return Fail(errnoOf(err))
-		}
-		return Result{Ret: int64(n)}
+		n, err = ino.ReadAtDirect(p, off)
+	} else {
+		n, err = ino.ReadAt(p, off)
 	}
-	locked := f.lockPos()
-	if direct && !k.dioReadOK(ino, p, f.off) {
-		f.unlockPos(locked)
-		return Fail(syscall.EINVAL)
-	}
-	n, err := read(p, f.off)
 	if err != nil {
-		f.unlockPos(locked)
 		return Fail(errnoOf(err))
 	}
-	f.off += int64(n)
-	f.unlockPos(locked)
 	return Result{Ret: int64(n)}
 }
 
