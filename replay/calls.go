@@ -56,13 +56,13 @@ func (r *replayer) event(ev *strace.Event) {
 // as the plan says: a thread shares its creator's fd table, a child process gets a
 // copy; a task with no known creator is a process of its own, started with the
 // inherited fds 0, 1 and 2.
-func (r *replayer) task(tid int) *sim.Task {
+func (r *replayer) task(tid int, ev *strace.Event) *sim.Task {
 	if t := r.tasks[tid]; t != nil {
 		return t
 	}
 	var t *sim.Task
-	if parent, thread, ok := r.plan.parentOf(tid); ok && parent != tid {
-		pt := r.task(parent)
+	if parent, thread, ok := r.plan.parentOf(tid, ev); ok && parent != tid {
+		pt := r.task(parent, ev)
 		var err error
 		if thread {
 			t, err = pt.Clone(tid)
@@ -109,11 +109,11 @@ func (r *replayer) syscall(ev *strace.Event) {
 		r.report.NotModelled[ev.Name]++
 		return
 	}
-	t := r.task(ev.Pid)
+	t := r.task(ev.Pid, ev)
 	switch nr {
 	case sim.SYS_CLONE, sim.SYS_CLONE3, sim.SYS_FORK, sim.SYS_VFORK:
 		if ev.RetKnown && ev.Ret > 0 && !ev.Failed() {
-			r.task(int(ev.Ret))
+			r.task(int(ev.Ret), ev)
 		}
 		r.report.Replayed++
 		return

@@ -26,6 +26,7 @@ type plan struct {
 	stop    atomic.Bool    // the replay asks the pass to stop
 	reached map[string]int // per file, the last line read
 	events  int            // events read
+	nfiles  int            // trace files read together
 
 	parent map[int]int  // child tid → the tid that created it
 	thread map[int]bool // child created with CLONE_THREAD (shares the fd table)
@@ -75,12 +76,23 @@ func (pl *plan) wait(ready func() bool) {
 	}
 }
 
-// parentOf returns the tid that created tid and whether it is a thread, once the
-// pass has seen the call that did (or the end).
-func (pl *plan) parentOf(tid int) (parent int, thread, ok bool) {
+// parentLookahead is how far past a task's first line the pass must read before
+// the replay concludes that no clone/fork in the trace created it: strace prints
+// the creating call's result a few lines after the child's first ones.
+const parentLookahead = 4096
+
+// parentOf returns the tid that created tid (first seen in ev) and whether it is a
+// thread, once the pass has seen the call that did, or has read parentLookahead
+// lines past ev without finding one (with -ff files, the whole trace).
+func (pl *plan) parentOf(tid int, ev *strace.Event) (parent int, thread, ok bool) {
 	pl.mu.Lock()
 	defer pl.mu.Unlock()
-	pl.wait(func() bool { _, ok := pl.parent[tid]; return ok })
+	pl.wait(func() bool {
+		if _, ok := pl.parent[tid]; ok {
+			return true
+		}
+		return pl.nfiles == 1 && pl.reached[ev.File] >= ev.EndLine+parentLookahead
+	})
 	parent, ok = pl.parent[tid]
 	return parent, pl.thread[tid], ok
 }
@@ -127,7 +139,7 @@ const (
 // startScan starts the read-ahead pass over the traces and returns its plan.
 // Call stopScan when the replay ends.
 func startScan(files []string, opts strace.Options) *plan {
-	pl := &plan{parent: map[int]int{}, thread: map[int]bool{}, fdMade: map[string]map[int]int{}, reached: map[string]int{}}
+	pl := &plan{parent: map[int]int{}, thread: map[int]bool{}, fdMade: map[string]map[int]int{}, reached: map[string]int{}, nfiles: len(files)}
 	pl.cond.L = &pl.mu
 	go pl.run(files, opts)
 	return pl
