@@ -18,6 +18,9 @@ import (
 // 2^40 bytes is not allocated.
 const maxBuf = 256 << 20
 
+// readSlack is how much larger than the recorded result a read's buffer is.
+const readSlack = 64 << 10
+
 // nameInfo caches, per syscall name, its number and summary row.
 type nameInfo struct {
 	nr    sim.Sysno
@@ -575,6 +578,12 @@ func (r *replayer) build(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Cal
 			return e
 		}
 		c.Args[2] = n
+		if lim := (ev.Ret + readSlack + 4095) &^ 4095; ev.RetKnown && ev.Ret >= 0 && n > lim {
+			// The buffer need not be larger than what was read plus some: a
+			// model that would read more still shows it (it fills the slack).
+			// Kept a multiple of 4096, so O_DIRECT alignment is unchanged.
+			n = lim
+		}
 		c.Buf = r.scratch(n)
 		if nr == sim.SYS_PREAD64 {
 			return ints(0, 3)
