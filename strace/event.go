@@ -166,11 +166,66 @@ func (ev *Event) Arg(i int) *Node {
 // Int returns argument i as an integer: a number, an fd (with or without
 // decoration), or a symbolic constant or flag set whose value is known.
 func (ev *Event) Int(i int) (int64, bool) {
+	if !ev.parsed && ev.Kind == KindSyscall {
+		if tok, ok := plainArg(ev.RawArgs, i); ok {
+			// Arguments made only of numbers and names: parse just this one
+			// (the whole tree is built only if something else is asked).
+			t := ev.ownTree
+			if t == nil && ev.p != nil {
+				t = &ev.p.tree
+			}
+			if t != nil {
+				if a := t.parse(tok); len(a) == 1 {
+					return a[0].Value()
+				}
+			}
+		}
+	}
 	n := ev.Arg(i)
 	if n == nil {
 		return 0, false
 	}
 	return n.Value()
+}
+
+// plainByte marks the bytes of argument lists that plainArg handles: digits,
+// letters, '_', '|', '-', ',' and ' '.
+var plainByte = func() (t [256]bool) {
+	for c := '0'; c <= '9'; c++ {
+		t[c] = true
+	}
+	for c := 'a'; c <= 'z'; c++ {
+		t[c], t[c-'a'+'A'] = true, true
+	}
+	for _, c := range "_|-, " {
+		t[c] = true
+	}
+	return t
+}()
+
+// plainArg returns the text of top-level argument i when the whole argument list
+// holds nothing but numbers, names and flag sets (no strings, structs, arrays,
+// comments or decorations), so commas separate the arguments.
+func plainArg(raw []byte, i int) ([]byte, bool) {
+	start, k := 0, 0
+	for j := 0; j <= len(raw); j++ {
+		if j == len(raw) || raw[j] == ',' {
+			if k == i {
+				tok := raw[start:j]
+				for len(tok) > 0 && tok[0] == ' ' {
+					tok = tok[1:]
+				}
+				return tok, len(tok) > 0
+			}
+			k++
+			start = j + 1
+			continue
+		}
+		if !plainByte[raw[j]] {
+			return nil, false
+		}
+	}
+	return nil, false
 }
 
 // Str returns the decoded bytes of string argument i and whether strace cut
