@@ -839,6 +839,9 @@ func (r *replayer) build(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Cal
 		if e := path(1, &c.Path); e != "" {
 			return e
 		}
+		if n := ev.Arg(1); n != nil && (n.Kind == strace.NodeIdent || n.Kind == strace.NodeInt) {
+			c.Args[1] = sim.PathNull // utimensat(fd, NULL, ...): futimens
+		}
 		if n := ev.Arg(2); n != nil && n.Kind == strace.NodeArray && len(n.Kids) == 2 {
 			ts := &[2]unix.Timespec{}
 			for k := range 2 {

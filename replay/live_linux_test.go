@@ -47,6 +47,28 @@ test -e nothing || true
 		{"sh", []string{"-f", "-s", "4", "-X", "verbose"}, []string{"sh", "-c", script}},
 		{"sh", []string{"-f", "-e", "write=all", "-e", "read=all"}, []string{"sh", "-c", script}},
 	}
+	runs = append(runs, run{"tools", []string{"-f"}, []string{"sh", "-c",
+		`dd if=/dev/zero of=d bs=4096 count=10 oflag=direct status=none
+dd if=d of=e bs=512 skip=3 count=5 iflag=direct status=none
+cp --sparse=always d f; truncate -s 100M f; cp --sparse=always f g
+sort /etc/passwd > s; mkdir -p a/b; touch a/b/c
+tar cf t.tar a; tar xf t.tar -C a/b; find . -type f > /dev/null
+ln -sf s link; readlink link > /dev/null; rm -rf a`}})
+	if _, err := exec.LookPath("python3"); err == nil {
+		runs = append(runs, run{"python-threads", []string{"-f"}, []string{"python3", "-c", `import tempfile, os, threading
+def w(i):
+    with open(f"t{i}", "wb") as f:
+        f.write(os.urandom(1000)); f.flush(); os.fsync(f.fileno())
+ts = [threading.Thread(target=w, args=(i,)) for i in range(3)]
+[t.start() for t in ts]; [t.join() for t in ts]
+with tempfile.NamedTemporaryFile(dir=".") as t:
+    t.write(b"x" * 5000); t.flush()
+os.rename("t0", "t9")
+fd = os.open("big", os.O_RDWR | os.O_CREAT, 0o644)
+os.pwrite(fd, b"abc", 1 << 30)
+print(os.lseek(fd, 0, os.SEEK_DATA), os.lseek(fd, 0, os.SEEK_HOLE))
+os.close(fd)`}})
+	}
 	if _, err := exec.LookPath("sqlite3"); err == nil {
 		runs = append(runs, run{"sqlite3-wal", []string{"-f", "-tt", "-T", "-yy"}, []string{"sqlite3", "t.db",
 			"PRAGMA journal_mode=WAL; CREATE TABLE t(a); INSERT INTO t VALUES(1),(2); SELECT * FROM t; PRAGMA wal_checkpoint(TRUNCATE);"}})

@@ -53,6 +53,17 @@ func (w *world) abs(t *sim.Task, dirfd int64, p string) string {
 	return pathpkg.Join(base, p)
 }
 
+// isProcFd reports whether abs goes through a /proc/PID/fd/N magic link, which
+// the kernel model resolves itself.
+func isProcFd(abs string) bool {
+	rest, ok := strings.CutPrefix(abs, "/proc/")
+	if !ok {
+		return false
+	}
+	_, rest, _ = strings.Cut(rest, "/")
+	return strings.HasPrefix(rest, "fd/")
+}
+
 // isExt reports whether ino was inferred (external state).
 func (w *world) isExt(ino *vfs.Inode) bool { return ino != nil && w.ext[ino.Ino()] }
 
@@ -61,7 +72,7 @@ func (w *world) isExt(ino *vfs.Inode) bool { return ino != nil && w.ext[ino.Ino(
 // directories. It never re-creates a path the trace removed, and never changes what
 // the trace itself made. It returns the inode abs names, or nil.
 func (w *world) ensure(abs string, kind uint32, target string) *vfs.Inode {
-	if abs == "" || abs[0] != '/' {
+	if abs == "" || abs[0] != '/' || isProcFd(abs) {
 		return nil
 	}
 	root := w.fs.Root()

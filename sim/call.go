@@ -21,7 +21,10 @@ type Call struct {
 	// Path, Path2, Buf, Iov or Obj instead.
 	Args [6]int64
 
-	Path  string // first path argument (open's pathname, rename's oldpath, symlink's linkpath...)
+	// Path is the first path argument (open's pathname, rename's oldpath,
+	// symlink's linkpath...). A NULL pathname (utimensat(fd, NULL, ...), which is
+	// futimens) is Path "" with PathNull in the path's Args slot.
+	Path  string
 	Path2 string // second path argument (rename's newpath, link's newpath, symlink's target)
 
 	// Buf is the data buffer: read/pread64/getdents64/readlink/getcwd fill it,
@@ -37,6 +40,10 @@ type Call struct {
 	// io_getevents).
 	Obj any
 }
+
+// PathNull, in the Args slot of a path argument, says that the pointer was NULL
+// rather than an empty string.
+const PathNull = 1
 
 // Result is what the kernel answers: the return value and, when the call failed,
 // a Linux errno. Errno is zero on success. On failure Ret is -1, as the C library

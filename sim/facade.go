@@ -503,6 +503,19 @@ func (p *Process) Fchown(fd int, uid int, gid int) error {
 	return errOf(p.do(&c))
 }
 
+// Futimens is futimens(3): utimensat(fd, NULL, ts, 0).
+func (p *Process) Futimens(fd int, ts []unix.Timespec) error {
+	c := Call{Nr: SYS_UTIMENSAT, Task: p.t}
+	if ts != nil {
+		if len(ts) != 2 {
+			return syscall.EINVAL
+		}
+		c.Obj = (*[2]unix.Timespec)(ts)
+	}
+	c.Args[0], c.Args[1] = int64(fd), PathNull
+	return errOf(p.do(&c))
+}
+
 // UtimesNanoAt is x/sys/unix's UtimesNanoAt: utimensat(2); ts nil means both "now";
 // len(ts) != 2 is EINVAL without a call.
 func (p *Process) UtimesNanoAt(dirfd int, path string, ts []unix.Timespec, flags int) error {

@@ -340,7 +340,18 @@ func (k *Kernel) sysUtimensat(c *Call) Result {
 			return Result{} // Linux returns 0 without resolving the path
 		}
 	}
-	ino, f, e := k.resolveAt(c.Task, dirfd, c.Path, flags&atSymlinkNofollow == 0, flags&atEmptyPath != 0)
+	empty := flags&atEmptyPath != 0
+	if c.Path == "" && c.Args[1] == PathNull {
+		// utimensat(fd, NULL, times, 0) is futimens(fd): the fd itself.
+		switch {
+		case dirfd == atFdcwd:
+			return Fail(syscall.EFAULT)
+		case flags != 0:
+			return Fail(syscall.EINVAL)
+		}
+		empty = true
+	}
+	ino, f, e := k.resolveAt(c.Task, dirfd, c.Path, flags&atSymlinkNofollow == 0, empty)
 	if e != 0 {
 		return Fail(e)
 	}

@@ -1,7 +1,11 @@
 package sim
 
 import (
+	"strconv"
+	"strings"
 	"syscall"
+
+	"iosim/vfs"
 )
 
 // Linux flag values the model uses that package syscall lacks or spells differently.
@@ -79,9 +83,24 @@ func (k *Kernel) openFile(t *Task, dirfd int, path string, flags int, mode uint3
 	if path == "" {
 		return nil, syscall.ENOENT
 	}
-	dir, e := t.dirOf(dirfd, path)
-	if e != 0 {
-		return nil, e
+	var dir *vfs.Inode
+	if f, rest, ok, e := t.procFd(path); ok {
+		switch {
+		case e != 0:
+			return nil, e
+		case rest == "" && flags&oNofollowFlag != 0:
+			return nil, syscall.ELOOP
+		case rest == "":
+			return k.reopen(f, flags)
+		case f.ino == nil || !f.ino.IsDir():
+			return nil, syscall.ENOTDIR
+		}
+		dir, path = f.ino, rest
+	} else {
+		var e syscall.Errno
+		if dir, e = t.dirOf(dirfd, path); e != 0 {
+			return nil, e
+		}
 	}
 	vflags := flags
 	if flags&oPath != 0 {
@@ -120,4 +139,80 @@ func (f *File) statMode() uint32 {
 		return f.special.Mode()
 	}
 	return f.ino.Mode()
+}
+
+const oNofollowFlag = syscall.O_NOFOLLOW
+
+// procFd recognises the magic links /proc/self/fd/N, /proc/thread-self/fd/N and
+// /proc/PID/fd/N (PID the caller's), as programs use them (tar's
+// chmod("/proc/self/fd/3"), fexecve, reopening an fd): ok says path starts with
+// one, f is the description fd N refers to (ENOENT when N is not open, as Linux's
+// lookup of a missing fd entry) and rest what follows the link ("" for none).
+func (t *Task) procFd(path string) (f *File, rest string, ok bool, e syscall.Errno) {
+	f, ok, e = t.procFdLink(path)
+	if !ok || e != 0 {
+		return f, "", ok, e
+	}
+	i := strings.Index(path, "/fd/") + len("/fd/")
+	if j := strings.IndexByte(path[i:], '/'); j >= 0 {
+		rest = strings.TrimLeft(path[i+j:], "/")
+	}
+	return f, rest, true, 0
+}
+
+func (t *Task) procFdLink(path string) (f *File, ok bool, e syscall.Errno) {
+	rest, found := strings.CutPrefix(path, "/proc/")
+	if !found {
+		return nil, false, 0
+	}
+	who, rest, found := strings.Cut(rest, "/")
+	if !found {
+		return nil, false, 0
+	}
+	switch who {
+	case "self", "thread-self":
+	default:
+		pid, err := strconv.Atoi(who)
+		if err != nil || (pid != t.g.pid && pid != t.tid) {
+			return nil, false, 0
+		}
+	}
+	num, found := strings.CutPrefix(rest, "fd/")
+	if !found {
+		return nil, false, 0
+	}
+	num, _, _ = strings.Cut(num, "/")
+	fd, err := strconv.Atoi(num)
+	if err != nil || fd < 0 || strconv.Itoa(fd) != num {
+		return nil, false, 0
+	}
+	if f = t.g.files.get(fd); f == nil {
+		return nil, true, syscall.ENOENT
+	}
+	return f, true, 0
+}
+
+// reopen opens what description f refers to again, as open("/proc/self/fd/N")
+// does: a new description with flags (O_CREAT and O_EXCL have nothing to create;
+// O_TRUNC truncates; a directory refuses write access with EISDIR).
+func (k *Kernel) reopen(f *File, flags int) (*File, syscall.Errno) {
+	if f.ino == nil {
+		return newFile(k, nil, f.special, flags), 0
+	}
+	ino := f.ino
+	acc := flags & syscall.O_ACCMODE
+	if ino.IsDir() && (acc != syscall.O_RDONLY || flags&syscall.O_TRUNC != 0) {
+		return nil, syscall.EISDIR
+	}
+	if flags&syscall.O_DIRECTORY != 0 && !ino.IsDir() {
+		return nil, syscall.ENOTDIR
+	}
+	if flags&syscall.O_TRUNC != 0 && ino.IsRegular() {
+		if err := ino.Truncate(0); err != nil {
+			return nil, errnoOf(err)
+		}
+	}
+	nf := newFile(k, ino, nil, flags)
+	nf.errseq = ino.SampleErrSeq()
+	return nf, 0
 }

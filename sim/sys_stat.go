@@ -71,9 +71,22 @@ func (k *Kernel) resolveAt(t *Task, dirfd int, path string, follow, emptyOK bool
 		}
 		return f.ino, f, 0
 	}
-	dir, e := t.dirOf(dirfd, path)
-	if e != 0 {
-		return nil, nil, e
+	var dir *vfs.Inode
+	if f, rest, ok, e := t.procFd(path); ok && (follow || rest != "") {
+		switch {
+		case e != 0:
+			return nil, nil, e
+		case rest == "":
+			return f.ino, f, 0
+		case f.ino == nil || !f.ino.IsDir():
+			return nil, nil, syscall.ENOTDIR
+		}
+		dir, path = f.ino, rest
+	} else {
+		var e syscall.Errno
+		if dir, e = t.dirOf(dirfd, path); e != 0 {
+			return nil, nil, e
+		}
 	}
 	ino, err := dir.Resolve(path, follow)
 	if err != nil {
