@@ -69,13 +69,17 @@ os.pwrite(fd, b"abc", 1 << 30)
 print(os.lseek(fd, 0, os.SEEK_DATA), os.lseek(fd, 0, os.SEEK_HOLE))
 os.close(fd)`}})
 	}
+	if _, err := exec.LookPath("gcc"); err == nil {
+		runs = append(runs, run{"gcc", []string{"-f"}, []string{"sh", "-c",
+			`printf 'int main(void){return 0;}\n' > m.c && gcc -O2 -o m m.c && ./m`}})
+	}
 	if _, err := exec.LookPath("sqlite3"); err == nil {
 		runs = append(runs, run{"sqlite3-wal", []string{"-f", "-tt", "-T", "-yy"}, []string{"sqlite3", "t.db",
 			"PRAGMA journal_mode=WAL; CREATE TABLE t(a); INSERT INTO t VALUES(1),(2); SELECT * FROM t; PRAGMA wal_checkpoint(TRUNCATE);"}})
 	}
 	if _, err := exec.LookPath("git"); err == nil {
 		runs = append(runs, run{"git", []string{"-f"}, []string{"sh", "-c",
-			"git init -q r && cd r && echo hi > f && git add f && git -c user.name=a -c user.email=b commit -qm m && git status --short"}})
+			"git init -q r && cd r && echo hi > f && git add f && git -c user.name=a -c user.email=b commit -qm m && git status --short && cd .. && git clone -q r r2"}})
 	}
 	for _, rn := range runs {
 		t.Run(rn.name+filepath.Join(rn.flags...), func(t *testing.T) {

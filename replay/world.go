@@ -34,12 +34,18 @@ func newWorld(r *replayer) *world {
 
 // abs returns the absolute, lexically cleaned form of path as t would resolve it
 // relative to dirfd (AT_FDCWD or a directory fd); "" when it cannot tell.
+//
+// A trailing slash is kept (it says the path names a directory); ensure reads it.
 func (w *world) abs(t *sim.Task, dirfd int64, p string) string {
 	if p == "" {
 		return ""
 	}
+	slash := ""
+	if len(p) > 1 && p[len(p)-1] == '/' {
+		slash = "/"
+	}
 	if p[0] == '/' {
-		return pathpkg.Clean(p)
+		return strings.TrimSuffix(pathpkg.Clean(p), "/") + slash
 	}
 	var base string
 	if dirfd == atFdcwd {
@@ -50,7 +56,22 @@ func (w *world) abs(t *sim.Task, dirfd int64, p string) string {
 	if base == "" {
 		return ""
 	}
-	return pathpkg.Join(base, p)
+	return strings.TrimSuffix(pathpkg.Join(base, p), "/") + slash
+}
+
+// dirsAbove makes every inferred, empty regular file on the way to abs a
+// directory: a recorded ENOENT or a success below it shows it is one (the model
+// would answer ENOTDIR).
+func (w *world) dirsAbove(abs string) {
+	abs = strings.TrimSuffix(abs, "/")
+	for i := 1; i < len(abs); i++ {
+		if abs[i] != '/' {
+			continue
+		}
+		if ino, err := w.fs.Root().Resolve(abs[:i], true); err == nil && w.isExt(ino) && ino.IsRegular() && ino.Size() == 0 {
+			w.ensure(abs[:i], vfs.S_IFDIR, "")
+		}
+	}
 }
 
 // isProcFd reports whether abs goes through a /proc/PID/fd/N magic link, which
@@ -74,6 +95,9 @@ func (w *world) isExt(ino *vfs.Inode) bool { return ino != nil && w.ext[ino.Ino(
 func (w *world) ensure(abs string, kind uint32, target string) *vfs.Inode {
 	if abs == "" || abs[0] != '/' || isProcFd(abs) {
 		return nil
+	}
+	if len(abs) > 1 && abs[len(abs)-1] == '/' {
+		abs, kind = strings.TrimRight(abs, "/"), vfs.S_IFDIR
 	}
 	root := w.fs.Root()
 	if ino, err := root.Resolve(abs, kind != vfs.S_IFLNK); err == nil {
@@ -213,6 +237,14 @@ func (w *world) fileOf(t *sim.Task, fd int64) *vfs.Inode {
 // device file replay provides itself).
 func (w *world) before(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call) bool {
 	ok := ev.RetKnown && !ev.Failed()
+	if ev.Errno == syscall.ENOENT && c.Path != "" {
+		// Whatever was missing, the directories on the way were directories.
+		dirfd := int64(atFdcwd)
+		if _, at, _ := fdArgs(nr); at == 0 {
+			dirfd = c.Args[0]
+		}
+		w.dirsAbove(w.abs(t, dirfd, c.Path))
+	}
 	switch nr {
 	case sim.SYS_OPEN, sim.SYS_OPENAT, sim.SYS_CREAT:
 		dirfd, flags := int64(atFdcwd), c.Args[1]
@@ -242,7 +274,7 @@ func (w *world) before(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call)
 			}
 			w.ensure(abs, kind, "")
 		case ok || ev.Errno == syscall.EEXIST:
-			w.ensure(pathpkg.Dir(abs), vfs.S_IFDIR, "")
+			w.ensure(parentDir(abs), vfs.S_IFDIR, "")
 			if ev.Errno == syscall.EEXIST {
 				w.ensure(abs, vfs.S_IFREG, "")
 			}
@@ -321,7 +353,7 @@ func (w *world) before(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call)
 		if ev.Errno == syscall.EEXIST {
 			w.ensure(abs, vfs.S_IFDIR, "")
 		} else if ok {
-			w.ensure(pathpkg.Dir(abs), vfs.S_IFDIR, "")
+			w.ensure(parentDir(abs), vfs.S_IFDIR, "")
 		}
 	case sim.SYS_READLINK, sim.SYS_READLINKAT:
 		dirfd, bi := int64(atFdcwd), 1
@@ -570,4 +602,9 @@ func (w *world) seedFromHost(root string) error {
 		}
 		return nil
 	})
+}
+
+// parentDir returns the directory that holds abs (a trailing slash ignored).
+func parentDir(abs string) string {
+	return pathpkg.Dir(strings.TrimRight(abs, "/"))
 }
