@@ -1,0 +1,571 @@
+package replay
+
+import (
+	"bytes"
+	"fmt"
+
+	"golang.org/x/sys/unix"
+
+	"iosim/sim"
+	"iosim/strace"
+)
+
+// maxBuf bounds the buffer one replayed call may claim: a hostile trace's read of
+// 2^40 bytes is not allocated.
+const maxBuf = 256 << 20
+
+// readSlack is how much larger than the recorded result a read's buffer is.
+const readSlack = 64 << 10
+
+// intArg returns argument i as an integer.
+func intArg(ev *strace.Event, i int) (int64, bool) { return ev.Int(i) }
+
+// pathArg returns argument i as a path ("" for NULL).
+func pathArg(ev *strace.Event, i int) (string, bool) {
+	n := ev.Arg(i)
+	if n == nil {
+		return "", false
+	}
+	if n.Kind == strace.NodeIdent && string(n.Text) == "NULL" {
+		return "", true
+	}
+	if n.Kind == strace.NodeInt && n.Int == 0 {
+		return "", true
+	}
+	b, trunc, ok := ev.Str(i)
+	if !ok || trunc {
+		return "", false
+	}
+	return string(b), true
+}
+
+// offsetArg returns a loff_t* argument: NULL is sim.NullOffset, `[N]` and
+// `[N] => [M]` give N (the value on entry).
+func offsetArg(ev *strace.Event, i int) (int64, bool) {
+	n := ev.Arg(i)
+	if n == nil {
+		return 0, false
+	}
+	if n.Kind == strace.NodeInOut && len(n.Kids) > 0 {
+		n = &n.Kids[0]
+	}
+	switch {
+	case n.Kind == strace.NodeIdent && string(n.Text) == "NULL", n.Kind == strace.NodeInt && n.Int == 0:
+		return sim.NullOffset, true
+	case n.Kind == strace.NodeArray && len(n.Kids) == 1:
+		return n.Kids[0].Value()
+	}
+	return 0, false
+}
+
+// scratch returns a buffer of n bytes, reused across calls.
+func (r *replayer) scratch(n int64) []byte {
+	if int64(cap(r.buf)) < n {
+		r.buf = make([]byte, n)
+	}
+	b := r.buf[:n]
+	clear(b)
+	return b
+}
+
+// shown returns the bytes a call's buffer argument i shows: the hex dump that
+// `-e write=`/`-e read=` adds when there is one (it has every byte), else the
+// string, which -s may have cut.
+func shown(ev *strace.Event, i int) []byte {
+	if len(ev.Dump) > 0 {
+		return ev.Dump
+	}
+	b, _, _ := ev.Str(i)
+	return b
+}
+
+// dataArg returns the bytes of a write: what the trace shows, padded with zeros to
+// count when strace cut the string.
+func dataArg(ev *strace.Event, i int, count int64) []byte {
+	b := shown(ev, i)
+	if int64(len(b)) >= count {
+		return bytes.Clone(b[:count])
+	}
+	out := make([]byte, count)
+	copy(out, b)
+	return out
+}
+
+// build fills c from ev. It returns a short reason when the call cannot be rebuilt
+// from what the trace shows.
+func (r *replayer) build(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call, post *func(sim.Result)) string {
+	ints := func(idx ...int) string {
+		for _, i := range idx {
+			v, ok := intArg(ev, i)
+			if !ok {
+				return fmt.Sprintf("arg %d not a number", i+1)
+			}
+			c.Args[i] = v
+		}
+		return ""
+	}
+	path := func(i int, dst *string) string {
+		p, ok := pathArg(ev, i)
+		if !ok {
+			return fmt.Sprintf("arg %d not a path", i+1)
+		}
+		*dst = p
+		return ""
+	}
+	count := func(i int) (int64, string) {
+		n, ok := intArg(ev, i)
+		if !ok || n < 0 {
+			return 0, fmt.Sprintf("arg %d not a count", i+1)
+		}
+		if n > maxBuf {
+			if ev.RetKnown && ev.Ret >= 0 && ev.Ret <= maxBuf {
+				n = ev.Ret
+			} else {
+				return 0, "buffer too large"
+			}
+		}
+		return n, ""
+	}
+	switch nr {
+	case sim.SYS_READ, sim.SYS_PREAD64:
+		n, e := count(2)
+		if e != "" {
+			return e
+		}
+		c.Args[2] = n
+		if lim := (ev.Ret + readSlack + 4095) &^ 4095; ev.RetKnown && ev.Ret >= 0 && n > lim {
+			// The buffer need not be larger than what was read plus some: a
+			// model that would read more still shows it (it fills the slack).
+			// Kept a multiple of 4096, so O_DIRECT alignment is unchanged.
+			n = lim
+		}
+		c.Buf = r.scratch(n)
+		if nr == sim.SYS_PREAD64 {
+			return ints(0, 3)
+		}
+		return ints(0)
+	case sim.SYS_WRITE, sim.SYS_PWRITE64:
+		n, e := count(2)
+		if e != "" {
+			return e
+		}
+		c.Args[2] = n
+		c.Buf = dataArg(ev, 1, n)
+		if nr == sim.SYS_PWRITE64 {
+			return ints(0, 3)
+		}
+		return ints(0)
+	case sim.SYS_READV, sim.SYS_WRITEV, sim.SYS_PREADV, sim.SYS_PWRITEV:
+		arr := ev.Arg(1)
+		if arr == nil || arr.Kind != strace.NodeArray {
+			return "iovec array not shown"
+		}
+		c.Iov = c.Iov[:0]
+		write := nr == sim.SYS_WRITEV || nr == sim.SYS_PWRITEV
+		total := int64(0)
+		for k := range arr.Kids {
+			el := &arr.Kids[k]
+			if el.Kind == strace.NodeEllipsis {
+				return "iovec array cut"
+			}
+			ln := el.Field("iov_len")
+			if ln == nil {
+				return "iov_len not shown"
+			}
+			n, ok := ln.Value()
+			if !ok || n < 0 || total+n > maxBuf {
+				return "bad iov_len"
+			}
+			total += n
+			buf := make([]byte, n)
+			if write {
+				if base := el.Field("iov_base"); base != nil && base.Kind == strace.NodeStr {
+					copy(buf, base.Text)
+				}
+			}
+			c.Iov = append(c.Iov, buf)
+		}
+		if nr == sim.SYS_PREADV || nr == sim.SYS_PWRITEV {
+			return ints(0, 2, 3)
+		}
+		return ints(0, 2)
+	case sim.SYS_OPEN:
+		if e := path(0, &c.Path); e != "" {
+			return e
+		}
+		c.Args[2] = 0
+		if ev.NArgs() > 2 {
+			return ints(1, 2)
+		}
+		return ints(1)
+	case sim.SYS_OPENAT:
+		if e := path(1, &c.Path); e != "" {
+			return e
+		}
+		if ev.NArgs() > 3 {
+			return ints(0, 2, 3)
+		}
+		return ints(0, 2)
+	case sim.SYS_CREAT:
+		if e := path(0, &c.Path); e != "" {
+			return e
+		}
+		return ints(1)
+	case sim.SYS_CLOSE, sim.SYS_DUP, sim.SYS_FSYNC, sim.SYS_FDATASYNC, sim.SYS_SYNCFS, sim.SYS_FCHDIR:
+		return ints(0)
+	case sim.SYS_SYNC:
+		return ""
+	case sim.SYS_LSEEK, sim.SYS_DUP3:
+		return ints(0, 1, 2)
+	case sim.SYS_DUP2, sim.SYS_FTRUNCATE, sim.SYS_FLOCK, sim.SYS_FCHMOD, sim.SYS_UMASK:
+		if nr == sim.SYS_UMASK {
+			return ints(0)
+		}
+		return ints(0, 1)
+	case sim.SYS_FCHOWN:
+		return ints(0, 1, 2)
+	case sim.SYS_FALLOCATE, sim.SYS_SYNC_FILE_RANGE:
+		return ints(0, 1, 2, 3)
+	case sim.SYS_FADVISE64:
+		return ints(0, 1, 2, 3)
+	case sim.SYS_FCNTL:
+		if e := ints(0, 1); e != "" {
+			return e
+		}
+		switch c.Args[1] {
+		case unix.F_GETLK, unix.F_SETLK, unix.F_SETLKW, unix.F_OFD_GETLK, unix.F_OFD_SETLK, unix.F_OFD_SETLKW:
+			lk := &unix.Flock_t{}
+			n := ev.Arg(2)
+			if n == nil || n.Kind != strace.NodeStruct {
+				return "flock struct not shown"
+			}
+			for _, f := range []struct {
+				name string
+				dst  func(int64)
+			}{
+				{"l_type", func(v int64) { lk.Type = int16(v) }},
+				{"l_whence", func(v int64) { lk.Whence = int16(v) }},
+				{"l_start", func(v int64) { lk.Start = v }},
+				{"l_len", func(v int64) { lk.Len = v }},
+				{"l_pid", func(v int64) { lk.Pid = int32(v) }},
+			} {
+				if fld := n.Field(f.name); fld != nil {
+					if v, ok := fld.Value(); ok {
+						f.dst(v)
+					}
+				}
+			}
+			if (c.Args[1] == unix.F_GETLK || c.Args[1] == unix.F_OFD_GETLK) && lk.Type == unix.F_UNLCK {
+				// strace shows F_GETLK's struct as the call left it: F_UNLCK means
+				// "no conflict" for a probe that asked with a lock type, which the
+				// trace does not keep. Probe for the strongest.
+				lk.Type = unix.F_WRLCK
+			}
+			c.Obj = lk
+			return ""
+		case unix.F_GETFD, unix.F_GETFL:
+			return ""
+		}
+		return ints(2)
+	case sim.SYS_FSTAT:
+		c.Obj = &unix.Stat_t{}
+		return ints(0)
+	case sim.SYS_STAT, sim.SYS_LSTAT:
+		c.Obj = &unix.Stat_t{}
+		return path(0, &c.Path)
+	case sim.SYS_NEWFSTATAT:
+		c.Obj = &unix.Stat_t{}
+		if e := path(1, &c.Path); e != "" {
+			return e
+		}
+		return ints(0, 3)
+	case sim.SYS_STATX:
+		c.Obj = &unix.Statx_t{}
+		if e := path(1, &c.Path); e != "" {
+			return e
+		}
+		return ints(0, 2, 3)
+	case sim.SYS_ACCESS:
+		if e := path(0, &c.Path); e != "" {
+			return e
+		}
+		return ints(1)
+	case sim.SYS_FACCESSAT, sim.SYS_FACCESSAT2:
+		if e := path(1, &c.Path); e != "" {
+			return e
+		}
+		if nr == sim.SYS_FACCESSAT2 {
+			return ints(0, 2, 3)
+		}
+		return ints(0, 2)
+	case sim.SYS_UNLINK, sim.SYS_RMDIR, sim.SYS_CHDIR:
+		return path(0, &c.Path)
+	case sim.SYS_UNLINKAT:
+		if e := path(1, &c.Path); e != "" {
+			return e
+		}
+		return ints(0, 2)
+	case sim.SYS_RENAME, sim.SYS_LINK:
+		if e := path(0, &c.Path); e != "" {
+			return e
+		}
+		return path(1, &c.Path2)
+	case sim.SYS_RENAMEAT, sim.SYS_RENAMEAT2, sim.SYS_LINKAT:
+		if e := path(1, &c.Path); e != "" {
+			return e
+		}
+		if e := path(3, &c.Path2); e != "" {
+			return e
+		}
+		if nr == sim.SYS_RENAMEAT {
+			return ints(0, 2)
+		}
+		return ints(0, 2, 4)
+	case sim.SYS_SYMLINK:
+		if e := path(0, &c.Path2); e != "" {
+			return e
+		}
+		return path(1, &c.Path)
+	case sim.SYS_SYMLINKAT:
+		if e := path(0, &c.Path2); e != "" {
+			return e
+		}
+		if e := path(2, &c.Path); e != "" {
+			return e
+		}
+		return ints(1)
+	case sim.SYS_READLINK, sim.SYS_READLINKAT:
+		pi, si := 0, 2
+		if nr == sim.SYS_READLINKAT {
+			pi, si = 1, 3
+			if e := ints(0); e != "" {
+				return e
+			}
+		}
+		if e := path(pi, &c.Path); e != "" {
+			return e
+		}
+		n, e := count(si)
+		if e != "" {
+			return e
+		}
+		c.Args[si] = n
+		c.Buf = r.scratch(n)
+		return ""
+	case sim.SYS_MKDIR:
+		if e := path(0, &c.Path); e != "" {
+			return e
+		}
+		return ints(1)
+	case sim.SYS_MKDIRAT:
+		if e := path(1, &c.Path); e != "" {
+			return e
+		}
+		return ints(0, 2)
+	case sim.SYS_TRUNCATE:
+		if e := path(0, &c.Path); e != "" {
+			return e
+		}
+		return ints(1)
+	case sim.SYS_CHMOD:
+		if e := path(0, &c.Path); e != "" {
+			return e
+		}
+		return ints(1)
+	case sim.SYS_FCHMODAT:
+		if e := path(1, &c.Path); e != "" {
+			return e
+		}
+		if ev.NArgs() > 3 {
+			return ints(0, 2, 3)
+		}
+		return ints(0, 2)
+	case sim.SYS_CHOWN, sim.SYS_LCHOWN:
+		if e := path(0, &c.Path); e != "" {
+			return e
+		}
+		return ints(1, 2)
+	case sim.SYS_FCHOWNAT:
+		if e := path(1, &c.Path); e != "" {
+			return e
+		}
+		return ints(0, 2, 3, 4)
+	case sim.SYS_UTIMENSAT:
+		if e := path(1, &c.Path); e != "" {
+			return e
+		}
+		if n := ev.Arg(1); n != nil && (n.Kind == strace.NodeIdent || n.Kind == strace.NodeInt) {
+			c.Args[1] = sim.PathNull // utimensat(fd, NULL, ...): futimens
+		}
+		if n := ev.Arg(2); n != nil && n.Kind == strace.NodeArray && len(n.Kids) == 2 {
+			ts := &[2]unix.Timespec{}
+			for k := range 2 {
+				el := &n.Kids[k]
+				if el.Kind == strace.NodeIdent {
+					switch string(el.Text) {
+					case "UTIME_NOW":
+						ts[k].Nsec = unix.UTIME_NOW
+					case "UTIME_OMIT":
+						ts[k].Nsec = unix.UTIME_OMIT
+					}
+					continue
+				}
+				if s := el.Field("tv_sec"); s != nil {
+					v, _ := s.Value()
+					ts[k].Sec = v
+				}
+				if s := el.Field("tv_nsec"); s != nil {
+					v, ok := s.Value()
+					if !ok && s.Kind == strace.NodeIdent {
+						switch string(s.Text) {
+						case "UTIME_NOW":
+							v = unix.UTIME_NOW
+						case "UTIME_OMIT":
+							v = unix.UTIME_OMIT
+						}
+					}
+					ts[k].Nsec = v
+				}
+			}
+			c.Obj = ts
+		}
+		return ints(0, 3)
+	case sim.SYS_GETDENTS64, sim.SYS_GETDENTS:
+		n, e := count(2)
+		if e != "" {
+			return e
+		}
+		c.Args[2] = n
+		c.Buf = r.scratch(n)
+		return ints(0)
+	case sim.SYS_GETCWD:
+		n, e := count(1)
+		if e != "" {
+			return e
+		}
+		c.Args[1] = n
+		c.Buf = r.scratch(n)
+		return ""
+	case sim.SYS_MMAP:
+		if e := ints(1, 2, 3, 4, 5); e != "" {
+			return e
+		}
+		if c.Args[3]&unix.MAP_ANONYMOUS != 0 || c.Args[4] < 0 {
+			return "anonymous memory"
+		}
+		if c.Args[3]&unix.MAP_FIXED != 0 {
+			return "fixed address"
+		}
+		var mapped []byte
+		c.Obj = &mapped
+		return ""
+	case sim.SYS_COPY_FILE_RANGE, sim.SYS_SENDFILE:
+		offs := []int{1, 3}
+		if nr == sim.SYS_SENDFILE {
+			offs = []int{2}
+		}
+		for _, i := range offs {
+			v, ok := offsetArg(ev, i)
+			if !ok {
+				return fmt.Sprintf("arg %d not an offset", i+1)
+			}
+			c.Args[i] = v
+		}
+		if nr == sim.SYS_SENDFILE {
+			return ints(0, 1, 3)
+		}
+		if e := ints(0, 2, 4, 5); e != "" {
+			return e
+		}
+		in, out := int(c.Args[0]), int(c.Args[2])
+		*post = func(sim.Result) {
+			// The calls move file offsets that recPos does not follow.
+			for _, fd := range []int{in, out} {
+				if f := t.File(fd); f != nil {
+					delete(r.pos, f)
+				}
+			}
+		}
+		return ""
+	case sim.SYS_MUNMAP, sim.SYS_MSYNC, sim.SYS_MPROTECT, sim.SYS_MADVISE:
+		return "address not replayed"
+	case sim.SYS_IO_SETUP:
+		var ctx sim.AioContext
+		c.Obj = &ctx
+		if e := ints(0); e != "" {
+			return e
+		}
+		*post = func(res sim.Result) {
+			if res.Errno != 0 {
+				return
+			}
+			if n := ev.Arg(1); n != nil && n.Kind == strace.NodeArray && len(n.Kids) == 1 {
+				if v, ok := n.Kids[0].Value(); ok {
+					r.aioCtx[uint64(v)] = uint64(ctx)
+				}
+			}
+		}
+		return ""
+	case sim.SYS_IO_DESTROY:
+		if e := ints(0); e != "" {
+			return e
+		}
+		c.Args[0] = int64(r.aioCtx[uint64(c.Args[0])])
+		return ""
+	case sim.SYS_IO_SUBMIT:
+		if e := ints(0, 1); e != "" {
+			return e
+		}
+		c.Args[0] = int64(r.aioCtx[uint64(c.Args[0])])
+		arr := ev.Arg(2)
+		if arr == nil || arr.Kind != strace.NodeArray {
+			return "iocb array not shown"
+		}
+		var cbs []*sim.Iocb
+		for k := range arr.Kids {
+			el := &arr.Kids[k]
+			if el.Kind != strace.NodeStruct {
+				return "iocb not shown"
+			}
+			cb := &sim.Iocb{}
+			get := func(name string) int64 {
+				if f := el.Field(name); f != nil {
+					v, _ := f.Value()
+					return v
+				}
+				return 0
+			}
+			cb.Data = uint64(get("aio_data"))
+			cb.Opcode = uint16(get("aio_lio_opcode"))
+			cb.Fd = uint32(get("aio_fildes"))
+			cb.Offset = get("aio_offset")
+			n := get("aio_nbytes")
+			if n < 0 || n > maxBuf {
+				return "bad aio_nbytes"
+			}
+			cb.Buf = make([]byte, n)
+			if b := el.Field("aio_buf"); b != nil && b.Kind == strace.NodeStr && cb.Opcode == sim.IOCB_CMD_PWRITE {
+				copy(cb.Buf, b.Text)
+			}
+			cbs = append(cbs, cb)
+		}
+		c.Obj = cbs
+		return ""
+	case sim.SYS_IO_GETEVENTS:
+		if e := ints(0, 1, 2); e != "" {
+			return e
+		}
+		c.Args[0] = int64(r.aioCtx[uint64(c.Args[0])])
+		if ev.RetKnown && ev.Ret >= 0 && ev.Ret < c.Args[2] {
+			// How many completions one call returns is the kernel's choice:
+			// follow the recording.
+			c.Args[2] = max(ev.Ret, c.Args[1])
+		}
+		if c.Args[2] < 0 || c.Args[2] > 1<<16 {
+			return "bad nr"
+		}
+		c.Obj = make([]sim.IoEvent, c.Args[2])
+		return ""
+	}
+	return "not replayed"
+}

@@ -1,0 +1,136 @@
+package replay
+
+import (
+	"strings"
+	"syscall"
+
+	"iosim/sim"
+	"iosim/strace"
+	"iosim/vfs"
+)
+
+// nameInfo caches, per syscall name, its number and summary row.
+type nameInfo struct {
+	nr    sim.Sysno
+	known bool
+	stats *SyscallStats
+}
+
+// stats returns the summary row of a syscall name.
+func (r *replayer) stats(name string) *SyscallStats {
+	s := r.report.Syscalls[name]
+	if s == nil {
+		s = &SyscallStats{}
+		r.report.Syscalls[name] = s
+	}
+	return s
+}
+
+// event replays one trace event.
+func (r *replayer) event(ev *strace.Event) {
+	switch ev.Kind {
+	case strace.KindSyscall:
+		r.report.Calls++
+		r.syscall(ev)
+	case strace.KindExit:
+		if t := r.tasks[ev.Pid]; t != nil && !t.Exited() {
+			r.k.Syscall(sim.Call{Nr: sim.SYS_EXIT, Task: t})
+		}
+	case strace.KindKilled:
+		if t := r.tasks[ev.Pid]; t != nil && !t.Exited() {
+			r.k.Syscall(sim.Call{Nr: sim.SYS_EXIT_GROUP, Task: t})
+		}
+	}
+}
+
+// task returns the simulated task of a traced tid, creating it (and its parents)
+// as the plan says: a thread shares its creator's fd table, a child process gets a
+// copy; a task with no known creator is a process of its own, started with the
+// inherited fds 0, 1 and 2.
+func (r *replayer) task(tid int, ev *strace.Event) *sim.Task {
+	if t := r.tasks[tid]; t != nil {
+		return t
+	}
+	var t *sim.Task
+	if parent, thread, ok := r.plan.parentOf(tid, ev); ok && parent != tid {
+		pt := r.task(parent, ev)
+		var err error
+		if thread {
+			t, err = pt.Clone(tid)
+		} else {
+			t, err = pt.Fork(tid)
+		}
+		if err != nil {
+			t = nil
+		}
+	}
+	if t == nil {
+		var err error
+		t, err = r.k.SpawnPid(tid)
+		if err != nil {
+			t, _ = r.k.SpawnPid(0)
+		}
+		r.k.Syscall(sim.Call{Nr: sim.SYS_CHDIR, Task: t, Path: r.world.cwd})
+		r.installSpecial(t, 0, sim.DevNull{}, syscall.O_RDWR)
+		r.installSpecial(t, 1, &sim.Placeholder{Kind: vfs.S_IFREG}, syscall.O_WRONLY|syscall.O_APPEND)
+		r.installSpecial(t, 2, &sim.Placeholder{Kind: vfs.S_IFREG}, syscall.O_WRONLY|syscall.O_APPEND)
+	}
+	r.tasks[tid] = t
+	r.report.Processes++
+	return t
+}
+
+func isRestart(name string) bool { return strings.HasPrefix(name, "ERESTART") }
+
+// syscall replays one system call event.
+func (r *replayer) syscall(ev *strace.Event) {
+	info := r.names[ev.Name]
+	if info == nil {
+		info = &nameInfo{stats: r.stats(ev.Name)}
+		info.nr, info.known = sim.SysnoByName(ev.Name)
+		r.names[ev.Name] = info
+	}
+	st := info.stats
+	st.Calls++
+	if ev.Failed() {
+		st.Errors++
+	}
+	nr, ok := info.nr, info.known
+	if !ok {
+		r.report.NotModelled[ev.Name]++
+		return
+	}
+	t := r.task(ev.Pid, ev)
+	switch nr {
+	case sim.SYS_CLONE, sim.SYS_CLONE3, sim.SYS_FORK, sim.SYS_VFORK:
+		if ev.RetKnown && ev.Ret > 0 && !ev.Failed() {
+			r.task(int(ev.Ret), ev)
+		}
+		r.report.Replayed++
+		return
+	case sim.SYS_EXECVE, sim.SYS_EXECVEAT:
+		if ev.RetKnown && ev.Ret == 0 && !ev.Failed() {
+			r.top.Syscall(sim.Call{Nr: nr, Task: t})
+		}
+		r.report.Replayed++
+		return
+	case sim.SYS_EXIT, sim.SYS_EXIT_GROUP:
+		// The task ends at its `+++ exited +++` line; exit_group ends the others.
+		if nr == sim.SYS_EXIT_GROUP {
+			r.k.Syscall(sim.Call{Nr: nr, Task: t})
+		}
+		r.report.Replayed++
+		return
+	}
+	if s, _ := sim.SupportOf(nr); s == sim.NotModelled {
+		r.report.NotModelled[ev.Name]++
+		r.unmodelledFds(t, nr, ev)
+		return
+	}
+	if ev.Injected {
+		// strace's own fault injection: the kernel never ran the call.
+		r.report.Replayed++
+		return
+	}
+	r.replay(t, nr, ev)
+}
