@@ -487,6 +487,34 @@ func (r *replayer) build(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Cal
 			}
 		}
 		return ""
+	case sim.SYS_GETPID, sim.SYS_GETTID:
+		return "" // the pids are the recorded ones
+	case sim.SYS_PRLIMIT64:
+		if e := ints(0, 1); e != "" {
+			return e
+		}
+		lim := &unix.Rlimit{}
+		if n := ev.Arg(2); n != nil && n.Kind == strace.NodeStruct {
+			for _, f := range []struct {
+				name string
+				dst  *uint64
+			}{{"rlim_cur", &lim.Cur}, {"rlim_max", &lim.Max}} {
+				fld := n.Field(f.name)
+				if fld == nil {
+					return "rlimit not shown"
+				}
+				v, ok := fld.Value()
+				if !ok {
+					if fld.Kind != strace.NodeIdent || string(fld.Text) != "RLIM64_INFINITY" {
+						return "rlimit not a number"
+					}
+					v = -1
+				}
+				*f.dst = uint64(v)
+			}
+			c.Obj = lim
+		}
+		return ""
 	case sim.SYS_MUNMAP, sim.SYS_MSYNC, sim.SYS_MPROTECT, sim.SYS_MADVISE:
 		return "address not replayed"
 	case sim.SYS_IO_SETUP:

@@ -98,7 +98,7 @@ func (r *replayer) replay(t *sim.Task, nr sim.Sysno, ev *strace.Event) {
 	var post func(res sim.Result)
 	if err := r.build(t, nr, ev, &c, &post); err != "" {
 		key := ev.Name + " (" + err + ")"
-		r.report.NotModelled[key]++
+		r.report.Skipped[key]++
 		return
 	}
 	r.cur, r.curPos = nil, 0

@@ -34,6 +34,7 @@ import (
 	pathpkg "path"
 	"slices"
 	"sort"
+	"strings"
 	"sync/atomic"
 	"syscall"
 
@@ -92,12 +93,16 @@ type SyscallStats struct {
 
 // Report is what a replay did and found.
 type Report struct {
-	Files           []string                 `json:"files"`
-	Stack           string                   `json:"stack"`
-	Calls           int64                    `json:"calls"`
-	Replayed        int64                    `json:"replayed"`
-	Verified        int64                    `json:"verified"`
-	NotModelled     map[string]int64         `json:"not_modelled"`
+	Files       []string         `json:"files"`
+	Stack       string           `json:"stack"`
+	Calls       int64            `json:"calls"`
+	Replayed    int64            `json:"replayed"`
+	Verified    int64            `json:"verified"`
+	NotModelled map[string]int64 `json:"not_modelled"`
+	// Skipped counts calls of modelled syscalls that replay could not rebuild
+	// from the trace (an anonymous or fixed-address mmap, an argument strace did
+	// not print), keyed "name (reason)".
+	Skipped         map[string]int64         `json:"skipped"`
 	ParseErrors     int64                    `json:"parse_errors"`
 	ParseErrorList  []string                 `json:"parse_error_list,omitempty"`
 	Divergences     int64                    `json:"divergences"`
@@ -241,7 +246,7 @@ func newReplayer(opts Options, pl *plan) (*replayer, error) {
 	if max <= 0 {
 		max = 100
 	}
-	r.report = &Report{NotModelled: map[string]int64{}, Syscalls: map[string]*SyscallStats{}, maxDivergences: max}
+	r.report = &Report{NotModelled: map[string]int64{}, Skipped: map[string]int64{}, Syscalls: map[string]*SyscallStats{}, maxDivergences: max}
 	for _, s := range opts.Stack {
 		if r.report.Stack != "" {
 			r.report.Stack += " "
@@ -307,19 +312,22 @@ func (rep *Report) SortedSyscalls() []string {
 }
 
 // SortedNotModelled returns the not-modelled names by decreasing count.
-func (rep *Report) SortedNotModelled() []string {
-	names := make([]string, 0, len(rep.NotModelled))
-	for n := range rep.NotModelled {
+func (rep *Report) SortedNotModelled() []string { return byCount(rep.NotModelled) }
+
+// SortedSkipped returns the skipped keys by decreasing count.
+func (rep *Report) SortedSkipped() []string { return byCount(rep.Skipped) }
+
+// byCount returns the keys of m by decreasing count, then by name.
+func byCount(m map[string]int64) []string {
+	names := make([]string, 0, len(m))
+	for n := range m {
 		names = append(names, n)
 	}
 	slices.SortFunc(names, func(a, b string) int {
-		if rep.NotModelled[a] != rep.NotModelled[b] {
-			return int(rep.NotModelled[b] - rep.NotModelled[a])
+		if m[a] != m[b] {
+			return int(m[b] - m[a])
 		}
-		if a < b {
-			return -1
-		}
-		return 1
+		return strings.Compare(a, b)
 	})
 	return names
 }

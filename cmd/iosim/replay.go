@@ -101,6 +101,13 @@ func writeReport(w io.Writer, rep *replay.Report, verify bool) {
 		}
 		fmt.Fprintf(w, "not modelled: %s\n", strings.Join(parts, ", "))
 	}
+	if len(rep.Skipped) > 0 {
+		var parts []string
+		for _, n := range rep.SortedSkipped() {
+			parts = append(parts, fmt.Sprintf("%s %d", n, rep.Skipped[n]))
+		}
+		fmt.Fprintf(w, "not replayed: %s\n", strings.Join(parts, ", "))
+	}
 	fmt.Fprintf(w, "parse errors: %d\n", rep.ParseErrors)
 	for _, e := range rep.ParseErrorList {
 		fmt.Fprintf(w, "  %s\n", e)
