@@ -100,6 +100,14 @@ func (r *replayer) ensureFd(t *sim.Task, ev *strace.Event, idx, fd int) {
 	if r.plan.created(ev, fd) {
 		return // the trace made this fd itself: its absence is the model's
 	}
+	if fd >= sim.NrOpen {
+		return // no Linux process has such an fd: the model's EBADF stands
+	}
+	if g := t.Group(); fd >= g.Nofile() {
+		// The recorded process had a higher RLIMIT_NOFILE than the model's
+		// default: it evidently used this fd.
+		g.SetNofile(fd + 1)
+	}
 	n := ev.Arg(idx)
 	if n != nil && n.Kind == strace.NodeFd && len(n.Text) > 0 && !isExternalDecoration(string(n.Text)) && !n.Deleted {
 		p := string(n.Text)

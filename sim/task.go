@@ -221,12 +221,16 @@ func (k *Kernel) sysRlimit(c *Call) Result {
 	return ok(0)
 }
 
+// NrOpen is Linux's fs.nr_open default: no process can have an fd at or above it.
+const NrOpen = 1 << 20
+
 // InstallPath opens path (relative to the process's cwd) with flags and perm as
-// open(2) would and installs the description at fd, replacing whatever fd held (as
+// open(2) would and installs the description at fd (EBADF at or beyond the
+// process's RLIMIT_NOFILE: raise it first with SetNofile), replacing whatever fd held (as
 // dup2). The strace replayer uses it for fds a trace inherits or that it cannot
 // otherwise reproduce (fd 0-2, an fd shown by -y). flags may include O_CLOEXEC.
 func (t *Task) InstallPath(fd int, path string, flags int, perm uint32) error {
-	if fd < 0 {
+	if fd < 0 || fd >= t.g.Nofile() {
 		return syscall.EBADF
 	}
 	f, e := t.k.openFile(t, atFdcwd, path, flags, perm)
@@ -238,10 +242,10 @@ func (t *Task) InstallPath(fd int, path string, flags int, perm uint32) error {
 }
 
 // InstallSpecial installs a special object (DevNull, DevZero, a Placeholder) at fd,
-// replacing whatever fd held. flags gives the access mode and status flags F_GETFL
+// replacing whatever fd held (EBADF at or beyond RLIMIT_NOFILE). flags gives the access mode and status flags F_GETFL
 // reports (O_RDWR, O_NONBLOCK...) and O_CLOEXEC.
 func (t *Task) InstallSpecial(fd int, s Special, flags int) error {
-	if fd < 0 {
+	if fd < 0 || fd >= t.g.Nofile() {
 		return syscall.EBADF
 	}
 	f := newFile(t.k, nil, s, flags)
