@@ -172,9 +172,6 @@ type runner struct {
 	procs []*sim.Process // every process of the run (fork adds one)
 }
 
-// run executes one op and returns its observation.
-func (o op) run(p *sim.Process, salt int) string { return (&runner{p: p, last: -1}).run(o, salt) }
-
 func (rn *runner) run(o op, salt int) string {
 	switch o.Kind {
 	case "fork":

@@ -37,8 +37,6 @@ func (k *fileCacheChecker) report(t *testing.T) {
 	t.Logf("%d ops: %d calls served from memory, %d passed to the kernel", k.ops, k.served, k.passed)
 }
 
-func fileCacheStack(k sim.Handler) sim.Handler { return interposer.NewFileCache(k, msbPath) }
-
 func TestFileCacheReadEquivalence(t *testing.T) {
 	var k fileCacheChecker
 	rapid.Check(t, func(t *rapid.T) { k.check(t, genLongProg(t, 10, 60, readOps, hotOps)) })

@@ -17,9 +17,6 @@ const maxBuf = 256 << 20
 // readSlack is how much larger than the recorded result a read's buffer is.
 const readSlack = 64 << 10
 
-// intArg returns argument i as an integer.
-func intArg(ev *strace.Event, i int) (int64, bool) { return ev.Int(i) }
-
 // pathArg returns argument i as a path ("" for NULL).
 func pathArg(ev *strace.Event, i int) (string, bool) {
 	n := ev.Arg(i)
@@ -96,7 +93,7 @@ func dataArg(ev *strace.Event, i int, count int64) []byte {
 func (r *replayer) build(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call, post *func(sim.Result)) string {
 	ints := func(idx ...int) string {
 		for _, i := range idx {
-			v, ok := intArg(ev, i)
+			v, ok := ev.Int(i)
 			if !ok {
 				return fmt.Sprintf("arg %d not a number", i+1)
 			}
@@ -113,7 +110,7 @@ func (r *replayer) build(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Cal
 		return ""
 	}
 	count := func(i int) (int64, string) {
-		n, ok := intArg(ev, i)
+		n, ok := ev.Int(i)
 		if !ok || n < 0 {
 			return 0, fmt.Sprintf("arg %d not a count", i+1)
 		}

@@ -36,7 +36,6 @@ import (
 	"sort"
 	"strings"
 	"sync/atomic"
-	"syscall"
 
 	"iosim/interposer"
 	"iosim/sim"
@@ -102,19 +101,18 @@ type Report struct {
 	// Skipped counts calls of modelled syscalls that replay could not rebuild
 	// from the trace (an anonymous or fixed-address mmap, an argument strace did
 	// not print), keyed "name (reason)".
-	Skipped         map[string]int64         `json:"skipped"`
-	ParseErrors     int64                    `json:"parse_errors"`
-	ParseErrorList  []string                 `json:"parse_error_list,omitempty"`
-	Divergences     int64                    `json:"divergences"`
-	DivergenceList  []Divergence             `json:"divergence_list,omitempty"`
-	KernelCalls     int64                    `json:"kernel_calls"`
-	Syscalls        map[string]*SyscallStats `json:"syscalls"`
-	Processes       int                      `json:"processes"`
-	InferredPaths   int                      `json:"inferred_paths"`
-	VirtualTimeNs   int64                    `json:"virtual_time_ns"`
-	StackReport     string                   `json:"stack_report,omitempty"`
-	maxDivergences  int
-	divergenceNames map[string]bool
+	Skipped        map[string]int64         `json:"skipped"`
+	ParseErrors    int64                    `json:"parse_errors"`
+	ParseErrorList []string                 `json:"parse_error_list,omitempty"`
+	Divergences    int64                    `json:"divergences"`
+	DivergenceList []Divergence             `json:"divergence_list,omitempty"`
+	KernelCalls    int64                    `json:"kernel_calls"`
+	Syscalls       map[string]*SyscallStats `json:"syscalls"`
+	Processes      int                      `json:"processes"`
+	InferredPaths  int                      `json:"inferred_paths"`
+	VirtualTimeNs  int64                    `json:"virtual_time_ns"`
+	StackReport    string                   `json:"stack_report,omitempty"`
+	maxDivergences int
 }
 
 // counter is the bottom of the stack: it counts the calls that reach the kernel.
@@ -222,8 +220,6 @@ type replayer struct {
 	curPos    int64               // its recorded offset before the call
 	aioCtx    map[uint64]uint64   // recorded io context id → model's
 	buf       []byte              // scratch for read buffers
-	iov       [][]byte
-	st        syscall.Stat_t
 }
 
 func newReplayer(opts Options, pl *plan) (*replayer, error) {

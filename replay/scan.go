@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 
 	"iosim/strace"
 )
@@ -300,5 +299,3 @@ func isExternalDecoration(p string) bool {
 	return strings.HasPrefix(p, "socket:") || strings.HasPrefix(p, "pipe:") ||
 		strings.HasPrefix(p, "anon_inode:") || strings.Contains(p, ":[") || !strings.HasPrefix(p, "/")
 }
-
-var _ = syscall.EBADF

@@ -203,7 +203,7 @@ func TestThreadsShareTable(t *testing.T) {
 	require.Equal(t, 077, p.Umask(022))
 	// A thread's exit leaves the process; the last one's ends it.
 	th.Syscall(Call{Nr: SYS_EXIT})
-	fd, err = p.Open("/f", unix.O_RDONLY, 0)
+	_, err = p.Open("/f", unix.O_RDONLY, 0)
 	require.NoError(t, err)
 }
 

@@ -399,12 +399,6 @@ func (s *kdiff) noteDioRead(fd int) {
 	s.dioRead[st.Ino] = true
 }
 
-// dioReadFile reports whether fd's file was read through an O_DIRECT fd.
-func (s *kdiff) dioReadFile(fd int) bool {
-	var st unix.Stat_t
-	return s.k.Fstat(fd, &st) == nil && s.dioRead[st.Ino]
-}
-
 // resyncOffset puts the model's offset of fd where the kernel's is.
 func (s *kdiff) resyncOffset(fd int) {
 	off, err := s.k.Seek(fd, 0, unix.SEEK_CUR)

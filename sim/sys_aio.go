@@ -55,12 +55,11 @@ type IoEvent struct {
 }
 
 type aioCtx struct {
-	id      uint64
-	g       *ThreadGroup
-	max     int
-	seq     uint64
-	done    []IoEvent
-	waiting int
+	id   uint64
+	g    *ThreadGroup
+	max  int
+	seq  uint64
+	done []IoEvent
 }
 
 type aioTable struct {

@@ -305,8 +305,7 @@ func (fs *FS) materialize(dur map[uint64]*durInode) *FS {
 	nfs := &FS{cfg: fs.cfg, nextIno: fs.nextIno, tick: fs.tick, dur: map[uint64]*durInode{}, durRoot: fs.durRoot}
 	nfs.cfg.injector = nil
 	made := map[uint64]*Inode{}
-	var build func(id uint64, d *durInode) *Inode
-	build = func(id uint64, d *durInode) *Inode {
+	build := func(id uint64, d *durInode) *Inode {
 		if i := made[id]; i != nil {
 			return i
 		}

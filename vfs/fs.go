@@ -2,7 +2,6 @@ package vfs
 
 import (
 	"sync"
-	"syscall"
 )
 
 // Linux x86-64 limits that the model enforces.
@@ -196,13 +195,3 @@ func (fs *FS) fault(op Op, ino *Inode, path string) Fault {
 	}
 	return fs.cfg.injector.Inject(op, path)
 }
-
-// errnoOf converts a fault to an error, or nil.
-func (f Fault) err() error {
-	if f.Errno != 0 {
-		return f.Errno
-	}
-	return nil
-}
-
-var _ = syscall.EIO

@@ -116,17 +116,6 @@ func (fs *FS) walkParent(dir *Inode, path string, links *int) (parent *Inode, na
 	return parent, name, trailing, nil
 }
 
-// lookupName returns the inode named name in dir, handling "." and "..".
-func lookupName(dir *Inode, name string) *Inode {
-	switch name {
-	case ".":
-		return dir
-	case "..":
-		return dir.parent
-	}
-	return dir.entries[name]
-}
-
 // Resolve returns the inode that path names, relative to dir (the cwd or an "at"
 // call's dirfd). followLast says whether a final symlink is followed (stat versus
 // lstat, AT_SYMLINK_NOFOLLOW).
