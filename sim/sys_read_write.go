@@ -291,26 +291,42 @@ func iovLen(iov [][]byte) int64 {
 	return n
 }
 
+// vecFile does the checks the vector calls share, in Linux's order: EINVAL for a
+// negative position, EBADF for a closed fd or one without the access (read, or
+// write when write is set), EINVAL beyond UIO_MAXIOV iovecs. ref says whether the
+// caller must drop a reference (f.decRef) when done.
+func vecFile(c *Call, positional bool, off int64, write bool) (f *File, ref bool, e syscall.Errno) {
+	if positional && off < 0 {
+		return nil, false, syscall.EINVAL
+	}
+	f, ref = c.Task.fget(int(c.Args[0]))
+	if f == nil {
+		return nil, false, syscall.EBADF
+	}
+	switch {
+	case write && !f.writable(), !write && !f.readable():
+		e = syscall.EBADF
+	case len(c.Iov) > uioMaxIov:
+		e = syscall.EINVAL
+	}
+	if e != 0 && ref {
+		f.decRef()
+		ref = false
+	}
+	return f, ref, e
+}
+
 // sysReadv implements readv(2) and preadv(2) (positional, offset from Args[3];
 // preadv2 with offset -1 uses the file offset, RWF_* flags are ignored). The iovecs
 // are c.Iov: EINVAL beyond UIO_MAXIOV (1024); they are filled in order and the call
 // stops at the first short one. An empty vector returns 0 after the fd checks.
 func (k *Kernel) sysReadv(c *Call, positional bool, off int64) Result {
-	if positional && off < 0 {
-		return Fail(syscall.EINVAL)
-	}
-	f, ref := c.Task.fget(int(c.Args[0]))
-	if f == nil {
-		return Fail(syscall.EBADF)
+	f, ref, e := vecFile(c, positional, off, false)
+	if e != 0 {
+		return Fail(e)
 	}
 	if ref {
 		defer f.decRef()
-	}
-	if !f.readable() {
-		return Fail(syscall.EBADF)
-	}
-	if len(c.Iov) > uioMaxIov {
-		return Fail(syscall.EINVAL)
 	}
 	if f.special != nil {
 		if positional && !f.special.Seekable() {
@@ -393,21 +409,12 @@ func (k *Kernel) sysReadv(c *Call, positional bool, off int64) Result {
 // sysWritev implements writev(2) and pwritev(2): the iovecs are written in order as
 // one write (with O_APPEND, at the end of file); EINVAL beyond UIO_MAXIOV.
 func (k *Kernel) sysWritev(c *Call, positional bool, off int64) Result {
-	if positional && off < 0 {
-		return Fail(syscall.EINVAL)
-	}
-	f, ref := c.Task.fget(int(c.Args[0]))
-	if f == nil {
-		return Fail(syscall.EBADF)
+	f, ref, e := vecFile(c, positional, off, true)
+	if e != 0 {
+		return Fail(e)
 	}
 	if ref {
 		defer f.decRef()
-	}
-	if !f.writable() {
-		return Fail(syscall.EBADF)
-	}
-	if len(c.Iov) > uioMaxIov {
-		return Fail(syscall.EINVAL)
 	}
 	if f.special != nil {
 		if positional && !f.special.Seekable() {
