@@ -170,14 +170,18 @@ func (d *fileData) BlockSize() int64 { return d.bs }
 // search returns the position of the first chunk with base >= cbase and whether
 // that chunk has base == cbase. The last chunk is checked first (appends).
 func (d *fileData) search(cbase int64) (int, bool) {
-	n := len(d.chunks)
-	if n == 0 {
-		return 0, false
+	// Appends, and every access to a file of at most 32 blocks, hit the last
+	// chunk: checked first, before any binary search.
+	if n := len(d.chunks); n > 0 && d.chunks[n-1].base == cbase {
+		return n - 1, true
 	}
-	if last := d.chunks[n-1].base; last <= cbase {
-		if last == cbase {
-			return n - 1, true
-		}
+	return d.searchSlow(cbase)
+}
+
+// searchSlow is search when the last chunk's base is not cbase.
+func (d *fileData) searchSlow(cbase int64) (int, bool) {
+	n := len(d.chunks)
+	if n == 0 || d.chunks[n-1].base < cbase {
 		return n, false
 	}
 	i := sort.Search(n, func(i int) bool { return d.chunks[i].base >= cbase })
@@ -267,6 +271,16 @@ func (d *fileData) ReadAt(p []byte, off int64) {
 // readAt is ReadAt that also reports whether the range holds an unwritten block
 // not marked cached (see CacheUnwritten), found on the way at no extra cost.
 func (d *fileData) readAt(p []byte, off int64) (uncached bool) {
+	// The common read, within one written block: one lookup and one copy.
+	if in := off & (d.bs - 1); in+int64(len(p)) <= d.bs {
+		bi := off >> d.shift
+		if i, ok := d.search(bi &^ chunkMask); ok {
+			if b := d.chunks[i].bufs[bi&chunkMask]; b != nil {
+				copy(p, b[in:])
+				return false
+			}
+		}
+	}
 	for len(p) > 0 {
 		bi := off >> d.shift
 		i, ok := d.search(bi &^ chunkMask)

@@ -63,6 +63,13 @@ type Inode struct {
 	// matching and messages; for directories they are exact.
 	name  string
 	dirOf *Inode
+	// lastLookup (directories) is the entry the last lookup found, a one-entry
+	// cache in front of entries for a program that opens one file again and
+	// again (seed 000). It is used only while it is still entries[its name]: it
+	// is set only when its name and dirOf are this directory's entry, used only
+	// while they still are (a link elsewhere changes them), and every change of
+	// entries (linkLocked, unlinkLocked) clears it.
+	lastLookup *Inode
 
 	pend inodePending // what is not yet durable (durable.go)
 
@@ -217,4 +224,18 @@ func (i *Inode) touchAtime() {
 		i.atime = t
 		i.fs.markAttr(i)
 	}
+}
+
+// lookup returns the entry name of directory d, or nil. Called with fs.mu held.
+func (d *Inode) lookup(name string) *Inode {
+	// h's name and dirOf are checked again: linking h elsewhere since (which
+	// does not clear d's cache) changes them.
+	if h := d.lastLookup; h != nil && h.name == name && h.dirOf == d {
+		return h
+	}
+	ino := d.entries[name]
+	if ino != nil && ino.name == name && ino.dirOf == d {
+		d.lastLookup = ino
+	}
+	return ino
 }

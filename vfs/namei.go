@@ -49,7 +49,7 @@ func (fs *FS) walk(dir *Inode, path string, followLast bool, links *int) (*Inode
 		case "..":
 			next = cur.parent
 		default:
-			next = cur.entries[name]
+			next = cur.lookup(name)
 			if next == nil {
 				return nil, ENOENT
 			}

@@ -144,6 +144,7 @@ func joinPath(dir *Inode, name string) string {
 // linkLocked adds the entry name → ino to dir and updates link counts and times.
 func (fs *FS) linkLocked(dir *Inode, name string, ino *Inode) {
 	dir.entries[name] = ino
+	dir.lastLookup = nil
 	ino.nlink++
 	ino.name, ino.dirOf = name, dir
 	if ino.IsDir() {
@@ -164,6 +165,7 @@ func (fs *FS) linkLocked(dir *Inode, name string, ino *Inode) {
 func (fs *FS) unlinkLocked(dir *Inode, name string) {
 	ino := dir.entries[name]
 	delete(dir.entries, name)
+	dir.lastLookup = nil
 	ino.nlink--
 	if ino.IsDir() {
 		ino.nlink-- // "."

@@ -335,6 +335,36 @@ read g new
 hread h2 two
 hnlink h2 0
 `},
+	// Looking a name up again and again (seed 000) is served by a per-directory
+	// one-entry cache; every change to the names must be seen through it.
+	{"repeated lookups", `
+mkdir d
+mkdir e
+write d/a one
+read d/a one
+read d/a one
+link d/a e/b
+read d/b = ENOENT
+read d/a one
+read e/b one
+rename d/a d/c
+read d/a = ENOENT
+read d/c one
+read d/c one
+unlink d/c
+read d/c = ENOENT
+write d/c two
+read d/c two
+read e/b one
+rename e/b d/c
+read d/c one
+read e/b = ENOENT
+symlink c d/s
+read d/s one
+rename d/s d/c
+read d/c = ELOOP
+type d/c lnk
+`},
 }
 
 // nsCasesModelOnly need what the kernel test cannot have: absolute paths, the root.

@@ -43,7 +43,13 @@ func (i *Inode) ReadAtDirect(p []byte, off int64) (int, error) {
 func (i *Inode) read(p []byte, off int64, cache bool) (int, error) {
 	fs := i.fs
 	fs.mu.Lock()
-	defer fs.mu.Unlock()
+	n, err := i.readLocked(p, off, cache)
+	fs.mu.Unlock()
+	return n, err
+}
+
+func (i *Inode) readLocked(p []byte, off int64, cache bool) (int, error) {
+	fs := i.fs
 	if i.mode&S_IFMT != S_IFREG {
 		if i.IsDir() {
 			return 0, EISDIR
