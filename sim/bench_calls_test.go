@@ -68,3 +68,10 @@ func BenchmarkVfsOpen(b *testing.B) {
 }
 
 func addrOf(b []byte) uintptr { return uintptr(unsafe.Pointer(&b[0])) }
+
+func BenchmarkCallGetpid(b *testing.B) {
+	p, _ := benchSetup(b)
+	for b.Loop() {
+		p.Getpid()
+	}
+}

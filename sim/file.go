@@ -65,8 +65,10 @@ func (f *File) Offset() int64 {
 }
 
 // readable reports FMODE_READ: access mode O_RDONLY or O_RDWR, not O_PATH.
-func (f *File) readable() bool {
-	fl := f.flags.Load()
+func (f *File) readable() bool { return readableFlags(f.flags.Load()) }
+
+// readableFlags is readable of a description whose flags are fl.
+func readableFlags(fl uint32) bool {
 	a := fl & syscall.O_ACCMODE
 	return (a == syscall.O_RDONLY || a == syscall.O_RDWR) && fl&oPath == 0
 }
@@ -168,6 +170,16 @@ func (t *fdTable) get(fd int) *File {
 	return a.files[fd].Load()
 }
 
+// getIO is get for the calls that refuse O_PATH descriptions (fdget): one of
+// those is nil, as a closed fd.
+func (t *fdTable) getIO(fd int) *File {
+	f := t.get(fd)
+	if f != nil && f.flags.Load()&oPath != 0 {
+		return nil
+	}
+	return f
+}
+
 func (t *fdTable) cloexec(fd int) bool {
 	a := t.arr.Load()
 	if uint(fd) >= uint(len(a.cloexec)) {
@@ -202,10 +214,27 @@ func (t *fdTable) grow(fd int) *fdArray {
 	return b
 }
 
+// lock serialises the table's mutators, the threads that share it. A table with
+// one user is mutated by its one thread only, which makes one call at a time, so
+// the mutex is skipped (as fget skips references then). It returns whether it
+// locked.
+func (t *fdTable) lock() bool {
+	if t.users.Load() == 1 {
+		return false
+	}
+	t.mu.Lock()
+	return true
+}
+
+func (t *fdTable) unlock(locked bool) {
+	if locked {
+		t.mu.Unlock()
+	}
+}
+
 // alloc installs f at the lowest free fd >= min and below limit.
 func (t *fdTable) alloc(f *File, min int, limit int64, cloexec bool) (int, syscall.Errno) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
+	defer t.unlock(t.lock())
 	a := t.arr.Load()
 	fd := min
 	if low := int(t.low.Load()); fd < low {
@@ -219,7 +248,9 @@ func (t *fdTable) alloc(f *File, min int, limit int64, cloexec bool) (int, sysca
 	}
 	a = t.grow(fd)
 	a.files[fd].Store(f)
-	a.cloexec[fd].Store(cloexec)
+	if cloexec || a.cloexec[fd].Load() { // stores cost more than loads
+		a.cloexec[fd].Store(cloexec)
+	}
 	if int64(min) <= t.low.Load() {
 		t.low.Store(int64(fd) + 1)
 	}
@@ -249,14 +280,15 @@ func (t *fdTable) install(fd int, f *File, cloexec bool) *File {
 
 // remove clears fd and returns what it held.
 func (t *fdTable) remove(fd int) *File {
-	t.mu.Lock()
-	defer t.mu.Unlock()
+	defer t.unlock(t.lock())
 	a := t.arr.Load()
 	if uint(fd) >= uint(len(a.files)) {
 		return nil
 	}
 	old := a.files[fd].Swap(nil)
-	a.cloexec[fd].Store(false)
+	if a.cloexec[fd].Load() {
+		a.cloexec[fd].Store(false)
+	}
 	if old != nil && int64(fd) < t.low.Load() {
 		t.low.Store(int64(fd))
 	}

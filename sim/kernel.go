@@ -5,7 +5,12 @@
 // Every call crosses one method, (*Kernel).Syscall(Call) Result, the way every call
 // of a process crosses the syscall table; interposers (package interposer) wrap the
 // Kernel as Handlers, and the typed facade (*Process) builds Calls with the names
-// and signatures of golang.org/x/sys/unix. The support table (Syscalls, SupportOf)
+// and signatures of golang.org/x/sys/unix. One shortcut exists: a facade bound to
+// the kernel itself, with a constant cost model, sends its hottest calls (read,
+// write, pread, pwrite, lseek, fcntl, open, close) to the functions the dispatch
+// would reach, without building a Call; nothing could observe the Call there, and
+// TestTypedRouteMatchesCallRoute checks that both routes give the same results,
+// clock and files. The support table (Syscalls, SupportOf)
 // says for every x86-64 syscall whether it is modelled; calls that are not (brk,
 // futex, sockets...) are accepted and return 0.
 //
@@ -186,15 +191,45 @@ func (k *Kernel) Syscall(c Call) Result { return k.syscall(&c) }
 
 // syscall is Syscall on a Call the caller owns (the facade's fast path). c does not
 // escape.
+//
+// The calls of a program's steady state (read, lseek, pread64, write) are
+// dispatched here without entering the full switch of dispatch.
 func (k *Kernel) syscall(c *Call) Result {
-	r := k.dispatch(c)
+	var r Result
+	switch t := c.Task; {
+	case t == nil || t.exited.Load():
+		r = Fail(syscall.ESRCH)
+	case c.Nr == SYS_READ:
+		r = k.sysRead(c)
+	case c.Nr == SYS_LSEEK:
+		r = k.sysLseek(c)
+	case c.Nr == SYS_PREAD64:
+		r = k.sysPread(c)
+	case c.Nr == SYS_WRITE:
+		r = k.sysWrite(c)
+	default:
+		r = k.dispatch(c)
+	}
 	if k.cost == nil {
 		k.clock.ns.Add(k.constCost)
 	} else {
-		cc := *c
-		k.clock.Advance(k.cost.Cost(&cc, r))
+		k.charge(c, r)
 	}
 	return r
+}
+
+// chargeConst charges the constant cost of a call made through a typed entry
+// point (see Process.direct) and returns its result.
+func (k *Kernel) chargeConst(r Result) Result {
+	k.clock.ns.Add(k.constCost)
+	return r
+}
+
+// charge advances the clock by the cost model's price of c. The model gets a copy,
+// so that c does not escape (the facade's Calls live on its stack).
+func (k *Kernel) charge(c *Call, r Result) {
+	cc := *c
+	k.clock.Advance(k.cost.Cost(&cc, r))
 }
 
 var _ Handler = (*Kernel)(nil)
@@ -202,12 +237,12 @@ var _ Handler = (*Kernel)(nil)
 // ok returns a successful Result with return value v.
 func ok(v int64) Result { return Result{Ret: v} }
 
-// res converts a vfs error (a bare Errno or nil) to a Result.
-func res(v int64, err error) Result {
+// res converts a count and a vfs error (a bare Errno or nil) to a Result.
+func res[N int | int64](v N, err error) Result {
 	if err != nil {
 		return Fail(errnoOf(err))
 	}
-	return Result{Ret: v}
+	return Result{Ret: int64(v)}
 }
 
 // errnoOf extracts the Errno from a vfs error; anything else is EIO.
@@ -218,22 +253,9 @@ func errnoOf(err error) syscall.Errno {
 	return syscall.EIO
 }
 
+// dispatch performs c for syscall, once the caller is known to be alive.
 func (k *Kernel) dispatch(c *Call) Result {
 	t := c.Task
-	if t == nil || t.exited.Load() {
-		return Fail(syscall.ESRCH)
-	}
-	// The hottest calls first: the switch below is a binary search.
-	switch nr := c.Nr; {
-	case nr == SYS_READ:
-		return k.sysRead(c)
-	case nr == SYS_LSEEK:
-		return k.sysLseek(c)
-	case nr == SYS_PREAD64:
-		return k.sysPread(c)
-	case nr == SYS_WRITE:
-		return k.sysWrite(c)
-	}
 	switch c.Nr {
 	// sys_read_write.go
 	case SYS_READ:

@@ -75,18 +75,21 @@ const (
 //     and write hints are accepted and return 0 (not modelled).
 //   - any other cmd is EINVAL.
 func (k *Kernel) sysFcntl(c *Call) Result {
-	t := c.Task
-	fd := int(c.Args[0])
+	return k.fcntlFd(c.Task, int(c.Args[0]), c.Args[1], c.Args[2], c.Obj)
+}
+
+// fcntlFd is fcntl(2) of fd by t; obj is the struct argument of the lock commands.
+func (k *Kernel) fcntlFd(t *Task, fd int, cmd, arg int64, obj any) Result {
 	f, ref := t.fgetRaw(fd)
 	if f == nil {
 		return Fail(syscall.EBADF)
 	}
 	var r Result
-	switch cmd := c.Args[1]; {
+	switch {
 	case f.flags.Load()&oPath != 0 && cmd != fDupfd && cmd != fDupfdCloexec && cmd != fGetfd && cmd != fSetfd && cmd != fGetfl:
 		r = Fail(syscall.EBADF) // an O_PATH fd answers only the fd commands
 	default:
-		r = k.fcntl(c, t, fd, f)
+		r = k.fcntl(t, fd, f, cmd, arg, obj)
 	}
 	if ref {
 		f.decRef()
@@ -94,9 +97,8 @@ func (k *Kernel) sysFcntl(c *Call) Result {
 	return r
 }
 
-func (k *Kernel) fcntl(c *Call, t *Task, fd int, f *File) Result {
-	arg := c.Args[2]
-	switch c.Args[1] {
+func (k *Kernel) fcntl(t *Task, fd int, f *File, cmd, arg int64, obj any) Result {
+	switch cmd {
 	case fGetfd:
 		if t.g.files.cloexec(fd) {
 			return Result{Ret: syscall.FD_CLOEXEC}
@@ -119,13 +121,13 @@ func (k *Kernel) fcntl(c *Call, t *Task, fd int, f *File) Result {
 			}
 		}
 	case fDupfd, fDupfdCloexec:
-		return k.dupfd(t.g, f, arg, c.Args[1] == fDupfdCloexec)
+		return k.dupfd(t.g, f, arg, cmd == fDupfdCloexec)
 	case fGetlk, fSetlk, fSetlkw, fOfdGetlk, fOfdSetlk, fOfdSetlkw:
-		lk, _ := c.Obj.(*unix.Flock_t)
+		lk, _ := obj.(*unix.Flock_t)
 		if lk == nil {
 			return Fail(syscall.EFAULT)
 		}
-		return k.recordLock(t, f, int(c.Args[1]), lk)
+		return k.recordLock(t, f, int(cmd), lk)
 	case fSetown, fGetown, fSetsig, fGetsig, fSetownEx, fGetownEx, fGetownerUids,
 		fSetlease, fGetlease, fNotify, fSetpipeSz, fGetpipeSz, fAddSeals, fGetSeals,
 		fGetRwHint, fSetRwHint, fGetFileRwHnt, fSetFileRwHnt:

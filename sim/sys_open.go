@@ -50,14 +50,18 @@ const (
 // a file system without tmpfile support), O_PATH beyond "an fd that can neither read
 // nor write", O_NOCTTY, O_ASYNC signals, RESOLVE_* (openat2 is not modelled).
 func (k *Kernel) sysOpenat(c *Call, dirfd int, flags64 int64, mode uint32) Result {
-	t := c.Task
+	return k.openat(c.Task, dirfd, c.Path, flags64, mode)
+}
+
+// openat is openat(2) by t.
+func (k *Kernel) openat(t *Task, dirfd int, path string, flags64 int64, mode uint32) Result {
 	g := t.g
 	flags := int(flags64) & validOpenFlags
 	limit := g.nofile.Load()
 	if !g.files.hasFree(limit) {
 		return Fail(syscall.EMFILE)
 	}
-	f, e := k.openFile(t, dirfd, c.Path, flags, mode)
+	f, e := k.openFile(t, dirfd, path, flags, mode)
 	if e != 0 {
 		return Fail(e)
 	}
@@ -123,9 +127,12 @@ func (k *Kernel) openFile(t *Task, dirfd int, path string, flags int, mode uint3
 // POSIX locks the process holds on the file are released (whichever fd took them),
 // and the description goes with its last reference. The model reports no deferred
 // writeback error at close (ext4 does not either).
-func (k *Kernel) sysClose(c *Call) Result {
-	g := c.Task.g
-	f := g.files.remove(int(c.Args[0]))
+func (k *Kernel) sysClose(c *Call) Result { return k.close(c.Task, int(c.Args[0])) }
+
+// close is close(2) of fd by t.
+func (k *Kernel) close(t *Task, fd int) Result {
+	g := t.g
+	f := g.files.remove(fd)
 	if f == nil {
 		return Fail(syscall.EBADF)
 	}

@@ -12,12 +12,15 @@ import (
 // without read access (checked before a zero count, as vfs_read does), EISDIR for a
 // directory, EINVAL for O_DIRECT misalignment; otherwise the bytes at the file offset
 // (short at end of file, 0 at or past it), and the offset moves by what was read.
-func (k *Kernel) sysRead(c *Call) Result {
-	f, ref := c.Task.fget(int(c.Args[0]))
+func (k *Kernel) sysRead(c *Call) Result { return k.read(c.Task, int(c.Args[0]), c.Buf) }
+
+// read is read(2) of fd into p by t.
+func (k *Kernel) read(t *Task, fd int, p []byte) Result {
+	f, ref := t.fget(fd)
 	if f == nil {
 		return Fail(syscall.EBADF)
 	}
-	r := k.readFile(f, c.Buf, 0, false)
+	r := k.readFile(f, p, 0, false)
 	if ref {
 		f.decRef()
 	}
@@ -28,15 +31,19 @@ func (k *Kernel) sysRead(c *Call) Result {
 // EINVAL for a negative offset comes first (before EBADF), ESPIPE for a pipe or
 // socket, EISDIR for a directory.
 func (k *Kernel) sysPread(c *Call) Result {
-	off := c.Args[3]
+	return k.pread(c.Task, int(c.Args[0]), c.Buf, c.Args[3])
+}
+
+// pread is pread64(2) of fd into p at off by t.
+func (k *Kernel) pread(t *Task, fd int, p []byte, off int64) Result {
 	if off < 0 {
 		return Fail(syscall.EINVAL)
 	}
-	f, ref := c.Task.fget(int(c.Args[0]))
+	f, ref := t.fget(fd)
 	if f == nil {
 		return Fail(syscall.EBADF)
 	}
-	r := k.readFile(f, c.Buf, off, true)
+	r := k.readFile(f, p, off, true)
 	if ref {
 		f.decRef()
 	}
@@ -48,12 +55,15 @@ func (k *Kernel) sysPread(c *Call) Result {
 // O_SYNC/O_DSYNC make it durable before returning (a writeback error is the call's
 // error, and the offset does not move); O_DIRECT checks alignment (EINVAL) and
 // bypasses the page cache. EFBIG at s_maxbytes; a write crossing it is short.
-func (k *Kernel) sysWrite(c *Call) Result {
-	f, ref := c.Task.fget(int(c.Args[0]))
+func (k *Kernel) sysWrite(c *Call) Result { return k.write(c.Task, int(c.Args[0]), c.Buf) }
+
+// write is write(2) of p to fd by t.
+func (k *Kernel) write(t *Task, fd int, p []byte) Result {
+	f, ref := t.fget(fd)
 	if f == nil {
 		return Fail(syscall.EBADF)
 	}
-	r := k.writeFile(f, c.Buf, 0, false)
+	r := k.writeFile(f, p, 0, false)
 	if ref {
 		f.decRef()
 	}
@@ -63,15 +73,19 @@ func (k *Kernel) sysWrite(c *Call) Result {
 // sysPwrite implements pwrite64(2): as write at Args[3] without moving the offset;
 // on an O_APPEND description Linux appends anyway (and still leaves the offset).
 func (k *Kernel) sysPwrite(c *Call) Result {
-	off := c.Args[3]
+	return k.pwrite(c.Task, int(c.Args[0]), c.Buf, c.Args[3])
+}
+
+// pwrite is pwrite64(2) of p to fd at off by t.
+func (k *Kernel) pwrite(t *Task, fd int, p []byte, off int64) Result {
 	if off < 0 {
 		return Fail(syscall.EINVAL)
 	}
-	f, ref := c.Task.fget(int(c.Args[0]))
+	f, ref := t.fget(fd)
 	if f == nil {
 		return Fail(syscall.EBADF)
 	}
-	r := k.writeFile(f, c.Buf, off, true)
+	r := k.writeFile(f, p, off, true)
 	if ref {
 		f.decRef()
 	}
@@ -147,8 +161,14 @@ func (k *Kernel) dioFailAlloc(ino *vfs.Inode, off int64) {
 	}
 }
 
+// readFile reads into p from the file offset (positional false: read, readv) or
+// from off (pread, preadv, AIO), after the fd checks: EBADF without read access;
+// rw_verify_area's overflow check (EINVAL, before a directory's EISDIR); O_DIRECT
+// alignment (EINVAL), and a read that bypasses the page cache for O_DIRECT. The
+// offset moves by what a non-positional read returned.
 func (k *Kernel) readFile(f *File, p []byte, off int64, positional bool) Result {
-	if !f.readable() {
+	fl := f.flags.Load()
+	if !readableFlags(fl) {
 		return Fail(syscall.EBADF)
 	}
 	if s := f.special; s != nil {
@@ -170,7 +190,22 @@ func (k *Kernel) readFile(f *File, p []byte, off int64, positional bool) Result 
 		locked = f.lockPos()
 		off = f.off
 	}
-	r := k.readAt(f, ino, p, off)
+	var r Result
+	switch {
+	case off > math.MaxInt64-int64(len(p)):
+		r = Fail(syscall.EINVAL)
+	case ino.IsDir():
+		r = Fail(syscall.EISDIR)
+	case len(p) == 0:
+	case fl&oDirect != 0:
+		if !k.dioReadOK(ino, p, off) {
+			r = Fail(syscall.EINVAL)
+			break
+		}
+		r = res(ino.ReadAtDirect(p, off))
+	default:
+		r = res(ino.ReadAt(p, off))
+	}
 	if !positional {
 		if r.Errno == 0 {
 			f.off += r.Ret
@@ -178,35 +213,6 @@ func (k *Kernel) readFile(f *File, p []byte, off int64, positional bool) Result 
 		f.unlockPos(locked)
 	}
 	return r
-}
-
-// readAt reads at off for readFile, the offset bookkeeping done: rw_verify_area's
-// overflow check (EINVAL, before a directory's EISDIR), O_DIRECT alignment, and a
-// read that bypasses the page cache for O_DIRECT.
-func (k *Kernel) readAt(f *File, ino *vfs.Inode, p []byte, off int64) Result {
-	if off > math.MaxInt64-int64(len(p)) {
-		return Fail(syscall.EINVAL)
-	}
-	if ino.IsDir() {
-		return Fail(syscall.EISDIR)
-	}
-	if len(p) == 0 {
-		return Result{}
-	}
-	var n int
-	var err error
-	if f.flags.Load()&oDirect != 0 {
-		if !k.dioReadOK(ino, p, off) {
-			return Fail(syscall.EINVAL)
-		}
-		n, err = ino.ReadAtDirect(p, off)
-	} else {
-		n, err = ino.ReadAt(p, off)
-	}
-	if err != nil {
-		return Fail(errnoOf(err))
-	}
-	return Result{Ret: int64(n)}
 }
 
 // writeMode maps status flags to vfs write modes.

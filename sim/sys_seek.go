@@ -28,11 +28,16 @@ const (
 //
 // SEEK_SET and SEEK_CUR take only the description's lock, not the file system's.
 func (k *Kernel) sysLseek(c *Call) Result {
-	f, ref := c.Task.fget(int(c.Args[0]))
+	return k.lseekFd(c.Task, int(c.Args[0]), c.Args[1], c.Args[2])
+}
+
+// lseekFd is lseek(2) of fd by t.
+func (k *Kernel) lseekFd(t *Task, fd int, off, whence int64) Result {
+	f, ref := t.fget(fd)
 	if f == nil {
 		return Fail(syscall.EBADF)
 	}
-	r := k.lseek(f, c.Args[1], c.Args[2])
+	r := k.lseek(f, off, whence)
 	if ref {
 		f.decRef()
 	}
@@ -40,6 +45,20 @@ func (k *Kernel) sysLseek(c *Call) Result {
 }
 
 func (k *Kernel) lseek(f *File, off, whence int64) Result {
+	if whence == seekSet && f.special == nil && !f.ino.IsDir() {
+		// The common case, first: a regular file's offset set.
+		if off < 0 || off > k.fs.MaxFileSize() {
+			return Fail(syscall.EINVAL)
+		}
+		if f.refs.Load() == 1 {
+			f.off = off // the only reference is the caller's (see lockPos)
+		} else {
+			f.mu.Lock()
+			f.off = off
+			f.mu.Unlock()
+		}
+		return Result{Ret: off}
+	}
 	if f.special != nil {
 		if !f.special.Seekable() {
 			return Fail(syscall.ESPIPE)

@@ -275,14 +275,15 @@ func (t *Task) FDs() []int { return t.g.files.fds() }
 // only the calls that use fgetRaw (fcntl's fd commands, fstat, fchdir, dup*)
 // accept them, as Linux's fdget versus fdget_raw.
 func (t *Task) fget(fd int) (*File, bool) {
-	tbl := t.files
-	if tbl.users.Load() == 1 {
-		f := tbl.get(fd)
-		if f != nil && f.flags.Load()&oPath != 0 {
-			return nil, false
-		}
-		return f, false
+	if tbl := t.files; tbl.users.Load() == 1 {
+		return tbl.getIO(fd), false
 	}
+	return t.fgetShared(fd)
+}
+
+// fgetShared is fget of a table that several threads use: the reference taken
+// keeps the description alive if another thread closes fd meanwhile.
+func (t *Task) fgetShared(fd int) (*File, bool) {
 	f, ref := t.fgetRaw(fd)
 	if f != nil && f.flags.Load()&oPath != 0 {
 		if ref {
