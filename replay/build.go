@@ -19,6 +19,13 @@ const readSlack = 64 << 10
 
 // pathArg returns argument i as a path ("" for NULL).
 func pathArg(ev *strace.Event, i int) (string, bool) {
+	// A string first: Str answers it without building the argument tree.
+	if b, trunc, ok := ev.Str(i); ok {
+		if trunc {
+			return "", false
+		}
+		return string(b), true
+	}
 	n := ev.Arg(i)
 	if n == nil {
 		return "", false
@@ -29,11 +36,7 @@ func pathArg(ev *strace.Event, i int) (string, bool) {
 	if n.Kind == strace.NodeInt && n.Int == 0 {
 		return "", true
 	}
-	b, trunc, ok := ev.Str(i)
-	if !ok || trunc {
-		return "", false
-	}
-	return string(b), true
+	return "", false
 }
 
 // offsetArg returns a loff_t* argument: NULL is sim.NullOffset, `[N]` and

@@ -57,8 +57,8 @@ func fdTableCall(nr sim.Sysno) bool {
 }
 
 // replay builds the call of ev, prepares the world it needs, runs it through the
-// stack and compares the result.
-func (r *replayer) replay(t *sim.Task, nr sim.Sysno, ev *strace.Event) {
+// stack and compares the result. st is the summary row of the call's name.
+func (r *replayer) replay(t *sim.Task, nr sim.Sysno, ev *strace.Event, st *SyscallStats) {
 	recErr := ev.Errno
 	fdIdx, atIdx, at2Idx := fdArgs(nr)
 	for _, i := range []int{fdIdx, secondFd(nr)} {
@@ -116,7 +116,7 @@ func (r *replayer) replay(t *sim.Task, nr sim.Sysno, ev *strace.Event) {
 	if res.Errno == 0 && res.Ret > 0 {
 		switch nr {
 		case sim.SYS_READ, sim.SYS_WRITE, sim.SYS_PREAD64, sim.SYS_PWRITE64, sim.SYS_READV, sim.SYS_WRITEV, sim.SYS_PREADV, sim.SYS_PWRITEV:
-			r.stats(ev.Name).Bytes += res.Ret
+			st.Bytes += res.Ret
 		}
 	}
 	r.world.after(t, nr, ev, &c, res)

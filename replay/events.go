@@ -9,11 +9,13 @@ import (
 	"iosim/vfs"
 )
 
-// nameInfo caches, per syscall name, its number and summary row.
+// nameInfo caches, per syscall name, its number, whether the model covers it,
+// and its summary row.
 type nameInfo struct {
-	nr    sim.Sysno
-	known bool
-	stats *SyscallStats
+	nr       sim.Sysno
+	known    bool
+	modelled bool // sim.SupportOf(nr) is not NotModelled
+	stats    *SyscallStats
 }
 
 // stats returns the summary row of a syscall name.
@@ -88,6 +90,10 @@ func (r *replayer) syscall(ev *strace.Event) {
 	if info == nil {
 		info = &nameInfo{stats: r.stats(ev.Name)}
 		info.nr, info.known = sim.SysnoByName(ev.Name)
+		if info.known {
+			s, _ := sim.SupportOf(info.nr)
+			info.modelled = s != sim.NotModelled
+		}
 		r.names[ev.Name] = info
 	}
 	st := info.stats
@@ -122,7 +128,7 @@ func (r *replayer) syscall(ev *strace.Event) {
 		r.report.Replayed++
 		return
 	}
-	if s, _ := sim.SupportOf(nr); s == sim.NotModelled {
+	if !info.modelled {
 		r.report.NotModelled[ev.Name]++
 		r.unmodelledFds(t, nr, ev)
 		return
@@ -132,5 +138,5 @@ func (r *replayer) syscall(ev *strace.Event) {
 		r.report.Replayed++
 		return
 	}
-	r.replay(t, nr, ev)
+	r.replay(t, nr, ev, st)
 }

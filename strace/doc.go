@@ -27,7 +27,12 @@
 // value; the argument tree ([Event.Args]) is built on first use into reused
 // slices. The tree parser is total: text it does not understand (for example
 // `WIFEXITED(s) && WEXITSTATUS(s) == 0`) becomes a [NodeRaw] node holding the
-// exact text, never an error.
+// exact text, never an error. [Event.Int], [Event.Str] and [Event.NArgs]
+// answer without building the tree when the list is flat (numbers, names,
+// flag sets and strings separated by ", ", as in
+// `read(3, "abc"..., 512)`): they split the list once per event and
+// evaluate only the argument asked for, with the tree's answers (see
+// flat.go; tested against the tree on the corpus and by FuzzFlatArgs).
 //
 // To collect the hex-dump lines that follow a call, Next looks at the start
 // of the next line before returning; on a pipe it may therefore wait for one
@@ -57,14 +62,20 @@
 //
 // BenchmarkParse compares Next with bufio.Scanner line scanning of the same
 // text (the whole corpus, 8 times; lines average 105 bytes). Next costs
-// about 8-12x the scan (roughly 250-300 ns of CPU per line against 25-35
-// ns): about a third is the forward scan that validates the argument text
-// byte by byte (so a malformed line is reported at Next with its column), the
-// rest the prefix, timestamp, result and duration. The issue's target was 4x;
-// reaching it would need deferring the argument validation to Args (a
-// malformed argument list would then surface as NodeRaw instead of an error)
-// and a hand-tuned result parser. Building the argument tree roughly doubles
-// the cost of a line; it is paid only for the events whose Args are used.
+// about 8-10x the scan (roughly 250-340 ns of CPU per line against 28-37
+// ns, on a 2-core test machine): about a third is the forward scan that
+// validates the argument text byte by byte (so a malformed line is reported
+// at Next with its column), the rest the prefix, timestamp, result and
+// duration. The issue's target was 4x. Reading a line and peeking at the next
+// (for hex dumps) alone costs about what the scan costs, which leaves 3x the
+// scan, some 90 ns, for everything else: the byte-by-byte classification of
+// the ~80 bytes outside strings and its branch mispredictions already take
+// about half of that, so the target would need a different design (deferring
+// the argument validation to Args, so that a malformed argument list would
+// surface as NodeRaw instead of an error, or word-at-a-time classification),
+// not tuning. Building the argument tree roughly doubles the cost of a line;
+// it is paid only for the events whose Args are used, and not for the
+// Int/Str/NArgs answers of flat lists.
 //
 // Numeric values of symbolic constants (O_RDONLY|O_CLOEXEC, SEEK_END,
 // AT_FDCWD, FALLOC_FL_*, F_SETFD, ...) are those of Linux x86_64, whatever the

@@ -127,6 +127,10 @@ type Event struct {
 	parsed  bool
 	args    []Node
 	ownTree *tree // set by Clone
+
+	// flat is the split of a flat argument list (see flat.go), kept in the
+	// owning tree and set on first use; nil until then.
+	flat *flatArgs
 }
 
 // Args returns the parsed top-level arguments of a syscall (or the siginfo
@@ -138,21 +142,33 @@ func (ev *Event) Args() []Node {
 	}
 	if !ev.parsed {
 		ev.parsed = true
-		t := ev.ownTree
-		if t == nil && ev.p != nil {
-			t = &ev.p.tree
-		}
-		if t == nil {
-			t = new(tree)
-			ev.ownTree = t
-		}
-		ev.args = t.parse(ev.RawArgs)
+		ev.args = ev.tree().parse(ev.RawArgs)
 	}
 	return ev.args
 }
 
+// tree returns the tree the event's arguments are parsed into: the parser's,
+// or the event's own for a Clone (or an Event built by hand).
+func (ev *Event) tree() *tree {
+	if ev.ownTree != nil {
+		return ev.ownTree
+	}
+	if ev.p != nil {
+		return &ev.p.tree
+	}
+	ev.ownTree = new(tree)
+	return ev.ownTree
+}
+
 // NArgs returns the number of top-level arguments.
-func (ev *Event) NArgs() int { return len(ev.Args()) }
+func (ev *Event) NArgs() int {
+	if !ev.parsed {
+		if f, ok := ev.flatList(); ok {
+			return int(f.n)
+		}
+	}
+	return len(ev.Args())
+}
 
 // Arg returns argument i, or nil if there is none.
 func (ev *Event) Arg(i int) *Node {
@@ -167,17 +183,18 @@ func (ev *Event) Arg(i int) *Node {
 // decoration), or a symbolic constant or flag set whose value is known.
 func (ev *Event) Int(i int) (int64, bool) {
 	if !ev.parsed && ev.Kind == KindSyscall {
+		if f, ok := ev.flatList(); ok {
+			// Numbers, names and strings only: evaluate just this argument.
+			if i < 0 || i >= int(f.n) || f.str&(1<<i) != 0 {
+				return 0, false
+			}
+			return f.value(ev.RawArgs, i)
+		}
 		if tok, ok := plainArg(ev.RawArgs, i); ok {
 			// Arguments made only of numbers and names: parse just this one
 			// (the whole tree is built only if something else is asked).
-			t := ev.ownTree
-			if t == nil && ev.p != nil {
-				t = &ev.p.tree
-			}
-			if t != nil {
-				if a := t.parse(tok); len(a) == 1 {
-					return a[0].Value()
-				}
+			if a := ev.tree().parse(tok); len(a) == 1 {
+				return a[0].Value()
 			}
 		}
 	}
@@ -231,6 +248,15 @@ func plainArg(raw []byte, i int) ([]byte, bool) {
 // Str returns the decoded bytes of string argument i and whether strace cut
 // it (`"..."...`, the bytes are then only a prefix).
 func (ev *Event) Str(i int) (b []byte, truncated bool, ok bool) {
+	if !ev.parsed {
+		if f, fok := ev.flatList(); fok {
+			if i < 0 || i >= int(f.n) || f.str&(1<<i) == 0 {
+				return nil, false, false
+			}
+			b, truncated = ev.flatStr(f, i)
+			return b, truncated, true
+		}
+	}
 	n := ev.Arg(i)
 	if n == nil || n.Kind != NodeStr {
 		return nil, false, false
@@ -285,6 +311,7 @@ func (ev *Event) Clone() *Event {
 	c.parsed = false
 	c.args = nil
 	c.ownTree = new(tree)
+	c.flat = nil
 	c.RawArgs = cloneBytes(ev.RawArgs)
 	c.RetPath = cloneBytes(ev.RetPath)
 	c.ErrnoDesc = cloneBytes(ev.ErrnoDesc)

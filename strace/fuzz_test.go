@@ -62,6 +62,7 @@ func FuzzParse(f *testing.F) {
 					}
 					continue
 				}
+				checkFastPaths(t, ev)
 				for i, a := range ev.Args() {
 					ev.Int(i)
 					ev.Str(i)
@@ -96,6 +97,25 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// checkFastPaths checks that Int, Str and NArgs, asked before the argument
+// tree is built (their fast paths), answer what the full tree answers.
+func checkFastPaths(t *testing.T, ev *strace.Event) {
+	full := ev.Clone()
+	full.Args()
+	if a, b := ev.NArgs(), full.NArgs(); a != b {
+		t.Fatalf("NArgs %d, tree %d: %q", a, b, ev.RawArgs)
+	}
+	for i := -1; i < 8; i++ {
+		v1, ok1 := ev.Int(i)
+		v2, ok2 := full.Int(i)
+		b1, tr1, s1 := ev.Str(i)
+		b2, tr2, s2 := full.Str(i)
+		if v1 != v2 || ok1 != ok2 || !bytes.Equal(b1, b2) || tr1 != tr2 || s1 != s2 {
+			t.Fatalf("arg %d: Int %d %v, tree %d %v; Str %q %v %v, tree %q %v %v: %q", i, v1, ok1, v2, ok2, b1, tr1, s1, b2, tr2, s2, ev.RawArgs)
+		}
+	}
 }
 
 // shapeKey identifies a line by its event word (syscall name, "+++",

@@ -430,7 +430,7 @@ func (p *Parser) parseLine(line []byte, no int) (ok bool, err *SyntaxError) {
 		return false, nil
 	}
 	// [pid N] prefix (terminal output of -f)
-	if bytes.HasPrefix(line[i:], []byte("[pid ")) {
+	if hasPrefix(line[i:], "[pid ") {
 		j := skipSpaces(line, i+5)
 		v, k, _, okd := parseUint(line, j)
 		if !okd || k >= len(line) || line[k] != ']' || v > 1<<31 {
@@ -469,24 +469,31 @@ func (p *Parser) parseLine(line []byte, no int) (ok bool, err *SyntaxError) {
 	}
 	rest := line[i:]
 	switch {
-	case isIdentStart(line[i]) && !bytes.HasPrefix(rest, []byte("strace: ")):
+	case isIdentStart(line[i]) && !hasPrefix(rest, "strace: "):
 		return p.parseCall(ev, line, i, no)
-	case bytes.HasPrefix(rest, []byte("strace: ")):
+	case hasPrefix(rest, "strace: "):
 		p.parseMessage(ev, line, i)
 		return true, nil
-	case bytes.HasPrefix(rest, []byte("<... ")):
+	case hasPrefix(rest, "<... "):
 		return p.parseResumed(ev, line, i, no)
-	case bytes.HasPrefix(rest, []byte("+++ ")):
+	case hasPrefix(rest, "+++ "):
 		return true, p.parseExit(ev, line, i, no)
-	case bytes.HasPrefix(rest, []byte("--- ")):
+	case hasPrefix(rest, "--- "):
 		return true, p.parseSignal(ev, line, i, no)
-	case bytes.HasPrefix(rest, []byte("[ ")):
+	case hasPrefix(rest, "[ "):
 		p.parseMessage(ev, line, i)
 		return true, nil
-	case bytes.HasPrefix(rest, []byte("| ")):
+	case hasPrefix(rest, "| "):
 		return false, p.errorf(no, i+1, "hex dump line with no preceding call")
 	}
 	return false, p.errorf(no, i+1, "expected a syscall name, '<... resumed>', '+++', '---' or 'strace:'")
+}
+
+// hasPrefix reports whether b starts with s. Inlined with a constant s it
+// compares a few words in place (bytes.HasPrefix with a []byte literal
+// copies the literal first): parseLine runs it several times a line.
+func hasPrefix(b []byte, s string) bool {
+	return len(b) >= len(s) && string(b[:len(s)]) == s
 }
 
 // parseTime parses -t/-tt (HH:MM:SS[.frac]), -ttt (epoch.frac) or -r
@@ -510,6 +517,12 @@ func (p *Parser) parseTime(ev *Event, line []byte, i, no int) (int, *SyntaxError
 		ev.Time = ((h*60+m)*60 + s) * 1e9
 		ev.TimeKind = TimeOfDay
 		k := j + 6
+		if us, ok := micros(line, k); ok {
+			// -tt's usual HH:MM:SS.uuuuuu, what parseFrac below gives too
+			ev.Time += us * 1000
+			ev.TimePrec = 6
+			return k + 7, nil
+		}
 		if k < len(line) && line[k] == '.' {
 			frac, e, prec, ok := parseFrac(line, k-2)
 			if !ok {
@@ -574,7 +587,7 @@ func (p *Parser) parseArgsResult(ev *Event, line []byte, open, no int) *SyntaxEr
 
 // parseResult parses ` = value [ERRNO (desc)] [(comment)] [(INJECTED)] [<dur>]`.
 func (p *Parser) parseResult(ev *Event, line []byte, i, no int) *SyntaxError {
-	i = skipSpaces(line, i)
+	i = skipPad(line, i)
 	if i >= len(line) || line[i] != '=' {
 		return p.errorf(no, i+1, "expected '= result' after the arguments")
 	}
@@ -672,6 +685,9 @@ func (p *Parser) parseResult(ev *Event, line []byte, i, no int) *SyntaxError {
 func matchParen(b []byte, i int) int {
 	depth := 0
 	for i < len(b) {
+		if i = skipPlain(b, i, &parenSpecial); i >= len(b) {
+			break
+		}
 		switch b[i] {
 		case '"':
 			j := skipString(b, i)
@@ -695,6 +711,9 @@ func matchParen(b []byte, i int) int {
 	}
 	return -1
 }
+
+// parenSpecial marks the bytes matchParen looks at.
+var parenSpecial = [256]bool{'"': true, '(': true, ')': true, '[': true, ']': true, '{': true, '}': true}
 
 // decodePath returns the -y path d with escapes decoded (aliasing d when
 // there are none).

@@ -1,6 +1,9 @@
 package strace
 
-import "bytes"
+import (
+	"bytes"
+	"encoding/binary"
+)
 
 // Low-level scanning helpers shared by the line parser (which validates the
 // argument text) and the lazy tree parser (which must agree with it on where
@@ -24,6 +27,15 @@ func skipSpaces(b []byte, i int) int {
 		i++
 	}
 	return i
+}
+
+// skipPad is skipSpaces for the padding strace writes to align results (up
+// to column 40): it steps over eight spaces at a time.
+func skipPad(b []byte, i int) int {
+	for i >= 0 && i+8 <= len(b) && binary.LittleEndian.Uint64(b[i:i+8]) == 0x2020202020202020 {
+		i += 8
+	}
+	return skipSpaces(b, i)
 }
 
 // skipString returns the index after the closing quote of the string that
@@ -293,11 +305,8 @@ func parseFrac(b []byte, i int) (ns int64, j int, prec uint8, ok bool) {
 		return 0, j, 0, false
 	}
 	ns = sec * 1e9
-	if j+7 <= len(b) && b[j] == '.' && (j+7 == len(b) || !isDigit(b[j+7])) &&
-		isDigit(b[j+1]) && isDigit(b[j+2]) && isDigit(b[j+3]) && isDigit(b[j+4]) && isDigit(b[j+5]) && isDigit(b[j+6]) {
+	if us, ok := micros(b, j); ok {
 		// the common case: microseconds
-		us := int64(b[j+1]-'0')*100000 + int64(b[j+2]-'0')*10000 + int64(b[j+3]-'0')*1000 +
-			int64(b[j+4]-'0')*100 + int64(b[j+5]-'0')*10 + int64(b[j+6]-'0')
 		return ns + us*1000, j + 7, 6, true
 	}
 	if j < len(b) && b[j] == '.' {
@@ -326,11 +335,35 @@ func parseFrac(b []byte, i int) (ns int64, j int, prec uint8, ok bool) {
 	return ns, j, prec, true
 }
 
+// micros parses exactly six fraction digits ".uuuuuu" at b[j], not followed
+// by another digit, as microseconds.
+func micros(b []byte, j int) (int64, bool) {
+	if j < 0 || j+7 > len(b) || b[j] != '.' || (j+7 < len(b) && isDigit(b[j+7])) {
+		return 0, false
+	}
+	d := b[j+1 : j+7 : j+7]
+	if !isDigit(d[0]) || !isDigit(d[1]) || !isDigit(d[2]) || !isDigit(d[3]) || !isDigit(d[4]) || !isDigit(d[5]) {
+		return 0, false
+	}
+	return int64(d[0]-'0')*100000 + int64(d[1]-'0')*10000 + int64(d[2]-'0')*1000 +
+		int64(d[3]-'0')*100 + int64(d[4]-'0')*10 + int64(d[5]-'0'), true
+}
+
 // unescape appends the C-escaped text s (strace's quoting) to dst, decoded.
 func unescape(dst, s []byte) []byte {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c != '\\' || i+1 >= len(s) {
+		if c != '\\' {
+			// The bytes up to the next backslash are themselves: copy the run.
+			n := bytes.IndexByte(s[i:], '\\')
+			if n < 0 {
+				n = len(s) - i
+			}
+			dst = append(dst, s[i:i+n]...)
+			i += n - 1
+			continue
+		}
+		if i+1 >= len(s) {
 			dst = append(dst, c)
 			continue
 		}

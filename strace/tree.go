@@ -18,6 +18,7 @@ type tree struct {
 	nodes []Node
 	stack []Node
 	dec   []byte
+	flat  flatArgs // the current event's flat-list split (see Event.flatList)
 }
 
 // parse parses the comma-separated top-level values of src.
