@@ -275,3 +275,36 @@ func TestStackEndToEnd(t *testing.T) {
 		require.Regexp(t, `^(\S+ )*\s*(read|lseek)\(`, strings.TrimLeft(first.Call, "0123456789:. "), "%s", first)
 	}
 }
+
+// TestCloseRacingOpen: another thread's close that completes while an open is in
+// flight may or may not have freed its fd when the open took one (strace prints
+// the open's start before the close, its result after), so the recorded higher fd
+// is followed, not a divergence. Without the overlap it is one.
+func TestCloseRacingOpen(t *testing.T) {
+	head := []string{
+		`100 openat(AT_FDCWD, "a", O_WRONLY|O_CREAT, 0644) = 3`,
+		`100 clone(child_stack=0x7f, flags=CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_SIGHAND|CLONE_THREAD|CLONE_SYSVSEM) = 101`,
+	}
+	tail := []string{
+		`101 write(4, "x", 1) = 1`,
+		`100 fstat(3, {st_mode=S_IFREG|0644, st_size=1, ...}) = -1 EBADF (Bad file descriptor)`,
+		``,
+	}
+	racing := append(append(append([]string{}, head...),
+		`101 openat(AT_FDCWD, "b", O_WRONLY|O_CREAT, 0644 <unfinished ...>`,
+		`100 close(3) = 0`,
+		`101 <... openat resumed>) = 4`,
+	), tail...)
+	rep, err := Run([]string{writeTrace(t, strings.Join(racing, "\n"))}, Options{Verify: true})
+	require.NoError(t, err)
+	require.Zero(t, rep.Divergences, "%v", rep.DivergenceList)
+
+	ordered := append(append(append([]string{}, head...),
+		`100 close(3) = 0`,
+		`101 openat(AT_FDCWD, "b", O_WRONLY|O_CREAT, 0644) = 4`,
+	), tail...)
+	rep, err = Run([]string{writeTrace(t, strings.Join(ordered, "\n"))}, Options{Verify: true})
+	require.NoError(t, err)
+	require.EqualValues(t, 1, rep.Divergences, "%v", rep.DivergenceList)
+	require.Contains(t, rep.DivergenceList[0].Call, "openat")
+}

@@ -21,11 +21,11 @@ import (
 type plan struct {
 	mu      sync.Mutex
 	cond    sync.Cond
-	done    bool           // the pass reached the end (or an error, or was stopped)
-	stop    atomic.Bool    // the replay asks the pass to stop
-	reached map[string]int // per file, the last line read
-	events  int            // events read
-	nfiles  int            // trace files read together
+	done    bool            // the pass reached the end (or an error, or was stopped)
+	stop    atomic.Bool     // the replay asks the pass to stop
+	reached map[string]*int // per file, the last line read (see lineReached)
+	events  int             // events read
+	nfiles  int             // trace files read together
 
 	parent map[int]int  // child tid → the tid that created it
 	thread map[int]bool // child created with CLONE_THREAD (shares the fd table)
@@ -35,9 +35,28 @@ type plan struct {
 	// returned it; fds used but never made are inherited.
 	fdMade map[string]map[int]int
 	// flight lists the fd-creating calls that were interrupted by another
-	// task's line (<unfinished ...>); at most maxFlight are kept.
+	// task's line (<unfinished ...>), and the fd-releasing calls of other tasks
+	// that completed while an fd-creating call was in flight; at most maxFlight
+	// are kept.
 	flight []flightSpan
+	// released holds the last releaseWindow successful fd-releasing calls
+	// (close, close_range, dup2, dup3), a ring indexed by nreleased.
+	released  [releaseWindow]releaseMark
+	nreleased int
 }
+
+// releaseMark is where an fd-releasing call completed.
+type releaseMark struct {
+	file string
+	pid  int
+	line int
+}
+
+// releaseWindow is how many fd-releasing calls the pass remembers for the
+// fd-creating calls still in flight: an open printed as <unfinished ...> whose
+// result comes after more than this many closes of other tasks is not checked
+// against the older ones.
+const releaseWindow = 256
 
 // cwdLookahead is how many events the replay waits for when it looks for the
 // working directory the trace reveals (a -yy AT_FDCWD decoration, or getcwd).
@@ -57,6 +76,15 @@ const concurrency = 1_000_000
 
 const maxFlight = 1 << 16
 
+// releasesFd says whether a successful call can free an fd of the table.
+func releasesFd(name string) bool {
+	switch name {
+	case "close", "close_range", "dup2", "dup3":
+		return true
+	}
+	return false
+}
+
 // makesFd says whether a call returns a new fd.
 func makesFd(name string) bool {
 	switch name {
@@ -75,6 +103,15 @@ func (pl *plan) wait(ready func() bool) {
 	}
 }
 
+// lineReached returns the last line of file the pass has read (0 before it
+// starts on the file). Called with pl.mu held.
+func (pl *plan) lineReached(file string) int {
+	if n := pl.reached[file]; n != nil {
+		return *n
+	}
+	return 0
+}
+
 // parentLookahead is how far past a task's first line the pass must read before
 // the replay concludes that no clone/fork in the trace created it: strace prints
 // the creating call's result a few lines after the child's first ones.
@@ -90,7 +127,7 @@ func (pl *plan) parentOf(tid int, ev *strace.Event) (parent int, thread, ok bool
 		if _, ok := pl.parent[tid]; ok {
 			return true
 		}
-		return pl.nfiles == 1 && pl.reached[ev.File] >= ev.EndLine+parentLookahead
+		return pl.nfiles == 1 && pl.lineReached(ev.File) >= ev.EndLine+parentLookahead
 	})
 	parent, ok = pl.parent[tid]
 	return parent, pl.thread[tid], ok
@@ -105,7 +142,8 @@ func (pl *plan) initialCwd() string {
 }
 
 // inFlight reports whether another task had an fd-creating call in flight while
-// ev ran. It waits for the whole pass (a call's resumption may come much later).
+// ev ran, or released an fd while ev was in flight. It waits for the whole pass
+// (a call's resumption may come much later).
 func (pl *plan) inFlight(ev *strace.Event) bool {
 	pl.mu.Lock()
 	defer pl.mu.Unlock()
@@ -125,7 +163,7 @@ func (pl *plan) inFlight(ev *strace.Event) bool {
 func (pl *plan) created(ev *strace.Event, fd int) bool {
 	pl.mu.Lock()
 	defer pl.mu.Unlock()
-	pl.wait(func() bool { return pl.reached[ev.File] >= ev.Line })
+	pl.wait(func() bool { return pl.lineReached(ev.File) >= ev.Line })
 	line, ok := pl.fdMade[ev.File][fd]
 	return ok && line < ev.Line
 }
@@ -138,7 +176,7 @@ const (
 // startScan starts the read-ahead pass over the traces and returns its plan.
 // Call stopScan when the replay ends.
 func startScan(files []string, opts strace.Options) *plan {
-	pl := &plan{parent: map[int]int{}, thread: map[int]bool{}, fdMade: map[string]map[int]int{}, reached: map[string]int{}, nfiles: len(files)}
+	pl := &plan{parent: map[int]int{}, thread: map[int]bool{}, fdMade: map[string]map[int]int{}, reached: map[string]*int{}, nfiles: len(files)}
 	pl.cond.L = &pl.mu
 	go pl.run(files, opts)
 	return pl
@@ -170,6 +208,12 @@ func (pl *plan) run(files []string, opts strace.Options) {
 			return
 		}
 		p := strace.NewParser(f, name, opts)
+		// The pass updates the file's line count for every event: through a
+		// pointer, not a map assignment per line.
+		reached := new(int)
+		pl.mu.Lock()
+		pl.reached[name] = reached
+		pl.mu.Unlock()
 		for n := 0; ; n++ {
 			if pl.stop.Load() {
 				f.Close()
@@ -185,7 +229,7 @@ func (pl *plan) run(files []string, opts strace.Options) {
 			}
 			pl.mu.Lock()
 			pl.add(ev, name, len(files), chdired)
-			pl.reached[name] = ev.EndLine
+			*reached = ev.EndLine
 			pl.events++
 			if n%256 == 0 || ev.Name == "clone" || ev.Name == "clone3" || ev.Name == "fork" || ev.Name == "vfork" {
 				pl.cond.Broadcast()
@@ -211,10 +255,23 @@ func (pl *plan) add(ev *strace.Event, name string, nfiles int, chdired map[int]b
 		}
 		if ev.EndLine != ev.Line && len(pl.flight) < maxFlight {
 			pl.flight = append(pl.flight, flightSpan{file: name, pid: ev.Pid, start: ev.Line, end: ev.EndLine})
+			// Another task's close that completed meanwhile may not yet have
+			// freed its fd when this call took one: Linux could have returned a
+			// higher fd than the replay's order (close first) gives.
+			for k := range min(pl.nreleased, releaseWindow) {
+				m := pl.released[k]
+				if m.file == name && m.pid != ev.Pid && m.line > ev.Line && m.line < ev.EndLine && len(pl.flight) < maxFlight {
+					pl.flight = append(pl.flight, flightSpan{file: name, pid: m.pid, start: m.line, end: m.line + 1})
+				}
+			}
 		}
 		if nfiles > 1 && (ev.TimeKind == strace.TimeOfDay || ev.TimeKind == strace.TimeEpoch) && len(pl.flight) < maxFlight {
 			pl.flight = append(pl.flight, flightSpan{file: name, pid: ev.Pid, time: ev.Time})
 		}
+	}
+	if releasesFd(ev.Name) && ev.ErrnoName == "" {
+		pl.released[pl.nreleased%releaseWindow] = releaseMark{file: name, pid: ev.Pid, line: ev.EndLine}
+		pl.nreleased++
 	}
 	switch ev.Name {
 	case "clone", "clone3", "fork", "vfork":
@@ -274,7 +331,8 @@ func cloneFlags(ev *strace.Event) int64 {
 // decoration, or a successful getcwd's result. It parses arguments only of events
 // that can show one.
 func cwdHint(ev *strace.Event) string {
-	if ev.Name != "getcwd" && !bytes.Contains(ev.RawArgs, []byte("AT_FDCWD<")) && !bytes.Contains(ev.RawArgs, []byte("AT_FDCWD */<")) {
+	if ev.Name != "getcwd" && (bytes.IndexByte(ev.RawArgs, '<') < 0 || // both marks hold a '<': a quick test first
+		!bytes.Contains(ev.RawArgs, []byte("AT_FDCWD<")) && !bytes.Contains(ev.RawArgs, []byte("AT_FDCWD */<"))) {
 		return ""
 	}
 	if ev.Name == "getcwd" && ev.RetKnown && ev.Ret > 0 {

@@ -151,8 +151,9 @@ func (r *replayer) verify(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Ca
 
 // fdAllowed reports whether the recorded fd of an fd-returning call, other than
 // the lowest free one the model chose (got), is one Linux could have returned:
-// when another thread had an fd-creating call in flight (the order in which
-// concurrent calls took their fds is not in the trace), or when every fd from got
+// when another thread had an fd-creating call in flight, or closed an fd while
+// this call was in flight (the order in which concurrent calls took and freed
+// their fds is not in the trace), or when every fd from got
 // up to the recorded one was taken by something the trace never shows being
 // created (an fd inherited before tracing began; inherited then says so).
 func (r *replayer) fdAllowed(ev *strace.Event, got int64) (ok, inherited bool) {
