@@ -220,12 +220,19 @@ type replayer struct {
 	curPos    int64               // its recorded offset before the call
 	aioCtx    map[uint64]uint64   // recorded io context id → model's
 	buf       []byte              // scratch for read buffers
+	// closedEarly marks closes printed as <unfinished ...> whose fd another
+	// task's call took before the close's result: following that call's
+	// recorded fd closed it already, so the close itself is only checked.
+	closedEarly map[closeKey]bool
 }
+
+// closeKey names a call by its task and start line.
+type closeKey struct{ pid, line int }
 
 func newReplayer(opts Options, pl *plan) (*replayer, error) {
 	fs := vfs.New()
 	k := sim.New(fs)
-	r := &replayer{opts: opts, plan: pl, fs: fs, k: k, tasks: map[int]*sim.Task{}, aioCtx: map[uint64]uint64{}, names: map[string]*nameInfo{}, pos: map[*sim.File]int64{}}
+	r := &replayer{opts: opts, plan: pl, fs: fs, k: k, tasks: map[int]*sim.Task{}, aioCtx: map[uint64]uint64{}, names: map[string]*nameInfo{}, pos: map[*sim.File]int64{}, closedEarly: map[closeKey]bool{}}
 	r.kcount = &counter{next: k}
 	r.top = r.kcount
 	if len(opts.Stack) > 0 {

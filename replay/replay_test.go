@@ -308,3 +308,38 @@ func TestCloseRacingOpen(t *testing.T) {
 	require.EqualValues(t, 1, rep.Divergences, "%v", rep.DivergenceList)
 	require.Contains(t, rep.DivergenceList[0].Call, "openat")
 }
+
+// TestOpenTakesFdOfCloseInFlight: a close printed as <unfinished ...> has freed
+// its fd as soon as it entered the kernel, so another thread's open that
+// completes before the close's result may return that fd. The replay closes it
+// then (the recorded close is not run again, its result is still checked), and
+// the new file is the one at the fd afterwards.
+func TestOpenTakesFdOfCloseInFlight(t *testing.T) {
+	trace := func(closing string) string {
+		return strings.Join([]string{
+			`100 openat(AT_FDCWD, "a", O_WRONLY|O_CREAT, 0644) = 3`,
+			`100 openat(AT_FDCWD, "c", O_WRONLY|O_CREAT, 0644) = 4`,
+			`100 clone(child_stack=0x7f, flags=CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_SIGHAND|CLONE_THREAD|CLONE_SYSVSEM) = 101`,
+			`100 close(` + closing + ` <unfinished ...>`,
+			`101 openat(AT_FDCWD, "b", O_WRONLY|O_CREAT, 0644) = 3`,
+			`100 <... close resumed>) = 0`,
+			`101 write(3, "xy", 2) = 2`,
+			`100 fstat(3, {st_mode=S_IFREG|0644, st_size=2, ...}) = 0`,
+			`100 newfstatat(AT_FDCWD, "a", {st_mode=S_IFREG|0644, st_size=0, ...}, 0) = 0`,
+			`101 close(3) = 0`,
+			`100 close(3) = -1 EBADF (Bad file descriptor)`,
+			``,
+		}, "\n")
+	}
+	rep, err := Run([]string{writeTrace(t, trace("3"))}, Options{Verify: true})
+	require.NoError(t, err)
+	require.Zero(t, rep.Divergences, "%v", rep.DivergenceList)
+	require.EqualValues(t, 10, rep.Replayed) // the close's two lines are one call
+
+	// A close of another fd in flight leaves fd 3 taken: the open's 3 diverges.
+	rep, err = Run([]string{writeTrace(t, trace("4"))}, Options{Verify: true})
+	require.NoError(t, err)
+	require.NotZero(t, rep.Divergences)
+	require.Equal(t, 5, rep.DivergenceList[0].Line)
+	require.Equal(t, "return value", rep.DivergenceList[0].What)
+}

@@ -39,10 +39,20 @@ type plan struct {
 	// that completed while an fd-creating call was in flight; at most maxFlight
 	// are kept.
 	flight []flightSpan
+	// closing lists the successful closes printed as <unfinished ...>: their fd
+	// was free from the start line on; at most maxFlight are kept.
+	closing []closeSpan
 	// released holds the last releaseWindow successful fd-releasing calls
 	// (close, close_range, dup2, dup3), a ring indexed by nreleased.
 	released  [releaseWindow]releaseMark
 	nreleased int
+}
+
+// closeSpan is a close(fd) of task pid between lines start and end.
+type closeSpan struct {
+	file       string
+	pid, fd    int
+	start, end int
 }
 
 // releaseMark is where an fd-releasing call completed.
@@ -159,6 +169,21 @@ func (pl *plan) inFlight(ev *strace.Event) bool {
 	return false
 }
 
+// closeInFlight returns the start line and task of another task's close(fd)
+// that began before ev and returned after it: Linux frees the fd when close
+// enters the kernel, so ev may have been given it.
+func (pl *plan) closeInFlight(ev *strace.Event, fd int) (pid, line int, ok bool) {
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	pl.wait(func() bool { return false })
+	for _, c := range pl.closing {
+		if c.file == ev.File && c.pid != ev.Pid && c.fd == fd && c.start < ev.Line && c.end > ev.EndLine {
+			return c.pid, c.start, true
+		}
+	}
+	return 0, 0, false
+}
+
 // created reports whether some call before ev returned fd.
 func (pl *plan) created(ev *strace.Event, fd int) bool {
 	pl.mu.Lock()
@@ -267,6 +292,11 @@ func (pl *plan) add(ev *strace.Event, name string, nfiles int, chdired map[int]b
 		}
 		if nfiles > 1 && (ev.TimeKind == strace.TimeOfDay || ev.TimeKind == strace.TimeEpoch) && len(pl.flight) < maxFlight {
 			pl.flight = append(pl.flight, flightSpan{file: name, pid: ev.Pid, time: ev.Time})
+		}
+	}
+	if ev.Name == "close" && ev.EndLine != ev.Line && ev.ErrnoName == "" && len(pl.closing) < maxFlight {
+		if fd, ok := ev.Int(0); ok {
+			pl.closing = append(pl.closing, closeSpan{file: name, pid: ev.Pid, fd: int(fd), start: ev.Line, end: ev.EndLine})
 		}
 	}
 	if releasesFd(ev.Name) && ev.ErrnoName == "" {

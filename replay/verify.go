@@ -153,12 +153,19 @@ func (r *replayer) verify(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Ca
 // the lowest free one the model chose (got), is one Linux could have returned:
 // when another thread had an fd-creating call in flight, or closed an fd while
 // this call was in flight (the order in which concurrent calls took and freed
-// their fds is not in the trace), or when every fd from got
+// their fds is not in the trace), or had a close of the recorded fd in flight
+// (the fd is free from the close's start; see closedEarly), or when every fd from got
 // up to the recorded one was taken by something the trace never shows being
 // created (an fd inherited before tracing began; inherited then says so).
 func (r *replayer) fdAllowed(ev *strace.Event, got int64) (ok, inherited bool) {
 	want := ev.Ret
 	if want < got {
+		// The model still holds want for another task's close in flight: that
+		// close is done now, and not run again when its result comes.
+		if pid, line, ok := r.plan.closeInFlight(ev, int(want)); ok {
+			r.closedEarly[closeKey{pid, line}] = true
+			return true, false
+		}
 		return false, false
 	}
 	if r.plan.inFlight(ev) {
