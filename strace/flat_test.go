@@ -2,11 +2,7 @@ package strace
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -50,32 +46,15 @@ func flatDisagreement(raw []byte) string {
 // TestFlatArgsAgree: for every call of the corpus the fast paths answer what
 // the full tree answers, and most calls of a file-I/O trace take them.
 func TestFlatArgsAgree(t *testing.T) {
-	files, err := filepath.Glob("../testdata/traces/*.strace")
-	require.NoError(t, err)
-	require.NotEmpty(t, files)
 	calls, flat := 0, 0
-	for _, name := range files {
-		f, err := os.Open(name)
-		require.NoError(t, err)
-		p := NewParser(f, name, Options{})
-		for {
-			ev, err := p.Next()
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			require.NoError(t, err)
-			if ev.Kind != KindSyscall {
-				continue
-			}
-			calls++
-			if _, ok := ev.flatList(); ok {
-				flat++
-			}
-			raw := bytes.Clone(ev.RawArgs)
-			require.Empty(t, flatDisagreement(raw), "%s:%d: %s", name, ev.Line, ev.Text)
+	forEachCorpusCall(t, func(name string, ev *Event) {
+		calls++
+		if _, ok := ev.flatList(); ok {
+			flat++
 		}
-		f.Close()
-	}
+		raw := bytes.Clone(ev.RawArgs)
+		require.Empty(t, flatDisagreement(raw), "%s:%d: %s", name, ev.Line, ev.Text)
+	})
 	require.Greater(t, flat, calls/2, "flat lists: %d of %d calls", flat, calls)
 }
 
