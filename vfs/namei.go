@@ -1,5 +1,7 @@
 package vfs
 
+import "strings"
+
 // Path resolution, as path_resolution(7) describes it. All functions here run with
 // fs.mu held and allocate nothing for paths without symlinks.
 
@@ -25,9 +27,9 @@ func (fs *FS) walk(dir *Inode, path string, followLast bool, links *int) (*Inode
 		if i == len(path) {
 			return cur, nil
 		}
-		j := i
-		for j < len(path) && path[j] != '/' {
-			j++
+		j := len(path)
+		if k := strings.IndexByte(path[i:], '/'); k >= 0 {
+			j = i + k
 		}
 		name := path[i:j]
 		k := j
