@@ -66,7 +66,7 @@
 // ns, on a 2-core test machine): about a third is the forward scan that
 // validates the argument text byte by byte (so a malformed line is reported
 // at Next with its column), the rest the prefix, timestamp, result and
-// duration. The target was 4x. Reading a line and peeking at the next
+// duration. The project's target is 4x. Reading a line and peeking at the next
 // (for hex dumps) alone costs about what the scan costs, which leaves 3x the
 // scan, some 90 ns, for everything else: the byte-by-byte classification of
 // the ~80 bytes outside strings and its branch mispredictions already take
