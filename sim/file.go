@@ -35,7 +35,21 @@ var filePool = sync.Pool{New: func() any { return new(File) }}
 // newFile returns a description of ino (or of the special object s); the caller
 // sets its errseq sample (see vfs.Inode.OpenSampled).
 func newFile(k *Kernel, ino *vfs.Inode, s Special, flags int) *File {
-	f := filePool.Get().(*File)
+	return initFile(filePool.Get().(*File), k, ino, s, flags)
+}
+
+// newFileFor is newFile for a description that thread t is opening: it reuses
+// the spare description of t's fd table, if there is one.
+func newFileFor(t *Task, ino *vfs.Inode, flags int) *File {
+	tbl := t.files
+	if f := tbl.spare; f != nil && tbl.users.Load() == 1 {
+		tbl.spare = nil
+		return initFile(f, t.k, ino, nil, flags)
+	}
+	return newFile(t.k, ino, nil, flags)
+}
+
+func initFile(f *File, k *Kernel, ino *vfs.Inode, s Special, flags int) *File {
 	f.k, f.ino, f.special = k, ino, s
 	f.off, f.dirents, f.errseq, f.flock, f.hasOFD = 0, nil, 0, 0, false
 	if flags&oPath != 0 {
@@ -115,9 +129,14 @@ func (f *File) tryIncRef() bool {
 // decRef drops a reference; the last one releases the description: its OFD and
 // flock locks go, and the object returns to the pool.
 func (f *File) decRef() {
-	if f.refs.Add(-1) != 0 {
-		return
+	if f.refs.Add(-1) == 0 {
+		f.release()
+		filePool.Put(f)
 	}
+}
+
+// release lets go of what a description holds once its last reference is gone.
+func (f *File) release() {
 	k := f.k
 	if f.ino != nil && k.locks.active.Load() > 0 {
 		k.locks.releaseFile(f)
@@ -128,7 +147,6 @@ func (f *File) decRef() {
 		}
 	}
 	f.ino, f.special, f.dirents, f.k = nil, nil, nil, nil
-	filePool.Put(f)
 }
 
 // closeFile drops the reference of a closed fd of process g: as close(2), POSIX
@@ -137,7 +155,17 @@ func (k *Kernel) closeFile(g *ThreadGroup, f *File) {
 	if f.ino != nil && k.locks.active.Load() > 0 {
 		k.locks.releasePosix(g, f.ino)
 	}
-	f.decRef()
+	if f.refs.Add(-1) != 0 {
+		return
+	}
+	f.release()
+	// The next open of the table's one user takes it back (newFileFor): the
+	// open-close cycle of a single thread skips the pool.
+	if tbl := g.files; tbl.spare == nil && tbl.users.Load() == 1 {
+		tbl.spare = f
+		return
+	}
+	filePool.Put(f)
 }
 
 // fdTable is a process's descriptor table. Readers index an array of atomic
@@ -147,6 +175,9 @@ type fdTable struct {
 	mu    sync.Mutex
 	arr   atomic.Pointer[fdArray]
 	users atomic.Int32 // threads sharing the table
+	// spare is a released description kept for the next open (see closeFile
+	// and newFileFor). Only the table's one user touches it, while users is 1.
+	spare *File
 	low   atomic.Int64 // no fd below low is free (written with mu held)
 }
 

@@ -118,7 +118,7 @@ func (k *Kernel) openFile(t *Task, dirfd int, path string, flags int, mode uint3
 	if flags&oDirect != 0 && flags&oPath == 0 && (!ino.IsRegular() || !k.fs.SupportsDirectIO()) {
 		return nil, syscall.EINVAL // FMODE_CAN_ODIRECT: regular files of a DIO-capable fs only
 	}
-	f := newFile(k, ino, nil, flags)
+	f := newFileFor(t, ino, flags)
 	f.errseq = errseq
 	return f, 0
 }
