@@ -245,27 +245,16 @@ func (t *fdTable) grow(fd int) *fdArray {
 	return b
 }
 
-// lock serialises the table's mutators, the threads that share it. A table with
-// one user is mutated by its one thread only, which makes one call at a time, so
-// the mutex is skipped (as fget skips references then). It returns whether it
-// locked.
-func (t *fdTable) lock() bool {
-	if t.users.Load() == 1 {
-		return false
-	}
-	t.mu.Lock()
-	return true
-}
-
-func (t *fdTable) unlock(locked bool) {
-	if locked {
-		t.mu.Unlock()
-	}
-}
-
 // alloc installs f at the lowest free fd >= min and below limit.
+//
+// alloc and remove serialise the table's mutators, the threads that share it,
+// with mu. A table with one user is mutated by its one thread only, which makes
+// one call at a time, so they skip the mutex then (as fget skips references).
 func (t *fdTable) alloc(f *File, min int, limit int64, cloexec bool) (int, syscall.Errno) {
-	defer t.unlock(t.lock())
+	if t.users.Load() != 1 { // see alloc
+		t.mu.Lock()
+		defer t.mu.Unlock()
+	}
 	a := t.arr.Load()
 	fd := min
 	if low := int(t.low.Load()); fd < low {
@@ -311,7 +300,10 @@ func (t *fdTable) install(fd int, f *File, cloexec bool) *File {
 
 // remove clears fd and returns what it held.
 func (t *fdTable) remove(fd int) *File {
-	defer t.unlock(t.lock())
+	if t.users.Load() != 1 { // see alloc
+		t.mu.Lock()
+		defer t.mu.Unlock()
+	}
 	a := t.arr.Load()
 	if uint(fd) >= uint(len(a.files)) {
 		return nil
