@@ -34,8 +34,8 @@ func (k *Kernel) sysLseek(c *Call) Result {
 // lseekFd is lseek(2) of fd by t.
 func (k *Kernel) lseekFd(t *Task, fd int, off, whence int64) Result {
 	// The commonest case first, in one step: SEEK_SET of a regular file whose
-	// description is held once, in a table with one user (lseek below does the
-	// same, after fget).
+	// description is held once, in a table with one user (no reference or
+	// offset lock to take; lseek below does the same after them).
 	if tbl := t.files; whence == seekSet && tbl.users.Load() == 1 {
 		if f := tbl.get(fd); f != nil && f.special == nil && f.refs.Load() == 1 && f.flags.Load()&oPath == 0 &&
 			!f.ino.IsDir() && off >= 0 && off <= k.fs.MaxFileSize() {
@@ -55,20 +55,6 @@ func (k *Kernel) lseekFd(t *Task, fd int, off, whence int64) Result {
 }
 
 func (k *Kernel) lseek(f *File, off, whence int64) Result {
-	if whence == seekSet && f.special == nil && !f.ino.IsDir() {
-		// The common case, first: a regular file's offset set.
-		if off < 0 || off > k.fs.MaxFileSize() {
-			return Fail(syscall.EINVAL)
-		}
-		if f.refs.Load() == 1 {
-			f.off = off // the only reference is the caller's (see lockPos)
-		} else {
-			f.mu.Lock()
-			f.off = off
-			f.mu.Unlock()
-		}
-		return Result{Ret: off}
-	}
 	if f.special != nil {
 		if !f.special.Seekable() {
 			return Fail(syscall.ESPIPE)

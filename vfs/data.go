@@ -272,14 +272,9 @@ func (d *fileData) ReadAt(p []byte, off int64) {
 // not marked cached (see CacheUnwritten), found on the way at no extra cost.
 func (d *fileData) readAt(p []byte, off int64) (uncached bool) {
 	// The common read, within one written block: one lookup and one copy.
-	if in := off & (d.bs - 1); in+int64(len(p)) <= d.bs {
-		bi := off >> d.shift
-		if i, ok := d.search(bi &^ chunkMask); ok {
-			if b := d.chunks[i].bufs[bi&chunkMask]; b != nil {
-				copy(p, b[in:])
-				return false
-			}
-		}
+	if b := d.block(off, int64(len(p))); b != nil {
+		copy(p, b[off&(d.bs-1):])
+		return false
 	}
 	for len(p) > 0 {
 		bi := off >> d.shift
@@ -310,6 +305,25 @@ func (d *fileData) readAt(p []byte, off int64) (uncached bool) {
 		}
 	}
 	return uncached
+}
+
+// block returns the buffer of the written block that holds all of [off, off+n)
+// (n > 0), or nil when the range crosses a block boundary or its block is a hole
+// or unwritten.
+func (d *fileData) block(off, n int64) []byte {
+	if off&(d.bs-1)+n > d.bs {
+		return nil
+	}
+	bi := off >> d.shift
+	cb := bi &^ chunkMask
+	if c := d.chunks; len(c) > 0 && c[len(c)-1].base == cb {
+		return c[len(c)-1].bufs[bi&chunkMask] // the last chunk, as search checks first
+	}
+	i, ok := d.searchSlow(cb)
+	if !ok {
+		return nil
+	}
+	return d.chunks[i].bufs[bi&chunkMask]
 }
 
 // WriteAt stores p at off. Holes and unwritten blocks it touches become written

@@ -95,11 +95,11 @@ func (i *Inode) readLocked(p []byte, off int64, cache bool) (int, error) {
 }
 
 // ReadCached is ReadAt in its commonest case, done in one step: a regular file
-// with no fault rules, and a read at off >= 0 that ends at or before the end of
-// file or the end of the block it starts in, a block holding written data (or
-// a read of nothing: at or past the end of file, or len(p) == 0). ok is false,
-// and nothing is done (no data copied, no access time), in every other case;
-// the caller then takes ReadAt, which gives the same result.
+// with no fault rules, and a read at off >= 0 whose bytes (up to the end of
+// file) all lie in one block holding written data, or a read of nothing (at or
+// past the end of file, or len(p) == 0). ok is false, and nothing is done (no
+// data copied, no access time), in every other case; the caller then takes
+// ReadAt, which gives the same result.
 func (i *Inode) ReadCached(p []byte, off int64) (int, bool) {
 	fs := i.fs
 	fs.mu.Lock()
@@ -113,20 +113,12 @@ func (i *Inode) ReadCached(p []byte, off int64) (int, bool) {
 		fs.mu.Unlock()
 		return 0, true // as readLocked: nothing read, the access time untouched
 	}
-	d := i.data
-	in := off & (d.bs - 1)
-	bi := off >> d.shift
-	c := d.chunks
-	if in+n > d.bs || len(c) == 0 || c[len(c)-1].base != bi&^chunkMask {
-		fs.mu.Unlock()
-		return 0, false // crosses a block, or not in the last chunk: readAt's search
-	}
-	b := c[len(c)-1].bufs[bi&chunkMask]
+	b := i.data.block(off, n)
 	if b == nil {
 		fs.mu.Unlock()
-		return 0, false // a hole or unwritten block
+		return 0, false // crosses a block, or a hole or unwritten block
 	}
-	copy(p[:n], b[in:])
+	copy(p[:n], b[off&(i.data.bs-1):])
 	if i.atime <= i.mtime || i.atime <= i.ctime {
 		i.touchAtime()
 	}
