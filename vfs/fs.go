@@ -188,8 +188,12 @@ func (fs *FS) newInode(mode uint32) *Inode {
 // fault consults the injector. Called with fs.mu held.
 func (fs *FS) fault(op Op, ino *Inode, path string) Fault {
 	if fs.cfg.injector == nil {
-		return Fault{}
+		return Fault{} // small enough to inline: free when there are no rules
 	}
+	return fs.inject(op, ino, path)
+}
+
+func (fs *FS) inject(op Op, ino *Inode, path string) Fault {
 	if path == "" && ino != nil {
 		path = ino.pathLocked()
 	}
