@@ -790,6 +790,38 @@ func TestErrorPaths(t *testing.T) {
 			}
 			return open(e, "/f", unix.O_RDONLY)
 		}},
+		// What build_open_flags and getname refuse comes before the fd
+		// (do_sys_openat2), so it wins over EMFILE; the lookup comes after.
+		{name: "open/EMFILE then empty path ENOENT", want: unix.ENOENT, do: func(e errEnv) (int64, error) {
+			if _, err := open(e, "/f", unix.O_RDONLY); err != nil {
+				return 0, err
+			}
+			return open(e, "", unix.O_RDONLY)
+		}},
+		{name: "open/EMFILE then PATH_MAX ENAMETOOLONG", want: unix.ENAMETOOLONG, do: func(e errEnv) (int64, error) {
+			if _, err := open(e, "/f", unix.O_RDONLY); err != nil {
+				return 0, err
+			}
+			return open(e, strings.Repeat("a", 4096), unix.O_RDONLY)
+		}},
+		{name: "open/EMFILE then O_CREAT|O_DIRECTORY EINVAL", want: unix.EINVAL, do: func(e errEnv) (int64, error) {
+			if _, err := open(e, "/f", unix.O_RDONLY); err != nil {
+				return 0, err
+			}
+			return open(e, "/new", unix.O_CREAT|unix.O_DIRECTORY|unix.O_RDWR)
+		}},
+		{name: "open/EMFILE then O_TMPFILE read-only EINVAL", want: unix.EINVAL, do: func(e errEnv) (int64, error) {
+			if _, err := open(e, "/f", unix.O_RDONLY); err != nil {
+				return 0, err
+			}
+			return open(e, "/d", unix.O_TMPFILE|unix.O_RDONLY)
+		}},
+		{name: "open/EMFILE then missing file EMFILE", want: unix.EMFILE, do: func(e errEnv) (int64, error) {
+			if _, err := open(e, "/f", unix.O_RDONLY); err != nil {
+				return 0, err
+			}
+			return open(e, "/missing", unix.O_RDONLY)
+		}},
 		{name: "dup/EMFILE", want: unix.EMFILE, do: func(e errEnv) (int64, error) {
 			if _, err := e.s.Dup(e.fd(fdRW)); err != nil {
 				return 0, err

@@ -255,6 +255,17 @@ func (t *fdTable) alloc(f *File, min int, limit int64, cloexec bool) (int, sysca
 		t.mu.Lock()
 		defer t.mu.Unlock()
 	}
+	fd := t.firstFree(min)
+	if int64(fd) >= limit {
+		return -1, syscall.EMFILE
+	}
+	t.place(fd, min, f, cloexec)
+	return fd, 0
+}
+
+// firstFree returns the lowest free fd >= min (the array's length when every
+// fd from there on is taken). Called with mu held or by the table's one user.
+func (t *fdTable) firstFree(min int) int {
 	a := t.arr.Load()
 	fd := min
 	if low := int(t.low.Load()); fd < low {
@@ -263,10 +274,16 @@ func (t *fdTable) alloc(f *File, min int, limit int64, cloexec bool) (int, sysca
 	for fd < len(a.files) && a.files[fd].Load() != nil {
 		fd++
 	}
-	if int64(fd) >= limit {
-		return -1, syscall.EMFILE
+	return fd
+}
+
+// place installs f at fd, which firstFree(min) returned and which is still
+// free: with mu held, or by the table's one user.
+func (t *fdTable) place(fd, min int, f *File, cloexec bool) {
+	a := t.arr.Load()
+	if fd >= len(a.files) {
+		a = t.grow(fd)
 	}
-	a = t.grow(fd)
 	a.files[fd].Store(f)
 	if cloexec || a.cloexec[fd].Load() { // stores cost more than loads
 		a.cloexec[fd].Store(cloexec)
@@ -274,18 +291,12 @@ func (t *fdTable) alloc(f *File, min int, limit int64, cloexec bool) (int, sysca
 	if int64(min) <= t.low.Load() {
 		t.low.Store(int64(fd) + 1)
 	}
-	return fd, 0
 }
 
 // hasFree reports whether some fd below limit is free. It does not lock: a
 // concurrent open may take the fd it saw, and alloc then decides.
 func (t *fdTable) hasFree(limit int64) bool {
-	a := t.arr.Load()
-	fd := int(t.low.Load())
-	for fd < len(a.files) && a.files[fd].Load() != nil {
-		fd++
-	}
-	return int64(fd) < limit
+	return int64(t.firstFree(0)) < limit
 }
 
 // install puts f at fd and returns what fd held before.

@@ -40,11 +40,10 @@ const (
 // Modelled: O_CREAT (mode & ~umask), O_EXCL, O_TRUNC (even with O_RDONLY), O_DIRECTORY,
 // O_NOFOLLOW, O_APPEND/O_NONBLOCK/O_DSYNC/O_SYNC/O_DIRECT/O_NOATIME kept as status
 // flags (F_GETFL also shows O_LARGEFILE, which the kernel forces on 64-bit opens),
-// O_CLOEXEC on the fd; EMFILE is decided before the path is looked at, as
-// get_unused_fd_flags runs first; O_DIRECT on a file system without direct I/O, or
-// on a directory, is EINVAL after the file was created, as open_check_o_direct runs
-// last; O_CREAT with
-// O_DIRECTORY is EINVAL (Linux 6.4+).
+// O_CLOEXEC on the fd; EMFILE is decided after the flags and the path string are
+// checked and before the path is looked at (see openat); O_DIRECT on a file system
+// without direct I/O, or on a directory, is EINVAL after the file was created, as
+// open_check_o_direct runs last; O_CREAT with O_DIRECTORY is EINVAL (Linux 6.4+).
 //
 // Not modelled: permissions (the caller is root), O_TMPFILE (EOPNOTSUPP, the answer of
 // a file system without tmpfile support), O_PATH beyond "an fd that can neither read
@@ -53,19 +52,40 @@ func (k *Kernel) sysOpenat(c *Call, dirfd int, flags64 int64, mode uint32) Resul
 	return k.openat(c.Task, dirfd, c.Path, flags64, mode)
 }
 
-// openat is openat(2) by t.
+// openat is openat(2) by t. The order of its checks is Linux's
+// (do_sys_openat2): the flags (build_open_flags) and the path string (getname)
+// first, then the fd (get_unused_fd_flags, EMFILE), then the lookup.
 func (k *Kernel) openat(t *Task, dirfd int, path string, flags64 int64, mode uint32) Result {
-	g := t.g
 	flags := int(flags64) & validOpenFlags
+	if e := openArgsErr(path, flags); e != 0 {
+		return Fail(e)
+	}
+	g := t.g
+	tbl := g.files
 	limit := g.nofile.Load()
-	if !g.files.hasFree(limit) {
+	cloexec := flags&syscall.O_CLOEXEC != 0
+	if tbl.users.Load() == 1 {
+		// The table's one user is this thread: nobody can take the free fd
+		// before it is filled, so it is found once.
+		fd := tbl.firstFree(0)
+		if int64(fd) >= limit {
+			return Fail(syscall.EMFILE)
+		}
+		f, e := k.openFile(t, dirfd, path, flags, mode)
+		if e != 0 {
+			return Fail(e)
+		}
+		tbl.place(fd, 0, f, cloexec)
+		return Result{Ret: int64(fd)}
+	}
+	if !tbl.hasFree(limit) {
 		return Fail(syscall.EMFILE)
 	}
 	f, e := k.openFile(t, dirfd, path, flags, mode)
 	if e != 0 {
 		return Fail(e)
 	}
-	fd, e := g.files.alloc(f, 0, limit, flags&syscall.O_CLOEXEC != 0)
+	fd, e := tbl.alloc(f, 0, limit, cloexec)
 	if e != 0 {
 		f.decRef()
 		return Fail(e)
@@ -73,34 +93,49 @@ func (k *Kernel) openat(t *Task, dirfd int, path string, flags64 int64, mode uin
 	return Result{Ret: int64(fd)}
 }
 
-// openFile does the path part of open and returns a new description.
-func (k *Kernel) openFile(t *Task, dirfd int, path string, flags int, mode uint32) (*File, syscall.Errno) {
-	if flags&oTmpfile != 0 {
-		if flags&syscall.O_DIRECTORY == 0 || flags&syscall.O_ACCMODE == syscall.O_RDONLY {
-			return nil, syscall.EINVAL
-		}
-		return nil, syscall.EOPNOTSUPP
+// openArgsErr is what open refuses before it takes an fd: flags that
+// build_open_flags rejects (O_TMPFILE without O_DIRECTORY or without write
+// access, O_CREAT with O_DIRECTORY since Linux 6.4), an empty path (ENOENT)
+// and one of PATH_MAX bytes or more (ENAMETOOLONG), which getname rejects.
+func openArgsErr(path string, flags int) syscall.Errno {
+	if flags&oTmpfile != 0 && (flags&syscall.O_DIRECTORY == 0 || flags&syscall.O_ACCMODE == syscall.O_RDONLY) {
+		return syscall.EINVAL
 	}
-	if flags&syscall.O_CREAT != 0 && flags&syscall.O_DIRECTORY != 0 {
-		return nil, syscall.EINVAL
+	if flags&(syscall.O_CREAT|syscall.O_DIRECTORY) == syscall.O_CREAT|syscall.O_DIRECTORY {
+		return syscall.EINVAL
 	}
 	if path == "" {
-		return nil, syscall.ENOENT
+		return syscall.ENOENT
+	}
+	if len(path) >= vfs.MaxPathLen {
+		return syscall.ENAMETOOLONG
+	}
+	return 0
+}
+
+// openFile does the path part of open and returns a new description; the
+// caller has checked openArgsErr.
+func (k *Kernel) openFile(t *Task, dirfd int, path string, flags int, mode uint32) (*File, syscall.Errno) {
+	if flags&oTmpfile != 0 {
+		return nil, syscall.EOPNOTSUPP
 	}
 	var dir *vfs.Inode
-	if f, rest, ok, e := t.procFd(path); ok {
-		switch {
-		case e != 0:
-			return nil, e
-		case rest == "" && flags&oNofollowFlag != 0:
-			return nil, syscall.ELOOP
-		case rest == "":
-			return k.reopen(f, flags)
-		case f.ino == nil || !f.ino.IsDir():
-			return nil, syscall.ENOTDIR
+	if isProcPath(path) {
+		if f, rest, ok, e := t.procFd(path); ok {
+			switch {
+			case e != 0:
+				return nil, e
+			case rest == "" && flags&oNofollowFlag != 0:
+				return nil, syscall.ELOOP
+			case rest == "":
+				return k.reopen(f, flags)
+			case f.ino == nil || !f.ino.IsDir():
+				return nil, syscall.ENOTDIR
+			}
+			dir, path = f.ino, rest
 		}
-		dir, path = f.ino, rest
-	} else {
+	}
+	if dir == nil {
 		var e syscall.Errno
 		if dir, e = t.dirOf(dirfd, path); e != 0 {
 			return nil, e
@@ -166,6 +201,9 @@ func (t *Task) procFd(path string) (f *File, rest string, ok bool, e syscall.Err
 	}
 	return f, rest, true, 0
 }
+
+// isProcPath reports whether path may name a /proc magic link (see procFd).
+func isProcPath(path string) bool { return strings.HasPrefix(path, "/proc/") }
 
 func (t *Task) procFdLink(path string) (f *File, ok bool, e syscall.Errno) {
 	rest, found := strings.CutPrefix(path, "/proc/")

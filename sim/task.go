@@ -233,6 +233,9 @@ func (t *Task) InstallPath(fd int, path string, flags int, perm uint32) error {
 	if fd < 0 || fd >= t.g.Nofile() {
 		return syscall.EBADF
 	}
+	if e := openArgsErr(path, flags); e != 0 {
+		return e
+	}
 	f, e := t.k.openFile(t, atFdcwd, path, flags, perm)
 	if e != 0 {
 		return e
