@@ -311,15 +311,34 @@ func (d *fileData) readAt(p []byte, off int64) (uncached bool) {
 // (n > 0), or nil when the range crosses a block boundary or its block is a hole
 // or unwritten.
 func (d *fileData) block(off, n int64) []byte {
+	if b, ok := d.lastChunkBlock(off, n); ok {
+		return b
+	}
+	return d.blockSlow(off, n)
+}
+
+// lastChunkBlock is block when the block lies in the last chunk, which block
+// checks first (as search does); ok is false otherwise. It is small enough to
+// inline into the read fast path.
+func (d *fileData) lastChunkBlock(off, n int64) (b []byte, ok bool) {
+	c := d.chunks
+	if len(c) == 0 || off&(d.bs-1)+n > d.bs {
+		return nil, false
+	}
+	last, bi := c[len(c)-1], off>>d.shift
+	if last.base != bi&^chunkMask {
+		return nil, false
+	}
+	return last.bufs[bi&chunkMask], true
+}
+
+// blockSlow is block outside the last chunk.
+func (d *fileData) blockSlow(off, n int64) []byte {
 	if off&(d.bs-1)+n > d.bs {
 		return nil
 	}
 	bi := off >> d.shift
-	cb := bi &^ chunkMask
-	if c := d.chunks; len(c) > 0 && c[len(c)-1].base == cb {
-		return c[len(c)-1].bufs[bi&chunkMask] // the last chunk, as search checks first
-	}
-	i, ok := d.searchSlow(cb)
+	i, ok := d.searchSlow(bi &^ chunkMask)
 	if !ok {
 		return nil
 	}

@@ -85,9 +85,13 @@ type FS struct {
 
 	root    *Inode
 	nextIno uint64
-	tick    Timespec // the default clock
-	seq     uint64   // orders pending changes
-	used    int64    // bytes of allocated blocks, when capacity is limited
+	// nsGen counts the changes to the namespace (entries added or removed,
+	// linkLocked and unlinkLocked); lastWalk is valid while it stays the same.
+	nsGen    uint64
+	lastWalk walkMemo
+	tick     Timespec // the default clock
+	seq      uint64   // orders pending changes
+	used     int64    // bytes of allocated blocks, when capacity is limited
 
 	// Durable state: the inodes as found on media, keyed by inode number. The
 	// durable namespace is reachable from durRoot through durable entries.

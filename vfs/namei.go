@@ -8,7 +8,34 @@ import "strings"
 // walk resolves path starting at dir (or at the root when path is absolute). The
 // last component is followed when it is a symlink and followLast is set, or when
 // the path ends in a slash. links counts the symlinks followed so far.
+//
+// The last successful walk that followed no symlink is remembered (fs.lastWalk)
+// with the namespace generation it saw: the same walk again, with no entry
+// added or removed anywhere since (fs.nsGen), has the same answer, which walk
+// then gives without resolving the path again.
 func (fs *FS) walk(dir *Inode, path string, followLast bool, links *int) (*Inode, error) {
+	if m := &fs.lastWalk; m.gen == fs.nsGen && m.ino != nil && m.dir == dir && m.follow == followLast && m.path == path {
+		return m.ino, nil
+	}
+	before := *links
+	ino, err := fs.resolve(dir, path, followLast, links)
+	if err == nil && *links == before {
+		fs.lastWalk = walkMemo{gen: fs.nsGen, dir: dir, path: path, follow: followLast, ino: ino}
+	}
+	return ino, err
+}
+
+// walkMemo is a walk and its answer, valid while fs.nsGen is gen.
+type walkMemo struct {
+	gen    uint64
+	dir    *Inode
+	path   string
+	follow bool
+	ino    *Inode
+}
+
+// resolve is walk without its memo.
+func (fs *FS) resolve(dir *Inode, path string, followLast bool, links *int) (*Inode, error) {
 	if len(path) == 0 {
 		return nil, ENOENT
 	}

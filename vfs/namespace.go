@@ -145,6 +145,7 @@ func joinPath(dir *Inode, name string) string {
 func (fs *FS) linkLocked(dir *Inode, name string, ino *Inode) {
 	dir.entries[name] = ino
 	dir.lastLookup = nil
+	fs.nsGen++
 	ino.nlink++
 	ino.name, ino.dirOf = name, dir
 	if ino.IsDir() {
@@ -166,6 +167,7 @@ func (fs *FS) unlinkLocked(dir *Inode, name string) {
 	ino := dir.entries[name]
 	delete(dir.entries, name)
 	dir.lastLookup = nil
+	fs.nsGen++
 	ino.nlink--
 	if ino.IsDir() {
 		ino.nlink-- // "."

@@ -365,6 +365,37 @@ rename d/s d/c
 read d/c = ELOOP
 type d/c lnk
 `},
+	// The changes here name entries of the working directory itself, so they
+	// resolve no path of their own: each is the next lookup's only warning
+	// that the last one's answer has changed.
+	{"repeated lookups of names in the working directory", `
+write a one
+read a one
+unlink a
+read a = ENOENT
+write a two
+write b three
+read a two
+rename b a
+read a three
+read b = ENOENT
+mkdir d
+write d/f four
+read d/f four
+rename d e
+read d/f = ENOENT
+read e/f four
+stat e
+rmdir e/f = ENOTDIR
+unlink e/f
+rmdir e
+stat e = ENOENT
+link a c
+read c three
+unlink c
+read c = ENOENT
+read a three
+`},
 }
 
 // nsCasesModelOnly need what the kernel test cannot have: absolute paths, the root.

@@ -113,7 +113,10 @@ func (i *Inode) ReadCached(p []byte, off int64) (int, bool) {
 		fs.mu.Unlock()
 		return 0, true // as readLocked: nothing read, the access time untouched
 	}
-	b := i.data.block(off, n)
+	b, ok := i.data.lastChunkBlock(off, n) // inlined: most reads
+	if !ok {
+		b = i.data.blockSlow(off, n)
+	}
 	if b == nil {
 		fs.mu.Unlock()
 		return 0, false // crosses a block, or a hole or unwritten block
