@@ -811,6 +811,15 @@ func TestErrorPaths(t *testing.T) {
 			}
 			return open(e, "/missing", unix.O_RDONLY)
 		}},
+		// O_TMPFILE: the directory is looked up before the file system is asked
+		// for an unnamed file (the model answers EOPNOTSUPP, as a file system
+		// without tmpfile support, only then).
+		{name: "open/O_TMPFILE on a file ENOTDIR", want: unix.ENOTDIR, do: func(e errEnv) (int64, error) {
+			return open(e, "/f", unix.O_TMPFILE|unix.O_WRONLY)
+		}},
+		{name: "open/O_TMPFILE missing ENOENT", want: unix.ENOENT, do: func(e errEnv) (int64, error) {
+			return open(e, "/nx", unix.O_TMPFILE|unix.O_WRONLY)
+		}},
 		{name: "dup/EMFILE", want: unix.EMFILE, do: func(e errEnv) (int64, error) {
 			if _, err := e.s.Dup(e.fd(fdRW)); err != nil {
 				return 0, err

@@ -45,9 +45,10 @@ const (
 // without direct I/O, or on a directory, is EINVAL after the file was created, as
 // open_check_o_direct runs last; O_CREAT with O_DIRECTORY is EINVAL (Linux 6.4+).
 //
-// Not modelled: permissions (the caller is root), O_TMPFILE (EOPNOTSUPP, the answer of
-// a file system without tmpfile support), O_PATH beyond "an fd that can neither read
-// nor write", O_NOCTTY, O_ASYNC signals, RESOLVE_* (openat2 is not modelled).
+// Not modelled: permissions (the caller is root), O_TMPFILE (EOPNOTSUPP after the
+// directory lookup, the answer of a file system without tmpfile support), O_PATH
+// beyond "an fd that can neither read nor write", O_NOCTTY, O_ASYNC signals,
+// RESOLVE_* (openat2 is not modelled).
 func (k *Kernel) sysOpenat(c *Call, dirfd int, flags64 int64, mode uint32) Result {
 	return k.openat(c.Task, dirfd, c.Path, flags64, mode)
 }
@@ -116,9 +117,6 @@ func openArgsErr(path string, flags int) syscall.Errno {
 // openFile does the path part of open and returns a new description; the
 // caller has checked openArgsErr.
 func (k *Kernel) openFile(t *Task, dirfd int, path string, flags int, mode uint32) (*File, syscall.Errno) {
-	if flags&oTmpfile != 0 {
-		return nil, syscall.EOPNOTSUPP
-	}
 	var dir *vfs.Inode
 	if isProcPath(path) {
 		if f, rest, ok, e := t.procFd(path); ok {
@@ -140,6 +138,18 @@ func (k *Kernel) openFile(t *Task, dirfd int, path string, flags int, mode uint3
 		if dir, e = t.dirOf(dirfd, path); e != 0 {
 			return nil, e
 		}
+	}
+	if flags&oTmpfile != 0 {
+		// do_tmpfile looks the directory up before it asks the file system for
+		// an unnamed file, which the model cannot make.
+		ino, err := dir.Resolve(path, true)
+		switch {
+		case err != nil:
+			return nil, errnoOf(err)
+		case !ino.IsDir():
+			return nil, syscall.ENOTDIR
+		}
+		return nil, syscall.EOPNOTSUPP
 	}
 	vflags := flags
 	if flags&oPath != 0 {
