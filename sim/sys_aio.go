@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"sync"
 	"syscall"
 )
@@ -20,6 +21,7 @@ const (
 	IOCB_CMD_PWRITEV = 8
 
 	// IOCB_FLAG_RESFD asks for an eventfd notification (accepted, not modelled).
+	// Linux does not check the other bits of aio_flags.
 	IOCB_FLAG_RESFD = 1 << 0
 	// IOCB_FLAG_IOPRIO says ReqPrio is set (accepted, not modelled).
 	IOCB_FLAG_IOPRIO = 1 << 1
@@ -41,7 +43,7 @@ type Iocb struct {
 	Offset  int64
 	Flags   uint32 // IOCB_FLAG_*
 	ResFd   uint32
-	RwFlags int32 // aio_rw_flags (RWF_*), ignored
+	RwFlags int32 // aio_rw_flags (RWF_*): unknown bits are EOPNOTSUPP, known ones ignored
 }
 
 // IoEvent is struct io_event: Data is the iocb's, Obj identifies the iocb (the
@@ -131,9 +133,10 @@ func (k *Kernel) sysIoDestroy(c *Call) Result {
 
 // sysIoSubmit implements io_submit(2) (Args: ctx, nr; Obj []*Iocb with at least nr
 // entries, else EFAULT). EINVAL for nr < 0 or an unknown context. nr is clamped to
-// the context's size. Each iocb is checked as io_submit_one does: unknown flags or
-// opcode EINVAL, a closed fd EBADF, a read without read access or a write without
-// write access EBADF, fsync of a pipe EINVAL, a full completion ring EAGAIN. The
+// the context's size. Each iocb is checked as io_submit_one does: a closed fd EBADF,
+// an unknown opcode EINVAL, a read or write refused by aioRWErr, an fsync with a
+// buffer, an offset or RWF_* flags, or of a pipe, EINVAL, a full completion ring
+// EAGAIN. The
 // first failing iocb stops the submission: the call fails with its errno if it was
 // the first, else returns how many were submitted.
 //
@@ -174,9 +177,8 @@ func (k *Kernel) submitOne(t *Task, ctx *aioCtx, cb *Iocb) syscall.Errno {
 	if cb == nil {
 		return syscall.EFAULT
 	}
-	if cb.Flags&^(IOCB_FLAG_RESFD|IOCB_FLAG_IOPRIO) != 0 {
-		return syscall.EINVAL
-	}
+	// __io_submit_one: the fd first (fget refuses O_PATH), then the opcode.
+	// aio_flags bits other than RESFD and IOPRIO are not checked.
 	f, ref := t.fget(int(int32(cb.Fd)))
 	if f == nil {
 		return syscall.EBADF
@@ -186,16 +188,13 @@ func (k *Kernel) submitOne(t *Task, ctx *aioCtx, cb *Iocb) syscall.Errno {
 	}
 	var r Result
 	switch cb.Opcode {
-	case IOCB_CMD_PREAD, IOCB_CMD_PREADV:
-		if !f.readable() {
-			return syscall.EBADF
-		}
-	case IOCB_CMD_PWRITE, IOCB_CMD_PWRITEV:
-		if !f.writable() {
-			return syscall.EBADF
+	case IOCB_CMD_PREAD, IOCB_CMD_PREADV, IOCB_CMD_PWRITE, IOCB_CMD_PWRITEV:
+		if e := aioRWErr(f, cb); e != 0 {
+			return e
 		}
 	case IOCB_CMD_FSYNC, IOCB_CMD_FDSYNC:
-		if f.special != nil {
+		// aio_fsync: no buffer, offset or RWF_* flags, and a file with fsync.
+		if len(cb.Buf) > 0 || len(cb.Iov) > 0 || cb.Offset != 0 || cb.RwFlags != 0 || f.special != nil {
 			return syscall.EINVAL
 		}
 	default:
@@ -237,6 +236,39 @@ func (k *Kernel) submitOne(t *Task, ctx *aioCtx, cb *Iocb) syscall.Errno {
 	ctx.seq++
 	ctx.done = append(ctx.done, IoEvent{Data: cb.Data, Obj: ctx.seq, Res: v})
 	k.aio.mu.Unlock()
+	return 0
+}
+
+// rwfKnown are the RWF_* flags Linux knows (HIPRI through DONTCACHE); the model
+// accepts them and ignores them.
+const rwfKnown = 0xff
+
+// aioRWErr is what aio_read and aio_write refuse at submission, in their order:
+// unknown RWF_* flags EOPNOTSUPP (kiocb_set_rw_flags), no read (write) access
+// EBADF, a file without read_iter (write_iter: a directory) EINVAL, then
+// rw_verify_area's negative or overflowing offset EINVAL. An I/O error after
+// that is the completion's res, not the submission's.
+func aioRWErr(f *File, cb *Iocb) syscall.Errno {
+	if cb.RwFlags&^rwfKnown != 0 {
+		return syscall.EOPNOTSUPP
+	}
+	write := cb.Opcode == IOCB_CMD_PWRITE || cb.Opcode == IOCB_CMD_PWRITEV
+	if write && !f.writable() || !write && !f.readable() {
+		return syscall.EBADF
+	}
+	if f.ino != nil && f.ino.IsDir() {
+		return syscall.EINVAL
+	}
+	n := int64(len(cb.Buf))
+	if cb.Opcode == IOCB_CMD_PREADV || cb.Opcode == IOCB_CMD_PWRITEV {
+		n = 0
+		for _, b := range cb.Iov {
+			n += int64(len(b))
+		}
+	}
+	if cb.Offset < 0 || cb.Offset > math.MaxInt64-n {
+		return syscall.EINVAL
+	}
 	return 0
 }
 

@@ -13,13 +13,17 @@ import (
 
 // mmap(2) constants.
 const (
-	protRead      = 0x1
-	protWrite     = 0x2
-	mapShared     = 0x1
-	mapPrivate    = 0x2
-	mapSharedVal  = 0x3
-	mapType       = 0xf
-	mapAnonymous  = 0x20
+	protRead     = 0x1
+	protWrite    = 0x2
+	mapShared    = 0x1
+	mapPrivate   = 0x2
+	mapSharedVal = 0x3
+	mapType      = 0xf
+	mapAnonymous = 0x20
+	// legacyMapMask is LEGACY_MAP_MASK (x86-64): the flags MAP_SHARED_VALIDATE
+	// accepts on a file without MAP_SYNC support.
+	legacyMapMask = 0x1 | 0x2 | 0x10 | 0x20 | 0x40 | 0x100 | 0x800 | 0x1000 | 0x2000 | 0x4000 |
+		0x8000 | 0x10000 | 0x20000 | 0x40000 | 0x4000000 | 21<<26 | 30<<26
 	msAsync       = 1
 	msInvalidate  = 2
 	msSync        = 4
@@ -144,9 +148,10 @@ func (m *mapping) flush() {
 // address), length, prot, flags, fd, offset; Obj a *[]byte that receives the mapping's
 // bytes). The result is the mapping's virtual address. Checks in do_mmap's order: an
 // offset not page-aligned is EINVAL; EBADF; length 0 is EINVAL; a map type other than
-// MAP_SHARED, MAP_PRIVATE, MAP_SHARED_VALIDATE is EINVAL; a directory or a pipe is
-// ENODEV; a description without read access is EACCES, as is a shared writable
-// mapping of one without write access. MAP_ANONYMOUS mappings (and /dev/zero) are
+// MAP_SHARED, MAP_PRIVATE, MAP_SHARED_VALIDATE is EINVAL; MAP_SHARED_VALIDATE with a
+// flag outside LEGACY_MAP_MASK is EOPNOTSUPP; a shared writable mapping of a
+// description without write access is EACCES, then any mapping of one without read
+// access; then a directory or a pipe is ENODEV. MAP_ANONYMOUS mappings (and /dev/zero) are
 // plain zeroed memory.
 //
 // The mapping's bytes are filled from the page cache at mmap time; a shared mapping
@@ -182,6 +187,19 @@ func (k *Kernel) sysMmap(c *Call) Result {
 		return Fail(syscall.ENOMEM)
 	}
 	if f != nil {
+		// do_mmap's switch on the map type: MAP_SHARED_VALIDATE refuses flags
+		// outside LEGACY_MAP_MASK (ext4 without DAX adds no MAP_SYNC); a shared
+		// writable mapping needs write access, every mapping read access, and
+		// only then is the file asked for its mmap operation.
+		if typ == mapSharedVal && flags&^legacyMapMask != 0 {
+			return Fail(syscall.EOPNOTSUPP)
+		}
+		if typ != mapPrivate && prot&protWrite != 0 && !f.writable() {
+			return Fail(syscall.EACCES)
+		}
+		if !f.readable() {
+			return Fail(syscall.EACCES)
+		}
 		if f.special != nil {
 			if _, zero := f.special.(DevZero); !zero {
 				return Fail(syscall.ENODEV)
@@ -189,14 +207,6 @@ func (k *Kernel) sysMmap(c *Call) Result {
 			f = nil
 		} else if !f.ino.IsRegular() {
 			return Fail(syscall.ENODEV)
-		}
-	}
-	if f != nil {
-		if !f.readable() {
-			return Fail(syscall.EACCES)
-		}
-		if typ != mapPrivate && prot&protWrite != 0 && !f.writable() {
-			return Fail(syscall.EACCES)
 		}
 	}
 	m := &mapping{buf: make([]byte, length), off: off, shared: typ != mapPrivate, writable: prot&protWrite != 0, g: c.Task.g}

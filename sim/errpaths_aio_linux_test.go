@@ -1,0 +1,305 @@
+//go:build linux
+
+package sim_test
+
+import (
+	"runtime"
+	"syscall"
+	"testing"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"iosim/sim"
+)
+
+// sysAIO is the Linux AIO part of the syscall surface, in the facade's shape
+// (x/sys/unix has no AIO wrappers): implemented by *sim.Process and by osKernel.
+type sysAIO interface {
+	IoSetup(nrEvents int) (sim.AioContext, error)
+	IoSubmit(ctx sim.AioContext, iocbs []*sim.Iocb) (int, error)
+	IoGetevents(ctx sim.AioContext, minNr, nr int, events []sim.IoEvent, timeout *unix.Timespec) (int, error)
+	IoDestroy(ctx sim.AioContext) error
+}
+
+// kIocb is the kernel's struct iocb (<linux/aio_abi.h>, little-endian x86-64).
+type kIocb struct {
+	data      uint64
+	key       uint32
+	rwFlags   int32
+	opcode    uint16
+	reqPrio   int16
+	fd        uint32
+	buf       uint64
+	nbytes    uint64
+	offset    int64
+	reserved2 uint64
+	flags     uint32
+	resFd     uint32
+}
+
+func (k *osKernel) IoSetup(nrEvents int) (sim.AioContext, error) {
+	var ctx uint64
+	_, _, e := unix.Syscall(unix.SYS_IO_SETUP, uintptr(nrEvents), uintptr(unsafe.Pointer(&ctx)), 0)
+	if e != 0 {
+		return 0, e
+	}
+	return sim.AioContext(ctx), nil
+}
+
+func (k *osKernel) IoSubmit(ctx sim.AioContext, iocbs []*sim.Iocb) (int, error) {
+	cbs := make([]kIocb, len(iocbs))
+	ptrs := make([]uintptr, len(iocbs)+1) // +1: a valid address with no iocbs
+	var iovs [][]unix.Iovec
+	for i, cb := range iocbs {
+		fd := int(int32(cb.Fd))
+		if fd >= 0 {
+			fd = k.fd(fd)
+		}
+		kc := &cbs[i]
+		*kc = kIocb{data: cb.Data, rwFlags: cb.RwFlags, opcode: cb.Opcode, reqPrio: cb.ReqPrio, fd: uint32(fd),
+			offset: cb.Offset, flags: cb.Flags, resFd: cb.ResFd}
+		switch {
+		case cb.Iov != nil:
+			v := make([]unix.Iovec, len(cb.Iov))
+			for j, b := range cb.Iov {
+				v[j].SetLen(len(b))
+				if len(b) > 0 {
+					v[j].Base = &b[0]
+				}
+			}
+			iovs = append(iovs, v)
+			if len(v) > 0 {
+				kc.buf = uint64(uintptr(unsafe.Pointer(&v[0])))
+			}
+			kc.nbytes = uint64(len(v))
+		case len(cb.Buf) > 0:
+			kc.buf = uint64(uintptr(unsafe.Pointer(&cb.Buf[0])))
+			kc.nbytes = uint64(len(cb.Buf))
+		}
+		ptrs[i] = uintptr(unsafe.Pointer(kc))
+	}
+	r, _, e := unix.Syscall(unix.SYS_IO_SUBMIT, uintptr(ctx), uintptr(len(iocbs)), uintptr(unsafe.Pointer(&ptrs[0])))
+	runtime.KeepAlive(cbs)
+	runtime.KeepAlive(iovs)
+	runtime.KeepAlive(iocbs)
+	if e != 0 {
+		return -1, e
+	}
+	return int(r), nil
+}
+
+func (k *osKernel) IoGetevents(ctx sim.AioContext, minNr, nr int, events []sim.IoEvent, timeout *unix.Timespec) (int, error) {
+	var p unsafe.Pointer
+	if len(events) > 0 {
+		p = unsafe.Pointer(&events[0]) // sim.IoEvent has struct io_event's layout
+	}
+	r, _, e := unix.Syscall6(unix.SYS_IO_GETEVENTS, uintptr(ctx), uintptr(minNr), uintptr(nr), uintptr(p), uintptr(unsafe.Pointer(timeout)), 0)
+	if e != 0 {
+		return -1, e
+	}
+	return int(r), nil
+}
+
+func (k *osKernel) IoDestroy(ctx sim.AioContext) error {
+	_, _, e := unix.Syscall(unix.SYS_IO_DESTROY, uintptr(ctx), 0, 0)
+	if e != 0 {
+		return e
+	}
+	return nil
+}
+
+// TestErrorPathsAIO runs the error paths of io_setup, io_submit, io_getevents
+// and io_destroy on the kernel and on the model from the same starting state
+// (setupErrpaths) and asserts the expected answer on both. Rows that submit
+// iocbs return what io_submit returned and, when it submitted something, the
+// first completion's res (a byte count or a negated errno) as well.
+func TestErrorPathsAIO(t *testing.T) {
+	h := newHost(t)
+	type env struct {
+		s  sysAIO
+		fd func(int) int
+	}
+	zero := &unix.Timespec{}
+	// submit sets up a context of 8, submits cbs and returns io_submit's
+	// result, and the first event's res when one was submitted.
+	submit := func(e env, cbs ...*sim.Iocb) (int64, int64, error) {
+		ctx, err := e.s.IoSetup(8)
+		if err != nil {
+			return 0, 0, err
+		}
+		defer e.s.IoDestroy(ctx)
+		n, err := e.s.IoSubmit(ctx, cbs)
+		if err != nil || n == 0 {
+			return int64(n), 0, err
+		}
+		evs := make([]sim.IoEvent, n)
+		got, err := e.s.IoGetevents(ctx, n, n, evs, &unix.Timespec{Sec: 5})
+		if err != nil {
+			return int64(n), 0, err
+		}
+		if got < 1 {
+			return int64(n), 0, syscall.ETIME
+		}
+		return int64(n), evs[0].Res, nil
+	}
+	buf := func(n int) []byte { return make([]byte, n) }
+	rows := []struct {
+		name string
+		do   func(e env) (int64, int64, error)
+		want syscall.Errno
+		ret  int64 // with want 0: io_submit's result (or the call's)
+		res  int64 // with want 0 and ret > 0: the first event's res
+	}{
+		{name: "io_setup/0", want: unix.EINVAL, do: func(e env) (int64, int64, error) { _, err := e.s.IoSetup(0); return 0, 0, err }},
+		{name: "io_setup/negative", want: unix.EINVAL, do: func(e env) (int64, int64, error) { _, err := e.s.IoSetup(-1); return 0, 0, err }},
+		{name: "io_destroy/unknown context", want: unix.EINVAL, do: func(e env) (int64, int64, error) { return 0, 0, e.s.IoDestroy(12345) }},
+		{name: "io_destroy/twice", want: unix.EINVAL, do: func(e env) (int64, int64, error) {
+			ctx, err := e.s.IoSetup(1)
+			if err != nil {
+				return 0, 0, err
+			}
+			if err := e.s.IoDestroy(ctx); err != nil {
+				return 0, 0, err
+			}
+			return 0, 0, e.s.IoDestroy(ctx)
+		}},
+		{name: "io_submit/unknown context", want: unix.EINVAL, do: func(e env) (int64, int64, error) {
+			n, err := e.s.IoSubmit(12345, []*sim.Iocb{{Opcode: sim.IOCB_CMD_PREAD, Fd: uint32(e.fd(fdRW)), Buf: buf(10)}})
+			return int64(n), 0, err
+		}},
+		{name: "io_getevents/unknown context", want: unix.EINVAL, do: func(e env) (int64, int64, error) {
+			n, err := e.s.IoGetevents(12345, 0, 1, make([]sim.IoEvent, 1), zero)
+			return int64(n), 0, err
+		}},
+		{name: "io_getevents/min > nr", want: unix.EINVAL, do: func(e env) (int64, int64, error) {
+			ctx, err := e.s.IoSetup(4)
+			if err != nil {
+				return 0, 0, err
+			}
+			defer e.s.IoDestroy(ctx)
+			n, err := e.s.IoGetevents(ctx, 2, 1, make([]sim.IoEvent, 2), zero)
+			return int64(n), 0, err
+		}},
+		{name: "io_getevents/nothing submitted", ret: 0, do: func(e env) (int64, int64, error) {
+			ctx, err := e.s.IoSetup(4)
+			if err != nil {
+				return 0, 0, err
+			}
+			defer e.s.IoDestroy(ctx)
+			n, err := e.s.IoGetevents(ctx, 0, 1, make([]sim.IoEvent, 1), zero)
+			return int64(n), 0, err
+		}},
+		{name: "io_submit/no iocbs", ret: 0, do: func(e env) (int64, int64, error) { return submit(e) }},
+		{name: "io_submit/pread", ret: 1, res: 10, do: func(e env) (int64, int64, error) {
+			return submit(e, &sim.Iocb{Opcode: sim.IOCB_CMD_PREAD, Fd: uint32(e.fd(fdRW)), Buf: buf(10)})
+		}},
+		{name: "io_submit/pread past EOF", ret: 1, res: 0, do: func(e env) (int64, int64, error) {
+			return submit(e, &sim.Iocb{Opcode: sim.IOCB_CMD_PREAD, Fd: uint32(e.fd(fdRW)), Buf: buf(10), Offset: 1 << 20})
+		}},
+		{name: "io_submit/pwrite", ret: 1, res: 10, do: func(e env) (int64, int64, error) {
+			return submit(e, &sim.Iocb{Opcode: sim.IOCB_CMD_PWRITE, Fd: uint32(e.fd(fdRW)), Buf: buf(10), Offset: 100})
+		}},
+		{name: "io_submit/preadv", ret: 1, res: 15, do: func(e env) (int64, int64, error) {
+			return submit(e, &sim.Iocb{Opcode: sim.IOCB_CMD_PREADV, Fd: uint32(e.fd(fdRW)), Iov: [][]byte{buf(5), buf(10)}})
+		}},
+		{name: "io_submit/fsync", ret: 1, res: 0, do: func(e env) (int64, int64, error) {
+			return submit(e, &sim.Iocb{Opcode: sim.IOCB_CMD_FSYNC, Fd: uint32(e.fd(fdRW))})
+		}},
+		{name: "io_submit/fdsync of O_RDONLY", ret: 1, res: 0, do: func(e env) (int64, int64, error) {
+			return submit(e, &sim.Iocb{Opcode: sim.IOCB_CMD_FDSYNC, Fd: uint32(e.fd(fdRO))})
+		}},
+		{name: "io_submit/never-opened fd", want: unix.EBADF, do: func(e env) (int64, int64, error) {
+			return submit(e, &sim.Iocb{Opcode: sim.IOCB_CMD_PREAD, Fd: uint32(e.fd(fdClosed)), Buf: buf(10)})
+		}},
+		{name: "io_submit/O_PATH fd", want: unix.EBADF, do: func(e env) (int64, int64, error) {
+			return submit(e, &sim.Iocb{Opcode: sim.IOCB_CMD_PREAD, Fd: uint32(e.fd(fdPath)), Buf: buf(10)})
+		}},
+		{name: "io_submit/pread of O_WRONLY", want: unix.EBADF, do: func(e env) (int64, int64, error) {
+			return submit(e, &sim.Iocb{Opcode: sim.IOCB_CMD_PREAD, Fd: uint32(e.fd(fdWO)), Buf: buf(10)})
+		}},
+		{name: "io_submit/pwrite of O_RDONLY", want: unix.EBADF, do: func(e env) (int64, int64, error) {
+			return submit(e, &sim.Iocb{Opcode: sim.IOCB_CMD_PWRITE, Fd: uint32(e.fd(fdRO)), Buf: buf(10)})
+		}},
+		{name: "io_submit/pread of a directory", want: unix.EINVAL, do: func(e env) (int64, int64, error) {
+			return submit(e, &sim.Iocb{Opcode: sim.IOCB_CMD_PREAD, Fd: uint32(e.fd(fdDir)), Buf: buf(10)})
+		}},
+		{name: "io_submit/fsync of a directory", ret: 1, res: 0, do: func(e env) (int64, int64, error) {
+			return submit(e, &sim.Iocb{Opcode: sim.IOCB_CMD_FSYNC, Fd: uint32(e.fd(fdDir))})
+		}},
+		{name: "io_submit/pread at a negative offset", want: unix.EINVAL, do: func(e env) (int64, int64, error) {
+			return submit(e, &sim.Iocb{Opcode: sim.IOCB_CMD_PREAD, Fd: uint32(e.fd(fdRW)), Buf: buf(10), Offset: -1})
+		}},
+		{name: "io_submit/pwrite at a negative offset", want: unix.EINVAL, do: func(e env) (int64, int64, error) {
+			return submit(e, &sim.Iocb{Opcode: sim.IOCB_CMD_PWRITE, Fd: uint32(e.fd(fdRW)), Buf: buf(10), Offset: -1})
+		}},
+		{name: "io_submit/unknown opcode", want: unix.EINVAL, do: func(e env) (int64, int64, error) {
+			return submit(e, &sim.Iocb{Opcode: 99, Fd: uint32(e.fd(fdRW)), Buf: buf(10)})
+		}},
+		{name: "io_submit/unknown opcode of a closed fd", want: unix.EBADF, do: func(e env) (int64, int64, error) {
+			return submit(e, &sim.Iocb{Opcode: 99, Fd: uint32(e.fd(fdClosed)), Buf: buf(10)})
+		}},
+		// aio_flags bits other than RESFD and IOPRIO are not checked.
+		{name: "io_submit/unknown aio_flags bit", ret: 1, res: 10, do: func(e env) (int64, int64, error) {
+			return submit(e, &sim.Iocb{Opcode: sim.IOCB_CMD_PREAD, Fd: uint32(e.fd(fdRW)), Buf: buf(10), Flags: 1 << 5})
+		}},
+		{name: "io_submit/unknown RWF flag", want: unix.EOPNOTSUPP, do: func(e env) (int64, int64, error) {
+			return submit(e, &sim.Iocb{Opcode: sim.IOCB_CMD_PREAD, Fd: uint32(e.fd(fdRW)), Buf: buf(10), RwFlags: 1 << 30})
+		}},
+		{name: "io_submit/unknown RWF flag of O_WRONLY read", want: unix.EOPNOTSUPP, do: func(e env) (int64, int64, error) {
+			return submit(e, &sim.Iocb{Opcode: sim.IOCB_CMD_PREAD, Fd: uint32(e.fd(fdWO)), Buf: buf(10), RwFlags: 1 << 30})
+		}},
+		{name: "io_submit/RWF_DSYNC write", ret: 1, res: 10, do: func(e env) (int64, int64, error) {
+			return submit(e, &sim.Iocb{Opcode: sim.IOCB_CMD_PWRITE, Fd: uint32(e.fd(fdRW)), Buf: buf(10), RwFlags: unix.RWF_DSYNC})
+		}},
+		{name: "io_submit/pread of O_WRONLY at a negative offset", want: unix.EBADF, do: func(e env) (int64, int64, error) {
+			return submit(e, &sim.Iocb{Opcode: sim.IOCB_CMD_PREAD, Fd: uint32(e.fd(fdWO)), Buf: buf(10), Offset: -1})
+		}},
+		{name: "io_submit/pread past the largest offset", want: unix.EINVAL, do: func(e env) (int64, int64, error) {
+			return submit(e, &sim.Iocb{Opcode: sim.IOCB_CMD_PREAD, Fd: uint32(e.fd(fdRW)), Buf: buf(10), Offset: 1<<63 - 5})
+		}},
+		{name: "io_submit/preadv of a directory", want: unix.EINVAL, do: func(e env) (int64, int64, error) {
+			return submit(e, &sim.Iocb{Opcode: sim.IOCB_CMD_PREADV, Fd: uint32(e.fd(fdDir)), Iov: [][]byte{buf(10)}})
+		}},
+		{name: "io_submit/fsync with an offset", want: unix.EINVAL, do: func(e env) (int64, int64, error) {
+			return submit(e, &sim.Iocb{Opcode: sim.IOCB_CMD_FSYNC, Fd: uint32(e.fd(fdRW)), Offset: 4096})
+		}},
+		{name: "io_submit/fdsync with a buffer", want: unix.EINVAL, do: func(e env) (int64, int64, error) {
+			return submit(e, &sim.Iocb{Opcode: sim.IOCB_CMD_FDSYNC, Fd: uint32(e.fd(fdRW)), Buf: buf(10)})
+		}},
+		{name: "io_submit/fsync with RWF flags", want: unix.EINVAL, do: func(e env) (int64, int64, error) {
+			return submit(e, &sim.Iocb{Opcode: sim.IOCB_CMD_FSYNC, Fd: uint32(e.fd(fdRW)), RwFlags: unix.RWF_DSYNC})
+		}},
+		{name: "io_submit/second iocb fails", ret: 1, res: 10, do: func(e env) (int64, int64, error) {
+			return submit(e,
+				&sim.Iocb{Opcode: sim.IOCB_CMD_PREAD, Fd: uint32(e.fd(fdRW)), Buf: buf(10)},
+				&sim.Iocb{Opcode: sim.IOCB_CMD_PREAD, Fd: uint32(e.fd(fdClosed)), Buf: buf(10)})
+		}},
+	}
+	for _, r := range rows {
+		t.Run(r.name, func(t *testing.T) {
+			p := h.newPair(t)
+			defer p.done()
+			setupErrpaths(t, p.m)
+			setupErrpaths(t, p.k)
+			fd := func(i int) int { return h.base + i }
+			mret, mres, merr := r.do(env{s: p.m, fd: fd})
+			kret, kres, kerr := r.do(env{s: p.k, fd: fd})
+			for _, side := range []struct {
+				name     string
+				ret, res int64
+				err      error
+			}{{"kernel", kret, kres, kerr}, {"model", mret, mres, merr}} {
+				e, bare := errnoOf(side.err)
+				switch {
+				case !bare:
+					t.Errorf("%s: returned %s, want a bare syscall.Errno", side.name, errName(side.err))
+				case e != r.want:
+					t.Errorf("%s: got %d %s, want %s", side.name, side.ret, errName(side.err), errName(errOrNil(r.want)))
+				case r.want == 0 && (side.ret != r.ret || side.res != r.res):
+					t.Errorf("%s: returned %d (first event res %d), want %d (res %d)", side.name, side.ret, side.res, r.ret, r.res)
+				}
+			}
+		})
+	}
+}
