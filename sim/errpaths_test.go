@@ -105,18 +105,7 @@ func TestErrorPaths(t *testing.T) {
 		r, err := e.s.FcntlInt(uintptr(fd), cmd, arg)
 		return int64(r), err
 	}
-	type row struct {
-		name string
-		do   func(e errEnv) (int64, error)
-		want syscall.Errno // 0: the call succeeds
-		ret  int64         // with want 0: the expected return value, unless ret < 0
-
-		// modelBug documents a known divergence of the model: when the model
-		// returns exactly modelGot (an errno, or 0 for success) the row is skipped
-		// with this note after the kernel side was checked.
-		modelBug string
-		modelGot syscall.Errno
-	}
+	type row = errRow
 	rows := []row{
 		// EBADF
 		{name: "close/never-opened", want: unix.EBADF, do: func(e errEnv) (int64, error) { return e0(e.s.Close(e.fd(fdClosed))) }},
@@ -837,6 +826,27 @@ func TestErrorPaths(t *testing.T) {
 			return e0(e.s.Dup2(e.fd(fdRW), e.nofile))
 		}},
 	}
+	runErrRows(t, h, rows)
+}
+
+// errRow is one row of an error-path table: a call, run from the state
+// setupErrpaths builds, and what this kernel answers.
+type errRow struct {
+	name string
+	do   func(e errEnv) (int64, error)
+	want syscall.Errno // 0: the call succeeds
+	ret  int64         // with want 0: the expected return value, unless ret < 0
+
+	// modelBug documents a known divergence of the model: when the model
+	// returns exactly modelGot (an errno, or 0 for success) the row is skipped
+	// with this note after the kernel side was checked.
+	modelBug string
+	modelGot syscall.Errno
+}
+
+// runErrRows runs each row as a subtest on a fresh pair: on the kernel and on the
+// model, from setupErrpaths, and checks both against the row's answer.
+func runErrRows(t *testing.T, h *host, rows []errRow) {
 	for _, r := range rows {
 		t.Run(r.name, func(t *testing.T) {
 			p := h.newPair(t)

@@ -38,9 +38,12 @@ func (k *Kernel) sysUnlinkat(c *Call, dirfd int, flags int) Result {
 
 // sysRenameat2 implements rename(2), renameat(2) and renameat2(2) (Path → Path2;
 // flags RENAME_NOREPLACE, RENAME_EXCHANGE; RENAME_WHITEOUT and unknown flags are
-// EINVAL).
+// EINVAL). The order is do_renameat2's: the flags (before either path or dirfd),
+// then the old path's parent lookup (getname's ENOENT for an empty path, the
+// dirfd, the walk), then the new path's.
 func (k *Kernel) sysRenameat2(c *Call, olddirfd, newdirfd int, flags uint) Result {
-	if flags&^(vfs.RenameNoreplace|vfs.RenameExchange) != 0 {
+	if flags&^(vfs.RenameNoreplace|vfs.RenameExchange) != 0 ||
+		flags == vfs.RenameNoreplace|vfs.RenameExchange {
 		return Fail(syscall.EINVAL)
 	}
 	od, e := atDir(c.Task, olddirfd, c.Path)
@@ -49,25 +52,59 @@ func (k *Kernel) sysRenameat2(c *Call, olddirfd, newdirfd int, flags uint) Resul
 	}
 	nd, e := atDir(c.Task, newdirfd, c.Path2)
 	if e != 0 {
-		return Fail(e)
+		// The new path's own errors wait for the old path's parent lookup.
+		return res(0, firstErr(od.LookupParent(c.Path), e))
 	}
 	return res(0, od.Rename(c.Path, nd, c.Path2, int(flags)))
 }
 
+// firstErr returns err if it is not nil, else e.
+func firstErr(err error, e syscall.Errno) error {
+	if err != nil {
+		return err
+	}
+	return e
+}
+
 // sysLinkat implements link(2) and linkat(2) (Path → Path2; flags
-// AT_SYMLINK_FOLLOW; AT_EMPTY_PATH is not modelled and an empty path is ENOENT;
-// other flags EINVAL). A directory is EPERM.
+// AT_SYMLINK_FOLLOW, AT_EMPTY_PATH, others EINVAL). The order is do_linkat's: the
+// flags, the old path's lookup (with AT_EMPTY_PATH an empty path is the file
+// dirfd refers to, any fd, O_PATH included: the caller is root and has
+// CAP_DAC_READ_SEARCH), then the new path (filename_create), then vfs_link's
+// checks (a directory is EPERM, an unlinked file ENOENT).
 func (k *Kernel) sysLinkat(c *Call, olddirfd, newdirfd int, flags int) Result {
 	if flags&^(atSymlinkFollow|atEmptyPath) != 0 {
 		return Fail(syscall.EINVAL)
 	}
-	od, e := atDir(c.Task, olddirfd, c.Path)
-	if e != 0 {
-		return Fail(e)
+	var src *vfs.Inode // the fd's file, with AT_EMPTY_PATH and an empty path
+	fromFd := c.Path == "" && flags&atEmptyPath != 0
+	if fromFd {
+		ino, f, e := k.resolveAt(c.Task, olddirfd, "", false, true)
+		if e != 0 {
+			return Fail(e)
+		}
+		if f == nil || f.special == nil {
+			src = ino // else another mount: LinkFrom's EXDEV
+		}
+	}
+	var od *vfs.Inode
+	if !fromFd {
+		var e syscall.Errno
+		if od, e = atDir(c.Task, olddirfd, c.Path); e != 0 {
+			return Fail(e)
+		}
 	}
 	nd, e := atDir(c.Task, newdirfd, c.Path2)
 	if e != 0 {
+		// The new path's own errors wait for the old path's lookup.
+		if od != nil {
+			_, err := od.Resolve(c.Path, flags&atSymlinkFollow != 0)
+			return res(0, firstErr(err, e))
+		}
 		return Fail(e)
+	}
+	if fromFd {
+		return res(0, nd.LinkFrom(src, c.Path2))
 	}
 	return res(0, od.Link(c.Path, nd, c.Path2, flags&atSymlinkFollow != 0))
 }
@@ -75,8 +112,13 @@ func (k *Kernel) sysLinkat(c *Call, olddirfd, newdirfd int, flags int) Result {
 // sysSymlinkat implements symlink(2) and symlinkat(2): Path is the new link's path,
 // Path2 its target (ENOENT when empty).
 func (k *Kernel) sysSymlinkat(c *Call, newdirfd int) Result {
+	// getname of the target comes first (do_symlinkat): ENOENT when empty,
+	// ENAMETOOLONG when it does not fit in PATH_MAX.
 	if c.Path2 == "" {
 		return Fail(syscall.ENOENT)
+	}
+	if len(c.Path2) >= vfs.MaxPathLen {
+		return Fail(syscall.ENAMETOOLONG)
 	}
 	dir, e := atDir(c.Task, newdirfd, c.Path)
 	if e != 0 {
@@ -87,10 +129,22 @@ func (k *Kernel) sysSymlinkat(c *Call, newdirfd int) Result {
 
 // sysReadlinkat implements readlink(2) and readlinkat(2): the target is copied into
 // Buf, truncated to its length, without a NUL; the result is the bytes copied. A
-// buffer of length 0 is EINVAL, a path that is not a symlink EINVAL.
+// buffer of length 0 is EINVAL (before the path), a path that is not a symlink
+// EINVAL. As do_readlinkat looks the path up with LOOKUP_EMPTY, an empty path is
+// the dirfd itself (EBADF when closed), and ENOENT when that is not a symlink.
 func (k *Kernel) sysReadlinkat(c *Call, dirfd int) Result {
 	if len(c.Buf) <= 0 {
 		return Fail(syscall.EINVAL)
+	}
+	if c.Path == "" {
+		ino, f, e := k.resolveAt(c.Task, dirfd, "", false, true)
+		if e != 0 {
+			return Fail(e)
+		}
+		if (f != nil && f.special != nil) || ino == nil || !ino.IsSymlink() {
+			return Fail(syscall.ENOENT)
+		}
+		return Result{Ret: int64(copy(c.Buf, ino.Target()))}
 	}
 	dir, e := atDir(c.Task, dirfd, c.Path)
 	if e != 0 {
@@ -308,16 +362,49 @@ const (
 )
 
 // sysUtimensat implements utimensat(2) (Args: dirfd, -, -, flags; Obj is a
-// *[2]unix.Timespec or nil for "both now"). Flags other than AT_SYMLINK_NOFOLLOW and
-// AT_EMPTY_PATH are EINVAL; a tv_nsec outside [0, 1e9) that is not UTIME_NOW or
-// UTIME_OMIT is EINVAL. futimens is utimensat with an empty path and AT_EMPTY_PATH.
+// *[2]unix.Timespec or nil for "both now"). The order is Linux's (the utimensat
+// syscall, do_utimes, vfs_utimes): both times UTIME_OMIT is 0 before anything
+// else is looked at; a NULL path with a dirfd other than AT_FDCWD is futimens
+// (do_utimes_fd: flags other than 0 are EINVAL, then the fd, which may not be
+// O_PATH: EBADF); else (do_utimes_path) flags other than AT_SYMLINK_NOFOLLOW and
+// AT_EMPTY_PATH are EINVAL, then the path lookup (a NULL path with AT_FDCWD is
+// EFAULT); a tv_nsec outside [0, 1e9) that is not UTIME_NOW or UTIME_OMIT is
+// EINVAL only after that (vfs_utimes).
 func (k *Kernel) sysUtimensat(c *Call) Result {
 	dirfd, flags := int(c.Args[0]), int(c.Args[3])
-	if flags&^(atSymlinkNofollow|atEmptyPath) != 0 {
-		return Fail(syscall.EINVAL)
+	ts, _ := c.Obj.(*[2]unix.Timespec)
+	if ts != nil && ts[0].Nsec == utimeOmit && ts[1].Nsec == utimeOmit {
+		return Result{} // Linux returns 0 without resolving the path
+	}
+	var ino *vfs.Inode
+	var f *File
+	if c.Path == "" && c.Args[1] == PathNull && dirfd != atFdcwd {
+		// utimensat(fd, NULL, times, 0) is futimens(fd): the fd itself.
+		if flags != 0 {
+			return Fail(syscall.EINVAL)
+		}
+		var ref bool
+		if f, ref = c.Task.fget(dirfd); f == nil {
+			return Fail(syscall.EBADF)
+		}
+		if ref {
+			defer f.decRef()
+		}
+		ino = f.ino
+	} else {
+		if flags&^(atSymlinkNofollow|atEmptyPath) != 0 {
+			return Fail(syscall.EINVAL)
+		}
+		if c.Path == "" && c.Args[1] == PathNull {
+			return Fail(syscall.EFAULT)
+		}
+		var e syscall.Errno
+		if ino, f, e = k.resolveAt(c.Task, dirfd, c.Path, flags&atSymlinkNofollow == 0, flags&atEmptyPath != 0); e != 0 {
+			return Fail(e)
+		}
 	}
 	at, mt := vfs.UtimeNow, vfs.UtimeNow
-	if ts, _ := c.Obj.(*[2]unix.Timespec); ts != nil {
+	if ts != nil {
 		conv := func(t unix.Timespec) (vfs.Timespec, bool) {
 			switch t.Nsec {
 			case utimeNow:
@@ -336,24 +423,6 @@ func (k *Kernel) sysUtimensat(c *Call) Result {
 		if !ok1 || !ok2 {
 			return Fail(syscall.EINVAL)
 		}
-		if at == vfs.UtimeOmit && mt == vfs.UtimeOmit {
-			return Result{} // Linux returns 0 without resolving the path
-		}
-	}
-	empty := flags&atEmptyPath != 0
-	if c.Path == "" && c.Args[1] == PathNull {
-		// utimensat(fd, NULL, times, 0) is futimens(fd): the fd itself.
-		switch {
-		case dirfd == atFdcwd:
-			return Fail(syscall.EFAULT)
-		case flags != 0:
-			return Fail(syscall.EINVAL)
-		}
-		empty = true
-	}
-	ino, f, e := k.resolveAt(c.Task, dirfd, c.Path, flags&atSymlinkNofollow == 0, empty)
-	if e != 0 {
-		return Fail(e)
 	}
 	if f != nil && f.special != nil {
 		return Result{}

@@ -97,10 +97,13 @@ func (k *Kernel) resolveAt(t *Task, dirfd int, path string, follow, emptyOK bool
 
 // sysFstatat implements newfstatat(2), stat(2) and lstat(2): Obj is a *unix.Stat_t.
 // Flags: AT_SYMLINK_NOFOLLOW (lstat), AT_EMPTY_PATH (stat dirfd itself),
-// AT_NO_AUTOMOUNT (ignored); others are EINVAL. An empty path without AT_EMPTY_PATH
-// is ENOENT.
+// AT_NO_AUTOMOUNT and AT_STATX_SYNC_TYPE's bits (ignored, either or both, as
+// vfs_statx accepts them); others are EINVAL. An empty path without AT_EMPTY_PATH
+// is ENOENT. As in vfs_fstatat, an empty path with AT_EMPTY_PATH and a dirfd >= 0
+// is fstat(dirfd): the flags are not checked.
 func (k *Kernel) sysFstatat(c *Call, dirfd int, path string, flags int) Result {
-	if flags&^(atSymlinkNofollow|atEmptyPath|atNoAutomount) != 0 {
+	fstat := path == "" && flags&atEmptyPath != 0 && dirfd >= 0
+	if !fstat && flags&^(atSymlinkNofollow|atEmptyPath|atNoAutomount|atStatxSyncType) != 0 {
 		return Fail(syscall.EINVAL)
 	}
 	st, _ := c.Obj.(*unix.Stat_t)
@@ -133,10 +136,13 @@ const (
 // mask with STATX__RESERVED is EINVAL. The model fills the basic stats and the mount
 // id (stx_mask 0x17ff, as ext4 answers a STATX_BASIC_STATS request); btime,
 // attributes and the direct I/O alignment fields are not modelled (left zero and not
-// in stx_mask).
+// in stx_mask). As in the statx syscall, an empty path with AT_EMPTY_PATH and a
+// dirfd >= 0 goes to do_statx_fd, which checks the mask and the sync type but not
+// the other flags.
 func (k *Kernel) sysStatx(c *Call) Result {
 	dirfd, flags, mask := int(c.Args[0]), int(c.Args[2]), uint32(c.Args[3])
-	if flags&^(atSymlinkNofollow|atEmptyPath|atNoAutomount|atStatxSyncType) != 0 ||
+	fdOnly := c.Path == "" && flags&atEmptyPath != 0 && dirfd >= 0
+	if !fdOnly && flags&^(atSymlinkNofollow|atEmptyPath|atNoAutomount|atStatxSyncType) != 0 ||
 		flags&atStatxSyncType == atStatxSyncType {
 		return Fail(syscall.EINVAL)
 	}

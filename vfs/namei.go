@@ -108,7 +108,8 @@ func (fs *FS) resolve(dir *Inode, path string, followLast bool, links *int) (*In
 // walkParent resolves all but the last component of path and returns the directory
 // that holds (or would hold) the last one, its name, and whether the path ended in
 // a slash. The path "/" gives the root and an empty name; "." and ".." are returned
-// as names for the caller to refuse as each syscall does.
+// as names for the caller to refuse as each syscall does, and a name over NAME_MAX
+// for the caller to refuse (lastTooLong) where it looks the name up.
 func (fs *FS) walkParent(dir *Inode, path string, links *int) (parent *Inode, name string, trailing bool, err error) {
 	if len(path) == 0 {
 		return nil, "", false, ENOENT
@@ -129,9 +130,10 @@ func (fs *FS) walkParent(dir *Inode, path string, links *int) (parent *Inode, na
 		start--
 	}
 	name = path[start:end]
-	if len(name) > MaxNameLen {
-		return nil, "", false, ENAMETOOLONG
-	}
+	// The name's length is not checked here: as path_parentat (link_path_walk)
+	// does not look at the last component, a long last name is ENAMETOOLONG only
+	// when the caller looks it up (ext4_lookup), after the parent's errors and the
+	// caller's checks of "." and "..": see lastTooLong.
 	parent = dir
 	if start > 0 {
 		parent, err = fs.walk(dir, path[:start], true, links)
@@ -143,6 +145,27 @@ func (fs *FS) walkParent(dir *Inode, path string, links *int) (parent *Inode, na
 		return nil, "", false, ENOTDIR
 	}
 	return parent, name, trailing, nil
+}
+
+// lastTooLong is the final lookup's refusal of a name walkParent returned:
+// ENAMETOOLONG over NAME_MAX (ext4_lookup), else nil.
+func lastTooLong(name string) error {
+	if len(name) > MaxNameLen {
+		return ENAMETOOLONG
+	}
+	return nil
+}
+
+// LookupParent returns the error, if any, of looking up the directory that
+// would hold path's last component (filename_parentat): the errors a call with
+// two paths reports for the first before it looks at the second.
+func (dir *Inode) LookupParent(path string) error {
+	fs := dir.fs
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	links := 0
+	_, _, _, err := fs.walkParent(dir, path, &links)
+	return err
 }
 
 // Resolve returns the inode that path names, relative to dir (the cwd or an "at"

@@ -67,6 +67,9 @@ func (dir *Inode) openLocked(path string, flags int, perm uint32) (ino *Inode, c
 				}
 				return nil, false, EISDIR
 			}
+			if err := lastTooLong(name); err != nil {
+				return nil, false, err
+			}
 			child := parent.entries[name]
 			if child == nil {
 				if f := fs.fault(OpCreate, nil, joinPath(parent, name)); f.Errno != 0 {
@@ -190,7 +193,14 @@ func (dir *Inode) Mkdir(path string, perm uint32) error {
 	if err != nil {
 		return err
 	}
-	if name == "" || name == "." || name == ".." || parent.entries[name] != nil {
+	// filename_create: a name that is not normal, then the lookup.
+	if name == "" || name == "." || name == ".." {
+		return EEXIST
+	}
+	if err := lastTooLong(name); err != nil {
+		return err
+	}
+	if parent.entries[name] != nil {
 		return EEXIST
 	}
 	if parent.nlink == 0 {
@@ -223,6 +233,9 @@ func (dir *Inode) Rmdir(path string) error {
 	case "..":
 		return ENOTEMPTY
 	}
+	if err := lastTooLong(name); err != nil {
+		return err
+	}
 	ino := parent.entries[name]
 	if ino == nil {
 		return ENOENT
@@ -254,6 +267,9 @@ func (dir *Inode) Unlink(path string) error {
 	}
 	if name == "" || name == "." || name == ".." {
 		return EISDIR
+	}
+	if err := lastTooLong(name); err != nil {
+		return err
 	}
 	ino := parent.entries[name]
 	if ino == nil {
@@ -299,22 +315,43 @@ func (dir *Inode) Rename(oldpath string, newdir *Inode, newpath string, flags in
 	if err != nil {
 		return err
 	}
-	if oname == "" || oname == "." || oname == ".." || nname == "" || nname == "." || nname == ".." {
+	// The rest follows do_renameat2's order: the kinds of the last names (a
+	// target that is not a normal name is EEXIST under RENAME_NOREPLACE), the
+	// lookups, RENAME_NOREPLACE and RENAME_EXCHANGE's target, then the trailing
+	// slashes, which only a directory may have (and an exchange's target).
+	if oname == "" || oname == "." || oname == ".." {
 		return EBUSY
+	}
+	if nname == "" || nname == "." || nname == ".." {
+		if flags&RenameNoreplace != 0 {
+			return EEXIST
+		}
+		return EBUSY
+	}
+	if err := lastTooLong(oname); err != nil {
+		return err
 	}
 	src := op.entries[oname]
 	if src == nil {
 		return ENOENT
 	}
+	if err := lastTooLong(nname); err != nil {
+		return err
+	}
 	dst := np.entries[nname]
-	if (otrail || ntrail) && !src.IsDir() {
-		return ENOTDIR
-	}
-	if flags&RenameExchange != 0 && dst == nil {
-		return ENOENT
-	}
 	if flags&RenameNoreplace != 0 && dst != nil {
 		return EEXIST
+	}
+	if flags&RenameExchange != 0 {
+		if dst == nil {
+			return ENOENT
+		}
+		if ntrail && !dst.IsDir() {
+			return ENOTDIR
+		}
+	}
+	if !src.IsDir() && (otrail || ntrail && flags&RenameExchange == 0) {
+		return ENOTDIR
 	}
 	// lock_rename's trap: when one parent is an ancestor of the other, the child
 	// of the upper one on the way down. The source may not be it (a directory
@@ -396,19 +433,47 @@ func (dir *Inode) Link(oldpath string, newdir *Inode, newpath string, follow boo
 	if err != nil {
 		return err
 	}
-	links = 0
+	return fs.linkToLocked(src, newdir, newpath)
+}
+
+// LinkFrom makes newpath (relative to newdir) a new name of src, as linkat(2)
+// with AT_EMPTY_PATH names the file an fd refers to. A nil src is a file of
+// another file system (a pipe, a device): EXDEV once the new name is checked.
+func (newdir *Inode) LinkFrom(src *Inode, newpath string) error {
+	fs := newdir.fs
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	return fs.linkToLocked(src, newdir, newpath)
+}
+
+// linkToLocked is the part of linkat(2) after the old path's lookup, in
+// do_linkat's order: filename_create (the parent, a name that is not normal:
+// EEXIST, the lookup: an existing name is EEXIST, a missing one with a trailing
+// slash ENOENT), then the mounts (EXDEV for a nil src), then vfs_link (a
+// directory is EPERM, an unlinked file ENOENT).
+func (fs *FS) linkToLocked(src, newdir *Inode, newpath string) error {
+	links := 0
 	np, nname, ntrail, err := fs.walkParent(newdir, newpath, &links)
 	if err != nil {
 		return err
 	}
-	if nname == "" || nname == "." || nname == ".." || np.entries[nname] != nil {
+	if nname == "" || nname == "." || nname == ".." {
 		return EEXIST
 	}
-	if src.IsDir() {
-		return EPERM
+	if err := lastTooLong(nname); err != nil {
+		return err
+	}
+	if np.entries[nname] != nil {
+		return EEXIST
 	}
 	if ntrail {
 		return ENOENT
+	}
+	if src == nil || src.fs != fs {
+		return EXDEV
+	}
+	if src.IsDir() {
+		return EPERM
 	}
 	if src.nlink == 0 {
 		return ENOENT
@@ -438,7 +503,14 @@ func (dir *Inode) Symlink(target, path string) error {
 	if err != nil {
 		return err
 	}
-	if name == "" || name == "." || name == ".." || parent.entries[name] != nil {
+	// filename_create: a name that is not normal, then the lookup.
+	if name == "" || name == "." || name == ".." {
+		return EEXIST
+	}
+	if err := lastTooLong(name); err != nil {
+		return err
+	}
+	if parent.entries[name] != nil {
 		return EEXIST
 	}
 	if trailing {
