@@ -356,6 +356,22 @@ func TestErrorPaths(t *testing.T) {
 			r, err := e.s.Pread(fd, alignedBuf(100, 0), 1<<20+3)
 			return int64(r), err
 		}},
+		// A buffered read caches the unwritten pages (SEEK_DATA then reports
+		// data there), but iomap still maps an unwritten extent: zeros, unchecked.
+		{name: "pread/O_DIRECT unaligned over cached unwritten extent", ret: 100, do: func(e errEnv) (int64, error) {
+			fd, err := e.s.Open("/f", unix.O_RDWR|unix.O_DIRECT, 0)
+			if err != nil {
+				return 0, err
+			}
+			if err := e.s.Fallocate(fd, 0, 1<<20, 1<<16); err != nil {
+				return 0, err
+			}
+			if _, err := e.s.Pread(e.fd(fdRO), make([]byte, 4096), 1<<20); err != nil {
+				return 0, err
+			}
+			r, err := e.s.Pread(fd, alignedBuf(100, 0), 1<<20+3)
+			return int64(r), err
+		}},
 		{name: "pread/O_DIRECT unaligned length past EOF", ret: 5000, do: func(e errEnv) (int64, error) {
 			fd, err := e.s.Open("/f", unix.O_RDONLY|unix.O_DIRECT, 0)
 			if err != nil {

@@ -153,13 +153,13 @@ func (k *Kernel) dioReadOK(ino *vfs.Inode, p []byte, off int64) bool {
 	return k.dioCheck(p, off)
 }
 
-// dioHole reports whether [off, off+n) holds no data (a hole or an unwritten
-// extent, as SEEK_DATA sees them): iomap fills such a range with zeros without
+// dioHole reports whether [off, off+n) holds no written data (holes and
+// unwritten extents, even where a buffered read cached their pages, which
+// SEEK_DATA then reports as data): iomap fills such a range with zeros without
 // building a bio, so no alignment is checked (measured: a 100-byte read at an odd
 // offset into a hole returns 100).
 func (k *Kernel) dioHole(ino *vfs.Inode, off, n int64) bool {
-	d, err := ino.SeekData(off)
-	return err != nil || d >= off+n
+	return !ino.WrittenIn(off, n)
 }
 
 // dioFailAlloc reproduces an ext4 quirk measured on the reference machine: an

@@ -663,14 +663,23 @@ func (d *fileData) DropCache() {
 	}
 }
 
-// seekDataMask is the set of blocks SEEK_DATA reports as data.
-func (c *chunk) seekDataMask() uint32 { return c.written | c.cached }
-
 // SeekData returns the lseek(2) SEEK_DATA answer for a file of the given size:
 // the smallest offset >= off inside a written block (or an unwritten block
 // whose page is cached), or -1 for ENXIO when off < 0, off >= size or no data
 // lies in [off, size). Granularity is the block, as on ext4.
 func (d *fileData) SeekData(off, size int64) int64 {
+	return d.seekBlock(off, size, true)
+}
+
+// SeekWritten is SeekData by the extent tree alone: the smallest offset >= off
+// inside a written block, ignoring the page cache (an unwritten block stays
+// unwritten to iomap, cached or not), or -1.
+func (d *fileData) SeekWritten(off, size int64) int64 {
+	return d.seekBlock(off, size, false)
+}
+
+// seekBlock is SeekData (withCache) or SeekWritten.
+func (d *fileData) seekBlock(off, size int64, withCache bool) int64 {
 	if off < 0 || off >= size {
 		return -1
 	}
@@ -678,7 +687,10 @@ func (d *fileData) SeekData(off, size int64) int64 {
 	i, _ := d.search(bi &^ chunkMask)
 	for ; i < len(d.chunks); i++ {
 		c := d.chunks[i]
-		m := c.seekDataMask()
+		m := c.written
+		if withCache {
+			m |= c.cached
+		}
 		if c.base <= bi {
 			m &^= uint32(1)<<(bi-c.base) - 1
 		}
@@ -709,7 +721,7 @@ func (d *fileData) SeekHole(off, size int64) int64 {
 		if c.base > bi&^chunkMask {
 			break // bi is in a hole before chunk i
 		}
-		holes := ^c.seekDataMask() &^ (uint32(1)<<(bi-c.base) - 1)
+		holes := ^(c.written | c.cached) &^ (uint32(1)<<(bi-c.base) - 1)
 		if holes != 0 {
 			bi = c.base + int64(bits.TrailingZeros32(holes))
 			break

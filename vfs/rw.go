@@ -333,6 +333,22 @@ func (i *Inode) Fallocate(mode uint32, off, n int64) error {
 	return nil
 }
 
+// WrittenIn reports whether some block of [off, off+n) holds written data by the
+// extent tree: holes and unwritten blocks do not, whether or not a buffered read
+// cached their pages (SEEK_DATA reports those as data). This is what iomap maps
+// for an O_DIRECT read: only written extents are read from the device and checked
+// for alignment; the rest is zero-filled. False for a non-regular file.
+func (i *Inode) WrittenIn(off, n int64) bool {
+	fs := i.fs
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	if !i.IsRegular() || n <= 0 {
+		return false
+	}
+	w := i.data.SeekWritten(off, i.size)
+	return w >= 0 && w < off+n
+}
+
 // SeekData returns where the next data at or after off starts, as lseek(SEEK_DATA):
 // ENXIO when off is negative or at or past the end of file, or no data follows.
 func (i *Inode) SeekData(off int64) (int64, error) {
