@@ -37,7 +37,8 @@ type Call struct {
 	// (utimensat), *unix.Rlimit (getrlimit/setrlimit/prlimit64), *[]byte
 	// (mmap: receives the mapping), and the AIO types of this package
 	// (*AioContext for io_setup, []*Iocb for io_submit, []IoEvent for
-	// io_getevents).
+	// io_getevents). In copy_file_range and sendfile Calls made by Process, an
+	// unexported marker says which offset arguments point to -1 (see NullOffset).
 	Obj any
 }
 

@@ -66,10 +66,12 @@ const (
 //     closes any fd of the file) and F_OFD_GETLK/F_OFD_SETLK/F_OFD_SETLKW (owned by
 //     the description, released with it): a conflict is EAGAIN (Linux's choice of
 //     the two POSIX allows); F_GETLK reports the first conflicting lock (l_pid -1
-//     for an OFD lock) or sets l_type to F_UNLCK; l_type F_UNLCK for a GETLK, a bad
-//     l_type or l_whence, a range starting before 0 are EINVAL; an OFD command with
-//     l_pid != 0 is EINVAL; a read lock needs read access and a write lock write
-//     access (EBADF). F_SETLKW: EDEADLK when waiting would close a cycle of POSIX
+//     for an OFD lock) or sets l_type to F_UNLCK; F_OFD_GETLK with l_type F_UNLCK
+//     reports a lock of the same description; l_type F_UNLCK for F_GETLK, a bad
+//     l_type or l_whence, a range starting before 0 are EINVAL, a range past
+//     LLONG_MAX EOVERFLOW; an OFD command with l_pid != 0 is EINVAL; a read lock
+//     needs read access and a write lock write access (EBADF). See recordLock for
+//     the order. F_SETLKW: EDEADLK when waiting would close a cycle of POSIX
 //     lock owners (as Linux's detection, 10 steps deep); otherwise see WithLockWait.
 //   - F_SETOWN, F_GETOWN, F_SETSIG, F_GETSIG, leases, F_NOTIFY, pipe sizes, seals
 //     and write hints are accepted and return 0 (not modelled).
@@ -211,6 +213,16 @@ func (il *inodeLocks) conflict(o lockOwner, typ int16, start, end int64) *recLoc
 	return nil
 }
 
+// own returns the first lock of o overlapping [start, end], or nil.
+func (il *inodeLocks) own(o lockOwner, start, end int64) *recLock {
+	for i := range il.rec {
+		if l := &il.rec[i]; l.owner == o && overlaps(*l, start, end) {
+			return l
+		}
+	}
+	return nil
+}
+
 // set applies a lock or unlock of [start, end] for o, splitting and merging o's
 // locks as posix_lock_inode does.
 func (il *inodeLocks) set(o lockOwner, typ int16, start, end int64) {
@@ -247,25 +259,19 @@ func (il *inodeLocks) set(o lockOwner, typ int16, start, end int64) {
 	il.rec = out
 }
 
-// recordLock implements the lock commands of fcntl.
+// recordLock implements the lock commands of fcntl. The checks follow
+// fcntl_getlk and fcntl_setlk: for F_GETLK (not F_OFD_GETLK) l_type must be
+// F_RDLCK or F_WRLCK; then flock_to_posix_lock (l_whence, EOVERFLOW
+// when l_start overflows, EINVAL for a start before 0, EOVERFLOW when l_len
+// overflows, EINVAL when a negative l_len reaches before 0, then EINVAL for an
+// unknown l_type); for the set commands check_fmode_for_setlk (EBADF); and last the
+// OFD commands' l_pid (EINVAL).
 func (k *Kernel) recordLock(t *Task, f *File, cmd int, lk *unix.Flock_t) Result {
 	ofd := cmd == fOfdGetlk || cmd == fOfdSetlk || cmd == fOfdSetlkw
 	getlk := cmd == fGetlk || cmd == fOfdGetlk
 	typ := lk.Type
-	if typ != fRdlck && typ != fWrlck && typ != fUnlck {
+	if cmd == fGetlk && typ != fRdlck && typ != fWrlck {
 		return Fail(syscall.EINVAL)
-	}
-	if getlk && typ == fUnlck {
-		return Fail(syscall.EINVAL)
-	}
-	if ofd && lk.Pid != 0 {
-		return Fail(syscall.EINVAL)
-	}
-	if f.special != nil {
-		if getlk {
-			lk.Type = fUnlck
-		}
-		return Result{}
 	}
 	var base int64
 	switch lk.Whence {
@@ -273,9 +279,14 @@ func (k *Kernel) recordLock(t *Task, f *File, cmd int, lk *unix.Flock_t) Result 
 	case seekCur:
 		base = f.Offset()
 	case seekEnd:
-		base = f.ino.Size()
+		if f.special == nil {
+			base = f.ino.Size()
+		}
 	default:
 		return Fail(syscall.EINVAL)
+	}
+	if lk.Start > math.MaxInt64-base {
+		return Fail(syscall.EOVERFLOW)
 	}
 	start := lk.Start + base
 	if start < 0 {
@@ -289,18 +300,30 @@ func (k *Kernel) recordLock(t *Task, f *File, cmd int, lk *unix.Flock_t) Result 
 		}
 		end = start + lk.Len - 1
 	case lk.Len < 0:
-		end = start - 1
-		start += lk.Len
-		if start < 0 {
+		if start+lk.Len < 0 {
 			return Fail(syscall.EINVAL)
 		}
+		end = start - 1
+		start += lk.Len
 	default:
 		end = math.MaxInt64
+	}
+	if typ != fRdlck && typ != fWrlck && typ != fUnlck {
+		return Fail(syscall.EINVAL) // assign_type
 	}
 	if !getlk {
 		if typ == fRdlck && !f.readable() || typ == fWrlck && !f.writable() {
 			return Fail(syscall.EBADF)
 		}
+	}
+	if ofd && lk.Pid != 0 {
+		return Fail(syscall.EINVAL)
+	}
+	if f.special != nil {
+		if getlk {
+			lk.Type = fUnlck
+		}
+		return Result{}
 	}
 	o := lockOwner{g: t.g}
 	if ofd {
@@ -312,7 +335,15 @@ func (k *Kernel) recordLock(t *Task, f *File, cmd int, lk *unix.Flock_t) Result 
 	il := lt.get(f.ino)
 	defer func() { lt.tidy(f.ino, il) }()
 	if getlk {
-		if l := il.conflict(o, typ, start, end); l != nil {
+		var l *recLock
+		if typ == fUnlck {
+			// F_OFD_GETLK with F_UNLCK (Linux 6.7, posix_test_locks_conflict):
+			// the first lock of the same description overlapping the range.
+			l = il.own(o, start, end)
+		} else {
+			l = il.conflict(o, typ, start, end)
+		}
+		if l != nil {
 			lk.Type, lk.Whence, lk.Start = l.typ, seekSet, l.start
 			lk.Len = 0
 			if l.end != math.MaxInt64 {
@@ -434,6 +465,9 @@ const (
 	lockEx = 2
 	lockNb = 4
 	lockUn = 8
+	// lockMand is LOCK_MAND: Linux no longer supports it, and flock(2) ignores
+	// such requests and returns 0.
+	lockMand = 32
 )
 
 // sysFlock implements flock(2) (Args: fd, operation): LOCK_SH, LOCK_EX, LOCK_UN,
@@ -442,18 +476,25 @@ const (
 // conversion drops the old lock before waiting, as Linux does (so a failed
 // LOCK_NB conversion leaves no lock). Any other operation is EINVAL. flock and
 // fcntl locks do not interact. Without LOCK_NB a conflict waits (see WithLockWait).
+//
+// The checks are in the order of SYSCALL_DEFINE2(flock): LOCK_MAND is ignored
+// (returns 0, whatever the fd), then the operation is translated
+// (flock_translate_cmd: EINVAL), and only then is the fd looked up (EBADF).
 func (k *Kernel) sysFlock(c *Call) Result {
+	op := uint32(c.Args[1]) // unsigned int cmd
+	if op&lockMand != 0 {
+		return Result{}
+	}
+	if t := op &^ lockNb; t != lockSh && t != lockEx && t != lockUn {
+		return Fail(syscall.EINVAL)
+	}
+	typ := int16(op &^ lockNb)
 	f, ref := c.Task.fget(int(c.Args[0]))
 	if f == nil {
 		return Fail(syscall.EBADF)
 	}
 	if ref {
 		defer f.decRef()
-	}
-	op := c.Args[1]
-	typ := int16(op &^ lockNb)
-	if typ != lockSh && typ != lockEx && typ != lockUn {
-		return Fail(syscall.EINVAL)
 	}
 	if f.special != nil {
 		return Result{}

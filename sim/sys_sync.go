@@ -3,6 +3,8 @@ package sim
 import (
 	"math"
 	"syscall"
+
+	"iosim/vfs"
 )
 
 // sysFsync implements fsync(2) and fdatasync(2): writeback, metadata (fsync; for
@@ -52,19 +54,15 @@ const (
 )
 
 // sysSyncFileRange implements sync_file_range(2) (Args: fd, offset, nbytes, flags):
-// EINVAL for unknown flags, a negative offset or length, or a range overflowing
-// LLONG_MAX; EBADF; ESPIPE for pipes and sockets. With SYNC_FILE_RANGE_WRITE the
-// range's dirty pages are written back to the device cache (not flushed: not durable
-// with a write cache, and no metadata); nbytes 0 means to the end of file. The
-// model's writeback is synchronous, so the WAIT flags add nothing.
+// EBADF (O_PATH too) first, as ksys_sync_file_range looks the fd up before
+// sync_file_range checks the rest; then EINVAL for unknown flags, a negative offset
+// or length, or a range overflowing LLONG_MAX; ESPIPE for anything but a regular
+// file, a directory, a symlink or a block device (so for pipes, sockets and
+// character devices such as /dev/null). With SYNC_FILE_RANGE_WRITE the range's
+// dirty pages are written back to the device cache (not flushed: not durable with
+// a write cache, and no metadata); nbytes 0 means to the end of file. The model's
+// writeback is synchronous, so the WAIT flags add nothing.
 func (k *Kernel) sysSyncFileRange(c *Call) Result {
-	off, n, flags := c.Args[1], c.Args[2], c.Args[3]
-	if flags&^(syncFileRangeWaitBefore|syncFileRangeWrite|syncFileRangeWaitAfter) != 0 {
-		return Fail(syscall.EINVAL)
-	}
-	if off < 0 || n < 0 || n > 0 && off > math.MaxInt64-n {
-		return Fail(syscall.EINVAL)
-	}
 	f, ref := c.Task.fget(int(c.Args[0]))
 	if f == nil {
 		return Fail(syscall.EBADF)
@@ -72,8 +70,16 @@ func (k *Kernel) sysSyncFileRange(c *Call) Result {
 	if ref {
 		defer f.decRef()
 	}
+	off, n, flags := c.Args[1], c.Args[2], c.Args[3]
+	if flags&^(syncFileRangeWaitBefore|syncFileRangeWrite|syncFileRangeWaitAfter) != 0 {
+		return Fail(syscall.EINVAL)
+	}
+	if off < 0 || n < 0 || n > 0 && off > math.MaxInt64-n {
+		return Fail(syscall.EINVAL)
+	}
 	if f.special != nil {
-		if f.special.Seekable() {
+		// sync_file_range: !S_ISREG && !S_ISBLK && !S_ISDIR && !S_ISLNK is ESPIPE.
+		if f.special.Mode()&vfs.S_IFMT == vfs.S_IFBLK {
 			return Result{}
 		}
 		return Fail(syscall.ESPIPE)
