@@ -361,6 +361,51 @@ func TestErrorPathsNS(t *testing.T) {
 		{name: "readlinkat/empty path file fd", want: unix.ENOENT, do: readlink(fdRW, "", 10)},
 		{name: "readlinkat/empty path closed fd", want: unix.EBADF, do: readlink(cl, "", 10)},
 		{name: "readlinkat/empty path cwd", want: unix.ENOENT, do: readlink(fdcwd, "", 10)},
+		// open(O_PATH|O_NOFOLLOW) of a symlink refers to the link itself.
+		{name: "readlinkat/empty path O_PATH|O_NOFOLLOW symlink fd", ret: 1, do: func(e errEnv) (int64, error) {
+			lfd, err := e.s.Open("/lf", unix.O_PATH|unix.O_NOFOLLOW, 0)
+			if err != nil {
+				return 0, err
+			}
+			r, err := e.ns().Readlinkat(lfd, "", make([]byte, 10))
+			return int64(r), err
+		}},
+		{name: "open/O_PATH|O_NOFOLLOW symlink is S_IFLNK", ret: unix.S_IFLNK | 0o777, do: func(e errEnv) (int64, error) {
+			lfd, err := e.s.Open("/loop1", unix.O_PATH|unix.O_NOFOLLOW, 0)
+			if err != nil {
+				return 0, err
+			}
+			var st unix.Stat_t
+			err = e.s.Fstat(lfd, &st)
+			return int64(st.Mode), err
+		}},
+		{name: "open/O_PATH|O_NOFOLLOW|O_DIRECTORY symlink", want: unix.ENOTDIR, do: func(e errEnv) (int64, error) {
+			r, err := e.s.Open("/lf", unix.O_PATH|unix.O_NOFOLLOW|unix.O_DIRECTORY, 0)
+			return int64(r), err
+		}},
+		{name: "open/O_NOFOLLOW symlink without O_PATH", want: unix.ELOOP, do: func(e errEnv) (int64, error) {
+			r, err := e.s.Open("/lf", unix.O_RDONLY|unix.O_NOFOLLOW, 0)
+			return int64(r), err
+		}},
+		{name: "openat/O_PATH|O_NOFOLLOW symlink fd as dirfd", want: unix.ENOTDIR, do: func(e errEnv) (int64, error) {
+			lfd, err := e.s.Open("/self", unix.O_PATH|unix.O_NOFOLLOW, 0)
+			if err != nil {
+				return 0, err
+			}
+			r, err := e.s.Openat(lfd, "x", unix.O_RDONLY, 0)
+			return int64(r), err
+		}},
+		{name: "linkat/AT_EMPTY_PATH of an O_PATH|O_NOFOLLOW symlink fd", ret: 0, do: func(e errEnv) (int64, error) {
+			lfd, err := e.s.Open("/lf", unix.O_PATH|unix.O_NOFOLLOW, 0)
+			if err != nil {
+				return 0, err
+			}
+			if err := e.ns().Linkat(lfd, "", fdcwd, "/lf2", empty); err != nil {
+				return 0, err
+			}
+			r, err := e.ns().Readlinkat(fdcwd, "/lf2", make([]byte, 10))
+			return int64(r) - 1, err
+		}},
 
 		// mkdirat: do_mkdirat
 		{name: "mkdirat/existing dangling symlink", want: unix.EEXIST, do: mkdir(fdcwd, "/dang")},

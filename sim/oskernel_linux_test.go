@@ -513,7 +513,7 @@ func errName(err error) string {
 		return "ok"
 	}
 	if e, ok := errnoOf(err); ok {
-		if n := vfs.ErrnoName(e); n != "" {
+		if n := unix.ErrnoName(e); n != "" {
 			return n
 		}
 		return fmt.Sprintf("errno %d", int(e))

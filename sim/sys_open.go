@@ -153,7 +153,7 @@ func (k *Kernel) openFile(t *Task, dirfd int, path string, flags int, mode uint3
 	}
 	vflags := flags
 	if flags&oPath != 0 {
-		vflags = flags & (syscall.O_DIRECTORY | syscall.O_NOFOLLOW)
+		vflags = flags & (syscall.O_DIRECTORY | syscall.O_NOFOLLOW | oPath)
 	}
 	perm := mode & 0o7777 &^ t.g.umask.Load()
 	ino, errseq, err := dir.OpenSampled(path, vflags, perm)

@@ -10,11 +10,13 @@ const (
 	oTrunc     = syscall.O_TRUNC
 	oDirectory = syscall.O_DIRECTORY
 	oNofollow  = syscall.O_NOFOLLOW
+	oPath      = 0x200000 // O_PATH: with O_NOFOLLOW, a final symlink itself is opened
 )
 
 // Open resolves path relative to dir and returns the inode open(2) would open,
 // creating or truncating it as flags say: O_CREAT, O_EXCL, O_TRUNC (which truncates
-// even with O_RDONLY, as Linux does), O_DIRECTORY, O_NOFOLLOW, and the access mode
+// even with O_RDONLY, as Linux does), O_DIRECTORY, O_NOFOLLOW, O_PATH (with
+// O_NOFOLLOW a final symlink is itself the answer, else ELOOP), and the access mode
 // for the EISDIR check. perm is the creation mode with the umask already applied.
 // created tells whether a new file was made. The open file description and its
 // checks (O_DIRECT support, access to the data) are the caller's.
@@ -112,9 +114,13 @@ func (dir *Inode) openLocked(path string, flags int, perm uint32) (ino *Inode, c
 		}
 		if ino.IsSymlink() {
 			// O_NOFOLLOW on a final symlink: do_open checks O_DIRECTORY (ENOTDIR)
-			// before may_open refuses the link (ELOOP).
+			// before may_open refuses the link (ELOOP); an O_PATH open skips
+			// may_open and refers to the link itself.
 			if flags&oDirectory != 0 {
 				return nil, false, ENOTDIR
+			}
+			if flags&oPath != 0 {
+				return ino, false, nil
 			}
 			return nil, false, ELOOP
 		}
