@@ -252,6 +252,17 @@ func TestErrorPathsAIO(t *testing.T) {
 		{name: "io_submit/RWF_DSYNC write", ret: 1, res: 10, do: func(e env) (int64, int64, error) {
 			return submit(e, &sim.Iocb{Opcode: sim.IOCB_CMD_PWRITE, Fd: uint32(e.fd(fdRW)), Buf: buf(10), RwFlags: unix.RWF_DSYNC})
 		}},
+		// ext4's buffered write path refuses RWF_NOWAIT when the I/O runs: the
+		// submission succeeds and the completion carries the error.
+		{name: "io_submit/RWF_NOWAIT buffered pwrite", ret: 1, res: -int64(unix.EOPNOTSUPP), do: func(e env) (int64, int64, error) {
+			return submit(e, &sim.Iocb{Opcode: sim.IOCB_CMD_PWRITE, Fd: uint32(e.fd(fdRW)), Buf: buf(10), RwFlags: unix.RWF_NOWAIT})
+		}},
+		{name: "io_submit/RWF_ATOMIC pwrite", want: unix.EOPNOTSUPP, do: func(e env) (int64, int64, error) {
+			return submit(e, &sim.Iocb{Opcode: sim.IOCB_CMD_PWRITE, Fd: uint32(e.fd(fdRW)), Buf: buf(10), RwFlags: 0x40})
+		}},
+		{name: "io_submit/RWF_APPEND|RWF_NOAPPEND", want: unix.EINVAL, do: func(e env) (int64, int64, error) {
+			return submit(e, &sim.Iocb{Opcode: sim.IOCB_CMD_PWRITE, Fd: uint32(e.fd(fdRW)), Buf: buf(10), RwFlags: unix.RWF_APPEND | 0x20})
+		}},
 		{name: "io_submit/pread of O_WRONLY at a negative offset", want: unix.EBADF, do: func(e env) (int64, int64, error) {
 			return submit(e, &sim.Iocb{Opcode: sim.IOCB_CMD_PREAD, Fd: uint32(e.fd(fdWO)), Buf: buf(10), Offset: -1})
 		}},

@@ -262,6 +262,25 @@ func (p *Process) Pwritev(fd int, iovs [][]byte, offset int64) (n int, err error
 	return p.vec(SYS_PWRITEV, fd, iovs, offset)
 }
 
+// Preadv2 is preadv2(2): preadv with RWF_* flags; offset -1 reads at the file
+// offset and moves it.
+func (p *Process) Preadv2(fd int, iovs [][]byte, offset int64, flags int) (n int, err error) {
+	return p.vec2(SYS_PREADV2, fd, iovs, offset, flags)
+}
+
+// Pwritev2 is pwritev2(2): pwritev with RWF_* flags (RWF_DSYNC, RWF_SYNC,
+// RWF_APPEND, RWF_NOAPPEND...); offset -1 writes at the file offset and moves it.
+func (p *Process) Pwritev2(fd int, iovs [][]byte, offset int64, flags int) (n int, err error) {
+	return p.vec2(SYS_PWRITEV2, fd, iovs, offset, flags)
+}
+
+func (p *Process) vec2(nr Sysno, fd int, iovs [][]byte, offset int64, flags int) (int, error) {
+	c := Call{Nr: nr, Task: p.t, Iov: iovs}
+	c.Args[0], c.Args[2], c.Args[3], c.Args[4] = int64(fd), int64(len(iovs)), offset, int64(flags)
+	r := p.do(&c)
+	return int(r.Ret), errOf(r)
+}
+
 // Seek is lseek(2).
 func (p *Process) Seek(fd int, offset int64, whence int) (off int64, err error) {
 	if k := p.direct(); k != nil {

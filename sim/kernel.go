@@ -267,19 +267,17 @@ func (k *Kernel) dispatch(c *Call) Result {
 	case SYS_PWRITE64:
 		return k.sysPwrite(c)
 	case SYS_READV:
-		return k.sysReadv(c, false, 0)
+		return k.sysReadv(c, false, 0, 0)
 	case SYS_WRITEV:
-		return k.sysWritev(c, false, 0)
-	case SYS_PREADV, SYS_PREADV2:
-		if c.Nr == SYS_PREADV2 && c.Args[3] == -1 {
-			return k.sysReadv(c, false, 0)
-		}
-		return k.sysReadv(c, true, c.Args[3])
-	case SYS_PWRITEV, SYS_PWRITEV2:
-		if c.Nr == SYS_PWRITEV2 && c.Args[3] == -1 {
-			return k.sysWritev(c, false, 0)
-		}
-		return k.sysWritev(c, true, c.Args[3])
+		return k.sysWritev(c, false, 0, 0)
+	case SYS_PREADV:
+		return k.sysReadv(c, true, c.Args[3], 0)
+	case SYS_PREADV2: // Args[4]: RWF_* flags; offset -1: the file offset
+		return k.sysReadv(c, c.Args[3] != -1, c.Args[3], c.Args[4])
+	case SYS_PWRITEV:
+		return k.sysWritev(c, true, c.Args[3], 0)
+	case SYS_PWRITEV2:
+		return k.sysWritev(c, c.Args[3] != -1, c.Args[3], c.Args[4])
 	case SYS_COPY_FILE_RANGE:
 		return k.sysCopyFileRange(c)
 	case SYS_SENDFILE:

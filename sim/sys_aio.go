@@ -43,7 +43,7 @@ type Iocb struct {
 	Offset  int64
 	Flags   uint32 // IOCB_FLAG_*
 	ResFd   uint32
-	RwFlags int32 // aio_rw_flags (RWF_*): unknown bits are EOPNOTSUPP, known ones ignored
+	RwFlags int32 // aio_rw_flags (RWF_*): as pwritev2's and preadv2's
 }
 
 // IoEvent is struct io_event: Data is the iocb's, Obj identifies the iocb (the
@@ -206,22 +206,29 @@ func (k *Kernel) submitOne(t *Task, ctx *aioCtx, cb *Iocb) syscall.Errno {
 	if full {
 		return syscall.EAGAIN
 	}
+	rwf := int64(cb.RwFlags)
 	switch cb.Opcode {
-	case IOCB_CMD_PREAD:
-		r = k.readFile(f, cb.Buf, cb.Offset, true)
-	case IOCB_CMD_PWRITE:
-		r = k.writeFile(f, cb.Buf, cb.Offset, true)
-	case IOCB_CMD_PREADV, IOCB_CMD_PWRITEV:
-		nr := SYS_PREADV
-		if cb.Opcode == IOCB_CMD_PWRITEV {
-			nr = SYS_PWRITEV
+	case IOCB_CMD_PREAD, IOCB_CMD_PWRITE:
+		if rwf == 0 {
+			if cb.Opcode == IOCB_CMD_PREAD {
+				r = k.readFile(f, cb.Buf, cb.Offset, true)
+			} else {
+				r = k.writeFile(f, cb.Buf, cb.Offset, true)
+			}
+			break
 		}
-		sub := Call{Nr: nr, Task: t, Iov: cb.Iov}
+		fallthrough // with RWF_* flags, as a vector of one
+	case IOCB_CMD_PREADV, IOCB_CMD_PWRITEV:
+		sub := Call{Nr: SYS_PREADV2, Task: t, Iov: cb.Iov}
+		if cb.Opcode == IOCB_CMD_PREAD || cb.Opcode == IOCB_CMD_PWRITE {
+			sub.Iov = [][]byte{cb.Buf}
+		}
 		sub.Args[0] = int64(int32(cb.Fd))
-		if nr == SYS_PREADV {
-			r = k.sysReadv(&sub, true, cb.Offset)
+		if cb.Opcode == IOCB_CMD_PREAD || cb.Opcode == IOCB_CMD_PREADV {
+			r = k.sysReadv(&sub, true, cb.Offset, rwf)
 		} else {
-			r = k.sysWritev(&sub, true, cb.Offset)
+			sub.Nr = SYS_PWRITEV2
+			r = k.sysWritev(&sub, true, cb.Offset, rwf)
 		}
 	case IOCB_CMD_FSYNC:
 		r = res(0, f.ino.Fsync(&f.errseq))
@@ -239,18 +246,14 @@ func (k *Kernel) submitOne(t *Task, ctx *aioCtx, cb *Iocb) syscall.Errno {
 	return 0
 }
 
-// rwfKnown are the RWF_* flags Linux knows (HIPRI through DONTCACHE); the model
-// accepts them and ignores them.
-const rwfKnown = 0xff
-
 // aioRWErr is what aio_read and aio_write refuse at submission, in their order:
-// unknown RWF_* flags EOPNOTSUPP (kiocb_set_rw_flags), no read (write) access
-// EBADF, a file without read_iter (write_iter: a directory) EINVAL, then
-// rw_verify_area's negative or overflowing offset EINVAL. An I/O error after
-// that is the completion's res, not the submission's.
+// the RWF_* flags (aio_prep_rw: rwfErr), no read (write) access EBADF, a file
+// without read_iter (write_iter: a directory) EINVAL, then rw_verify_area's
+// negative or overflowing offset EINVAL. An I/O error after that is the
+// completion's res, not the submission's.
 func aioRWErr(f *File, cb *Iocb) syscall.Errno {
-	if cb.RwFlags&^rwfKnown != 0 {
-		return syscall.EOPNOTSUPP
+	if e := rwfErr(int64(cb.RwFlags)); e != 0 {
+		return e
 	}
 	write := cb.Opcode == IOCB_CMD_PWRITE || cb.Opcode == IOCB_CMD_PWRITEV
 	if write && !f.writable() || !write && !f.readable() {

@@ -337,11 +337,64 @@ func vecFile(c *Call, positional bool, off int64, write bool) (f *File, ref bool
 	return f, ref, e
 }
 
-// sysReadv implements readv(2) and preadv(2) (positional, offset from Args[3];
-// preadv2 with offset -1 uses the file offset, RWF_* flags are ignored). The iovecs
-// are c.Iov: EINVAL beyond UIO_MAXIOV (1024); they are filled in order and the call
-// stops at the first short one. An empty vector returns 0 after the fd checks.
-func (k *Kernel) sysReadv(c *Call, positional bool, off int64) Result {
+// RWF_* flags of preadv2, pwritev2 and AIO iocbs (<linux/fs.h>).
+const (
+	rwfHipri     = 0x1
+	rwfDsync     = 0x2
+	rwfSync      = 0x4
+	rwfNowait    = 0x8
+	rwfAppend    = 0x10
+	rwfNoappend  = 0x20
+	rwfAtomic    = 0x40
+	rwfDontcache = 0x80
+	rwfNosignal  = 0x100
+	// rwfSupported is RWF_SUPPORTED as of Linux 6.17.
+	rwfSupported = rwfHipri | rwfDsync | rwfSync | rwfNowait | rwfAppend | rwfNoappend |
+		rwfAtomic | rwfDontcache | rwfNosignal
+)
+
+// rwfErr is kiocb_set_rw_flags's refusal of rwf, as on ext4 (measured on this
+// machine's 6.18 kernel): unknown flags EOPNOTSUPP, RWF_APPEND with RWF_NOAPPEND
+// EINVAL, RWF_ATOMIC EOPNOTSUPP (no atomic-write support). RWF_HIPRI, RWF_NOWAIT
+// (but see sysWritev), RWF_DONTCACHE and RWF_NOSIGNAL are accepted and change
+// nothing in the model, whose pages are all in the page cache.
+func rwfErr(rwf int64) syscall.Errno {
+	switch {
+	case rwf&^rwfSupported != 0:
+		return syscall.EOPNOTSUPP
+	case rwf&(rwfAppend|rwfNoappend) == rwfAppend|rwfNoappend:
+		return syscall.EINVAL
+	case rwf&rwfAtomic != 0:
+		return syscall.EOPNOTSUPP
+	}
+	return 0
+}
+
+// rwfMode is how with the RWF_* flags of one write applied: RWF_SYNC and
+// RWF_DSYNC as O_SYNC and O_DSYNC, RWF_APPEND as O_APPEND, RWF_NOAPPEND clears
+// O_APPEND.
+func rwfMode(how vfs.WriteMode, rwf int64) vfs.WriteMode {
+	switch {
+	case rwf&rwfSync != 0:
+		how |= vfs.WriteSync
+	case rwf&rwfDsync != 0 && how&vfs.WriteSync == 0:
+		how |= vfs.WriteDSync
+	}
+	if rwf&rwfAppend != 0 {
+		how |= vfs.WriteAppend
+	}
+	if rwf&rwfNoappend != 0 {
+		how &^= vfs.WriteAppend
+	}
+	return how
+}
+
+// sysReadv implements readv(2), preadv(2) and preadv2(2) (positional, offset from
+// Args[3]; preadv2 with offset -1 uses the file offset; rwf is preadv2's RWF_*
+// flags, see rwfErr). The iovecs are c.Iov: EINVAL beyond UIO_MAXIOV (1024); they
+// are filled in order and the call stops at the first short one. An empty vector
+// returns 0 after the fd checks, whatever the flags.
+func (k *Kernel) sysReadv(c *Call, positional bool, off, rwf int64) Result {
 	f, ref, e := vecFile(c, positional, off, false)
 	if e != 0 {
 		return Fail(e)
@@ -352,6 +405,9 @@ func (k *Kernel) sysReadv(c *Call, positional bool, off int64) Result {
 	if f.special != nil {
 		if positional && !f.special.Seekable() {
 			return Fail(syscall.ESPIPE)
+		}
+		if e := rwfErr(rwf); e != 0 && iovLen(c.Iov) > 0 {
+			return Fail(e)
 		}
 		var total int64
 		for _, b := range c.Iov {
@@ -383,7 +439,15 @@ func (k *Kernel) sysReadv(c *Call, positional bool, off int64) Result {
 		return Fail(syscall.EINVAL) // rw_verify_area: pos + count overflows
 	}
 	if ino.IsDir() {
+		// No read_iter: do_loop_readv_writev refuses every flag but RWF_HIPRI,
+		// then the directory's read says EISDIR.
+		if rwf&^rwfHipri != 0 {
+			return Fail(syscall.EOPNOTSUPP)
+		}
 		return Fail(syscall.EISDIR)
+	}
+	if e := rwfErr(rwf); e != 0 {
+		return Fail(e)
 	}
 	if f.flags.Load()&oDirect != 0 {
 		if size := ino.Size(); off < size && !k.dioHole(ino, off, k.dioReadSpan(size, off)) {
@@ -427,9 +491,12 @@ func (k *Kernel) sysReadv(c *Call, positional bool, off int64) Result {
 	return Result{Ret: total}
 }
 
-// sysWritev implements writev(2) and pwritev(2): the iovecs are written in order as
-// one write (with O_APPEND, at the end of file); EINVAL beyond UIO_MAXIOV.
-func (k *Kernel) sysWritev(c *Call, positional bool, off int64) Result {
+// sysWritev implements writev(2), pwritev(2) and pwritev2(2): the iovecs are
+// written in order as one write (with O_APPEND, at the end of file); EINVAL beyond
+// UIO_MAXIOV. rwf is pwritev2's RWF_* flags (see rwfErr and rwfMode): RWF_DSYNC
+// and RWF_SYNC make this write durable as O_DSYNC and O_SYNC would, RWF_APPEND
+// writes it at the end of file, RWF_NOAPPEND where asked despite O_APPEND.
+func (k *Kernel) sysWritev(c *Call, positional bool, off, rwf int64) Result {
 	f, ref, e := vecFile(c, positional, off, true)
 	if e != 0 {
 		return Fail(e)
@@ -440,6 +507,9 @@ func (k *Kernel) sysWritev(c *Call, positional bool, off int64) Result {
 	if f.special != nil {
 		if positional && !f.special.Seekable() {
 			return Fail(syscall.ESPIPE)
+		}
+		if e := rwfErr(rwf); e != 0 && iovLen(c.Iov) > 0 {
+			return Fail(e)
 		}
 		var total int64
 		for _, b := range c.Iov {
@@ -457,6 +527,15 @@ func (k *Kernel) sysWritev(c *Call, positional bool, off int64) Result {
 	ino := f.ino
 	fl := f.flags.Load()
 	how := writeMode(fl)
+	if rwf != 0 && iovLen(c.Iov) > 0 {
+		if e := rwfErr(rwf); e != 0 {
+			return Fail(e)
+		}
+		if rwf&rwfNowait != 0 && how&vfs.WriteDirect == 0 {
+			return Fail(syscall.EOPNOTSUPP) // ext4_buffered_write_iter
+		}
+		how = rwfMode(how, rwf)
+	}
 	if !positional {
 		f.mu.Lock()
 		defer f.mu.Unlock()
