@@ -1,4 +1,5 @@
 // Code generated from golang.org/x/sys/unix zerrors_linux_amd64.go (Linux x86_64 errno and signal tables); DO NOT EDIT.
+// Edited once by hand: errno 95 carries strace's name, EOPNOTSUPP.
 
 package strace
 
@@ -101,7 +102,7 @@ var errnoTable = [...]struct {
 	{92, "ENOPROTOOPT", "Protocol not available"},
 	{93, "EPROTONOSUPPORT", "Protocol not supported"},
 	{94, "ESOCKTNOSUPPORT", "Socket type not supported"},
-	{95, "ENOTSUP", "Operation not supported"},
+	{95, "EOPNOTSUPP", "Operation not supported"}, // strace's name; x/sys/unix says ENOTSUP (an alias below)
 	{96, "EPFNOSUPPORT", "Protocol family not supported"},
 	{97, "EAFNOSUPPORT", "Address family not supported by protocol"},
 	{98, "EADDRINUSE", "Address already in use"},
