@@ -155,13 +155,13 @@ func (r *replayer) build(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Cal
 			return ints(0, 3)
 		}
 		return ints(0)
-	case sim.SYS_READV, sim.SYS_WRITEV, sim.SYS_PREADV, sim.SYS_PWRITEV:
+	case sim.SYS_READV, sim.SYS_WRITEV, sim.SYS_PREADV, sim.SYS_PWRITEV, sim.SYS_PREADV2, sim.SYS_PWRITEV2:
 		arr := ev.Arg(1)
 		if arr == nil || arr.Kind != strace.NodeArray {
 			return "iovec array not shown"
 		}
 		c.Iov = c.Iov[:0]
-		write := nr == sim.SYS_WRITEV || nr == sim.SYS_PWRITEV
+		write := nr == sim.SYS_WRITEV || nr == sim.SYS_PWRITEV || nr == sim.SYS_PWRITEV2
 		total := int64(0)
 		for k := range arr.Kids {
 			el := &arr.Kids[k]
@@ -185,8 +185,11 @@ func (r *replayer) build(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Cal
 			}
 			c.Iov = append(c.Iov, buf)
 		}
-		if nr == sim.SYS_PREADV || nr == sim.SYS_PWRITEV {
+		switch nr {
+		case sim.SYS_PREADV, sim.SYS_PWRITEV:
 			return ints(0, 2, 3)
+		case sim.SYS_PREADV2, sim.SYS_PWRITEV2: // offset (-1: the file offset), RWF_* flags
+			return ints(0, 2, 3, 4)
 		}
 		return ints(0, 2)
 	case sim.SYS_OPEN:

@@ -3,6 +3,8 @@ package replay
 import (
 	"syscall"
 
+	"golang.org/x/sys/unix"
+
 	"iosim/sim"
 	"iosim/strace"
 )
@@ -115,7 +117,8 @@ func (r *replayer) replay(t *sim.Task, nr sim.Sysno, ev *strace.Event, st *Sysca
 	r.report.Replayed++
 	if res.Errno == 0 && res.Ret > 0 {
 		switch nr {
-		case sim.SYS_READ, sim.SYS_WRITE, sim.SYS_PREAD64, sim.SYS_PWRITE64, sim.SYS_READV, sim.SYS_WRITEV, sim.SYS_PREADV, sim.SYS_PWRITEV:
+		case sim.SYS_READ, sim.SYS_WRITE, sim.SYS_PREAD64, sim.SYS_PWRITE64, sim.SYS_READV, sim.SYS_WRITEV,
+			sim.SYS_PREADV, sim.SYS_PWRITEV, sim.SYS_PREADV2, sim.SYS_PWRITEV2:
 			st.Bytes += res.Ret
 		}
 	}
@@ -162,6 +165,19 @@ func (r *replayer) advance(nr sim.Sysno, ev *strace.Event) {
 		r.pos[f] = r.curPos + ev.Ret
 	case sim.SYS_WRITE, sim.SYS_WRITEV:
 		if f.Flags()&syscall.O_APPEND != 0 {
+			r.pos[f] = f.Inode().Size()
+		} else {
+			r.pos[f] = r.curPos + ev.Ret
+		}
+	case sim.SYS_PREADV2, sim.SYS_PWRITEV2:
+		// Offset -1 reads or writes at the file offset and moves it: as readv and
+		// writev, where RWF_APPEND appends too and RWF_NOAPPEND does not.
+		if off, ok := ev.Int(3); !ok || off != -1 {
+			return
+		}
+		rwf, _ := ev.Int(4)
+		appends := (f.Flags()&syscall.O_APPEND != 0 || rwf&unix.RWF_APPEND != 0) && rwf&unix.RWF_NOAPPEND == 0
+		if nr == sim.SYS_PWRITEV2 && appends {
 			r.pos[f] = f.Inode().Size()
 		} else {
 			r.pos[f] = r.curPos + ev.Ret

@@ -106,7 +106,7 @@ func (r *replayer) verify(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Ca
 			start = r.curPos
 		}
 		r.verifyBytes(ev, 1, f.Inode().Ino(), start, c.Buf[:res.Ret])
-	case sim.SYS_READV, sim.SYS_PREADV:
+	case sim.SYS_READV, sim.SYS_PREADV, sim.SYS_PREADV2:
 		r.verifyIov(t, nr, ev, c, res)
 	case sim.SYS_STAT, sim.SYS_LSTAT, sim.SYS_NEWFSTATAT, sim.SYS_FSTAT:
 		idx := 1
@@ -213,7 +213,7 @@ func (r *replayer) verifyIov(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim
 		return
 	}
 	start := c.Args[3]
-	if nr == sim.SYS_READV {
+	if nr == sim.SYS_READV || nr == sim.SYS_PREADV2 && start == -1 {
 		start = r.curPos
 	}
 	left := res.Ret
