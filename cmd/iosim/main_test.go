@@ -46,6 +46,18 @@ func TestReplayDivergenceExitStatus(t *testing.T) {
 	require.Equal(t, 0, code, "without --verify nothing is compared")
 }
 
+// TestReplayVerifyNothingFails: a --verify that compared no call does not pass
+// (a file of strace messages, or not strace output at all).
+func TestReplayVerifyNothingFails(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "messages.strace")
+	require.NoError(t, os.WriteFile(p, []byte("[ Process PID=1 runs in 32 bit mode. ]\n+++ exited with 0 +++\n"), 0o644))
+	code, _, errOut := runCmd("replay", "--verify", p)
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "--verify compared no call")
+	code, _, _ = runCmd("replay", p)
+	require.Equal(t, 0, code, "without --verify nothing is compared")
+}
+
 func TestBadUsage(t *testing.T) {
 	for _, args := range [][]string{
 		{},

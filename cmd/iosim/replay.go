@@ -26,7 +26,7 @@ func (s *stackFlag) Set(v string) error { *s = append(*s, v); return nil }
 func cmdReplay(args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("replay", flag.ContinueOnError)
 	fl.SetOutput(stderr)
-	verify := fl.Bool("verify", false, "compare every replayed result with the recorded one; exit 1 on any divergence")
+	verify := fl.Bool("verify", false, "compare every replayed result with the recorded one; exit 1 on any divergence, or when no call was compared")
 	keepGoing := fl.Bool("keep-going", false, "count malformed trace lines and go on instead of stopping at the first")
 	asJSON := fl.Bool("json", false, "print the report as JSON")
 	root := fl.String("root", "", "seed the model with a copy of this host directory (read only)")
@@ -74,6 +74,11 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 	case err != nil:
 		return 2
 	case *verify && rep.Divergences > 0:
+		return 1
+	case *verify && rep.Verified == 0:
+		// Nothing was compared: not a pass. (Text that is not strace output
+		// can parse as messages only.)
+		fmt.Fprintf(stderr, "iosim replay: --verify compared no call: %d system calls in the input, %d replayed\n", rep.Calls, rep.Replayed)
 		return 1
 	}
 	return 0
