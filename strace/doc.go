@@ -61,21 +61,28 @@
 // # Performance
 //
 // BenchmarkParse compares Next with bufio.Scanner line scanning of the same
-// text (the whole corpus, 8 times; lines average 105 bytes). Next costs
-// about 8-10x the scan (roughly 250-340 ns of CPU per line against 28-37
-// ns, on a 2-core test machine): about a third is the forward scan that
-// validates the argument text byte by byte (so a malformed line is reported
-// at Next with its column), the rest the prefix, timestamp, result and
-// duration. The project's target is 4x. Reading a line and peeking at the next
-// (for hex dumps) alone costs about what the scan costs, which leaves 3x the
-// scan, some 90 ns, for everything else: the byte-by-byte classification of
-// the ~80 bytes outside strings and its branch mispredictions already take
-// about half of that, so the target would need a different design (deferring
+// text (the whole corpus, 8 times; lines average 105 bytes). Next costs about
+// 8x the scan: medians of 231 ns per line against 29 ns over 30 alternated
+// runs on a 2-core test machine shared with other work (it was 276 ns, 9.1x,
+// before Next read lines from its own buffer, classified argument bytes and
+// syscall-name bytes by table and stepped over -y paths eight bytes at a
+// time). The machine's speed varies by a third from minute to minute; thread
+// CPU time measured in short interleaved slices gives 7-8x the scan, and 13%
+// less than before. Taking one stage out at a time, the validation of the
+// argument text (balanced brackets, terminated strings and comments, so that a
+// malformed line is reported at Next with its column) is about a quarter of
+// that, the result (`= 0 <0.000012>`) about a sixth, and reading the line is
+// the work the scan does; the rest is the line prefix, timestamp and syscall
+// name. The stages are short and each ends at a data-dependent branch (the end
+// of a run of plain bytes, of a number, the ')' closing the arguments), so
+// mispredictions rather than instructions seem to dominate: word-at-a-time
+// scanning pays for the long runs of -y paths but not for the short runs of
+// argument text, nor for return values and fractions (tried: no faster). The
+// project's target is 4x; it would need a different design (such as deferring
 // the argument validation to Args, so that a malformed argument list would
-// surface as NodeRaw instead of an error, or word-at-a-time classification),
-// not tuning. Building the argument tree roughly doubles the cost of a line;
-// it is paid only for the events whose Args are used, and not for the
-// Int/Str/NArgs answers of flat lists.
+// surface as NodeRaw instead of an error), not tuning. Building the argument
+// tree roughly doubles the cost of a line; it is paid only for the events
+// whose Args are used, and not for the Int/Str/NArgs answers of flat lists.
 //
 // Numeric values of symbolic constants (O_RDONLY|O_CLOEXEC, SEEK_END,
 // AT_FDCWD, FALLOC_FL_*, F_SETFD, ...) are those of Linux x86_64, whatever the

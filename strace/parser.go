@@ -73,13 +73,13 @@ type Parser struct {
 	opts    Options
 	file    string
 	filePid int
-	r       *bufio.Reader
+	in      lineReader
 	maxLen  int
 
 	lineNo  int
-	lineBuf []byte // the current line when it does not alias the bufio buffer
+	lineBuf []byte // the current line when it does not alias the read buffer
 	evBuf   []byte // the current call's line, copied when dump lines follow it
-	aliased bool   // the current line aliases the bufio buffer
+	aliased bool   // the current line aliases the read buffer
 	eof     bool
 
 	ev      Event
@@ -108,7 +108,7 @@ func NewParser(r io.Reader, name string, opts Options) *Parser {
 		opts:    opts,
 		file:    name,
 		filePid: PidFromFileName(name),
-		r:       bufio.NewReaderSize(r, 64<<10),
+		in:      newLineReader(r, 64<<10),
 		maxLen:  opts.MaxLineLen,
 		lineBuf: make([]byte, 0, 4096), // grows to the longest line copied
 		pending: make(map[int]*pending),
@@ -173,12 +173,12 @@ func (p *Parser) fail(err *SyntaxError) error {
 }
 
 // peekLen is how many bytes of the next line readDumps looks at. A line
-// is left aliasing the bufio buffer only if at least peekLen more bytes are
+// is left aliasing the read buffer only if at least peekLen more bytes are
 // buffered, so peeking never refills (and so never moves) the buffer.
 const peekLen = 32
 
 // readLine reads the next line (without its newline). In the common case
-// the line aliases the bufio buffer; otherwise it is copied into lineBuf. It
+// the line aliases the read buffer; otherwise it is copied into lineBuf. It
 // returns a *SyntaxError for an over-long line (which it consumes), io.EOF
 // at the end, or a read error.
 func (p *Parser) readLine() ([]byte, int, error) {
@@ -186,18 +186,38 @@ func (p *Parser) readLine() ([]byte, int, error) {
 	if p.eof {
 		return nil, p.lineNo, io.EOF
 	}
-	chunk, err := p.r.ReadSlice('\n')
-	if err == nil && len(chunk) <= p.maxLen+1 {
-		p.lineNo++
-		line := trimEOL(chunk)
-		if p.r.Buffered() >= peekLen {
-			p.aliased = true
-			return line, p.lineNo, nil
-		}
-		p.lineBuf = append(p.lineBuf[:0], line...)
-		return p.lineBuf, p.lineNo, nil
+	in := &p.in
+	if k := bytes.IndexByte(in.buf[in.r:in.w], '\n'); k >= 0 && k <= p.maxLen {
+		// A whole line in the buffer: what readSlice would return.
+		chunk := in.buf[in.r : in.r+k+1]
+		in.r += k + 1
+		return p.takeLine(chunk)
 	}
-	// Slow path: a line longer than the bufio buffer, the last line, or an error.
+	return p.readLineSlow()
+}
+
+// takeLine returns the line in chunk, which holds a whole line and its
+// newline just consumed from the read buffer. The line aliases the buffer
+// when at least peekLen more bytes are buffered, else it is copied into
+// lineBuf.
+func (p *Parser) takeLine(chunk []byte) ([]byte, int, error) {
+	p.lineNo++
+	line := trimEOL(chunk)
+	if p.in.buffered() >= peekLen {
+		p.aliased = true
+		return line, p.lineNo, nil
+	}
+	p.lineBuf = append(p.lineBuf[:0], line...)
+	return p.lineBuf, p.lineNo, nil
+}
+
+// readLineSlow is readLine for a line that is not all in the buffer, is too
+// long, or is the last one, and for read errors.
+func (p *Parser) readLineSlow() ([]byte, int, error) {
+	chunk, err := p.in.readSlice('\n')
+	if err == nil && len(chunk) <= p.maxLen+1 {
+		return p.takeLine(chunk)
+	}
 	b := p.lineBuf[:0]
 	tooLong := false
 	for {
@@ -210,7 +230,7 @@ func (p *Parser) readLine() ([]byte, int, error) {
 			}
 		}
 		if err == bufio.ErrBufferFull {
-			chunk, err = p.r.ReadSlice('\n')
+			chunk, err = p.in.readSlice('\n')
 			continue
 		}
 		if err == io.EOF {
@@ -228,7 +248,7 @@ func (p *Parser) readLine() ([]byte, int, error) {
 		if len(chunk) > 0 && chunk[len(chunk)-1] == '\n' {
 			break
 		}
-		chunk, err = p.r.ReadSlice('\n')
+		chunk, err = p.in.readSlice('\n')
 	}
 	p.lineNo++
 	p.lineBuf = b
@@ -284,11 +304,25 @@ func (p *Parser) Next() (*Event, error) {
 		if !ok {
 			continue
 		}
-		if p.ev.Kind == KindSyscall {
+		// readDumps if the next line may be a dump line: the test of its
+		// loop, with peekNext's common case written out (a call per line
+		// costs more than this line).
+		if in := &p.in; p.ev.Kind == KindSyscall && (in.buffered() < peekLen || isDumpLine(in.buf[in.r:in.r+peekLen])) {
 			p.readDumps(no)
 		}
 		return &p.ev, nil
 	}
+}
+
+// peekNext returns the first peekLen bytes after the current line, fewer at
+// the end of the input (bufio.Reader.Peek's answer). They are in the buffer
+// already unless the line was copied.
+func (p *Parser) peekNext() []byte {
+	if in := &p.in; in.buffered() >= peekLen {
+		return in.buf[in.r : in.r+peekLen]
+	}
+	pk, _ := p.in.peek(peekLen)
+	return pk
 }
 
 // readDumps attaches the hex-dump lines (`-e write=`/`-e read=`) that follow
@@ -298,12 +332,11 @@ func (p *Parser) readDumps(no int) {
 	d := p.dumpBuf[:0]
 	got := false
 	for {
-		pk, _ := p.r.Peek(peekLen)
-		if !isDumpLine(pk) {
+		if !isDumpLine(p.peekNext()) {
 			break
 		}
 		if !got && p.ev.EndLine == p.ev.Line {
-			// Reading on may move the bufio buffer or reuse lineBuf: parse
+			// Reading on may move the read buffer or reuse lineBuf: parse
 			// the call again from a private copy of its line first. (A
 			// joined call lives in joinBuf already.)
 			p.evBuf = append(p.evBuf[:0], p.ev.Text...)

@@ -3,15 +3,33 @@ package strace
 import (
 	"bytes"
 	"encoding/binary"
+	"math/bits"
 )
 
 // Low-level scanning helpers shared by the line parser (which validates the
 // argument text) and the lazy tree parser (which must agree with it on where
 // strings, comments and -y decorations begin and end).
 
-// special marks the bytes the argument scanner has to look at; everything
-// else is skipped in a tight loop.
-var special = [256]bool{'"': true, '/': true, '<': true, '(': true, ')': true, '[': true, ']': true, '{': true, '}': true}
+// special marks the bytes the argument scanner has to look at (those with
+// an argClass); everything else is skipped in a tight loop.
+var special = func() (t [256]bool) {
+	for c, k := range argClass {
+		t[c] = k != 0
+	}
+	return t
+}()
+
+// argClass sorts the special bytes for scanArgs's switch: one table load
+// and a small dense switch instead of a search among nine byte values.
+var argClass = [256]uint8{'"': clsAtom, '/': clsAtom, '<': clsAtom,
+	'(': clsOpen, '[': clsOpen, '{': clsOpen, ')': clsClose, ']': clsClose, '}': clsClose}
+
+// The classes of argClass; the bytes not in special are 0.
+const (
+	clsAtom  = 1 + iota // may start a string, comment or decoration (skipAtom)
+	clsOpen             // opens a bracket
+	clsClose            // closes one
+)
 
 // specialComma is special plus ','.
 var specialComma = [256]bool{'"': true, '/': true, '<': true, '(': true, ')': true, '[': true, ']': true, '{': true, '}': true, ',': true}
@@ -20,7 +38,16 @@ func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 func isIdentStart(c byte) bool {
 	return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
 }
-func isIdent(c byte) bool { return isIdentStart(c) || isDigit(c) }
+func isIdent(c byte) bool { return identByte[c] }
+
+// identByte marks the bytes isIdent accepts: one load instead of three
+// range tests on the syscall name and errno scans.
+var identByte = func() (t [256]bool) {
+	for c := range t {
+		t[c] = isIdentStart(byte(c)) || isDigit(byte(c))
+	}
+	return t
+}()
 
 func skipSpaces(b []byte, i int) int {
 	for i < len(b) && b[i] == ' ' {
@@ -88,7 +115,7 @@ func opensDecoration(b []byte, i int) bool {
 func skipDecoration(b []byte, i int) int {
 	depth, brackets := 0, 0
 	for i < len(b) {
-		i = skipPlain(b, i, &decSpecial)
+		i = skipDecPlain(b, i)
 		if i >= len(b) {
 			break
 		}
@@ -127,6 +154,24 @@ func skipDecoration(b []byte, i int) int {
 }
 
 var decSpecial = [256]bool{'"': true, '\\': true, '[': true, ']': true, '<': true, '>': true}
+
+// skipDecPlain is skipPlain(b, i, &decSpecial). A decoration is mostly a
+// path with no special byte in tens of bytes, so it looks at eight bytes at a
+// time (decSpecials; the last word of b is padded with zero bytes, which are
+// not special).
+func skipDecPlain(b []byte, i int) int {
+	for i < len(b) {
+		w, ok := load8(b, i)
+		if !ok {
+			return skipPlain(b, i, &decSpecial) // b is shorter than a word
+		}
+		if m := decSpecials(w); m != 0 {
+			return min(i+bits.TrailingZeros64(m)>>3, len(b))
+		}
+		i += 8
+	}
+	return len(b)
+}
 
 // skipAtom skips a string, comment or decoration starting at b[i]. It returns
 // i unchanged if b[i] starts none of them, and -1 if it is not terminated.
@@ -169,8 +214,8 @@ func scanArgs(b []byte, i int, stack []byte) (end int, col int, msg string, st [
 			break
 		}
 		c := b[i]
-		switch c {
-		case '"', '/', '<':
+		switch argClass[c] {
+		case clsAtom:
 			j := skipAtom(b, i)
 			if j < 0 {
 				switch c {
@@ -186,9 +231,9 @@ func scanArgs(b []byte, i int, stack []byte) (end int, col int, msg string, st [
 			}
 			i = j
 			continue
-		case '(', '[', '{':
+		case clsOpen:
 			stack = append(stack, closerOf(c))
-		case ')', ']', '}':
+		case clsClose:
 			if len(stack) == 0 {
 				if c == ')' {
 					return i, 0, "", stack
