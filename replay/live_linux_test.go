@@ -47,6 +47,8 @@ test -e nothing || true
 		{"sh", []string{"-f", "-tt", "-T", "-y"}, []string{"sh", "-c", script}},
 		{"sh", []string{"-f", "-s", "4", "-X", "verbose"}, []string{"sh", "-c", script}},
 		{"sh", []string{"-f", "-e", "write=all", "-e", "read=all"}, []string{"sh", "-c", script}},
+		{"sh", []string{"-f", "-n", "-i"}, []string{"sh", "-c", script}},
+		{"sh", []string{"-f", "-k"}, []string{"sh", "-c", script}},
 	}
 	runs = append(runs, run{"tools", []string{"-f"}, []string{"sh", "-c",
 		`dd if=/dev/zero of=d bs=4096 count=10 oflag=direct status=none

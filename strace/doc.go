@@ -6,7 +6,9 @@
 // `PREFIX.12345` or this repository's renamed `case.ffpid12345.strace`),
 // `-t`/`-tt`/`-ttt`/`-r` timestamps, `-T` durations, `-y`/`-yy` fd decorations,
 // any `-s`, `-X verbose` and `-X raw`, `-v`, `-e trace=` subsets, the hex dumps
-// of `-e write=`/`-e read=`, signals, exits and attach/detach messages.
+// of `-e write=`/`-e read=`, `-n` syscall numbers and `-i` instruction pointers
+// (Event.Nr, Event.IP), `-k` stack frames (skipped), signals, exits and
+// attach/detach messages.
 // `<unfinished ...>` lines are joined with their `<... name resumed>` line of
 // the same pid and emitted as one event carrying both line numbers.
 //

@@ -83,6 +83,15 @@ type Event struct {
 	Pid      int    // task id; from the line, else from the file name; 0 when unknown
 	PidStyle PidStyle
 
+	// Nr is the syscall number that -n printed ("[ 257] "), when HasNr. IP is
+	// the instruction pointer that -i printed ("[00007f6aa14d6b1d] "), when
+	// HasIP; IPUnknown when it printed question marks instead.
+	Nr        int
+	HasNr     bool
+	IP        uint64
+	HasIP     bool
+	IPUnknown bool
+
 	Kind     Kind
 	Time     int64 // nanoseconds; meaning given by TimeKind
 	TimeKind TimeKind

@@ -45,6 +45,22 @@ func AppendFormat(dst []byte, ev *Event) []byte {
 		dst = appendFrac(dst, ev.Time%1e9, ev.TimePrec)
 		dst = append(dst, ' ')
 	}
+	if ev.HasNr {
+		dst = append(dst, '[')
+		dst = appendPadInt(dst, int64(ev.Nr), 4, ' ')
+		dst = append(dst, "] "...)
+	}
+	if ev.HasIP {
+		dst = append(dst, '[')
+		if ev.IPUnknown {
+			dst = append(dst, "????????????????"...)
+		} else {
+			for k := 15; k >= 0; k-- { // %016lx
+				dst = append(dst, "0123456789abcdef"[ev.IP>>(4*k)&0xf])
+			}
+		}
+		dst = append(dst, "] "...)
+	}
 	switch ev.Kind {
 	case KindSyscall:
 		dst = append(dst, ev.Name...)

@@ -497,6 +497,11 @@ func (p *Parser) parseLine(line []byte, no int) (ok bool, err *SyntaxError) {
 		}
 		i = skipSpaces(line, j)
 	}
+	// -n's syscall number "[ 257] " and -i's instruction pointer
+	// "[00007f6aa14d6b1d] " (question marks where unknown), in that order.
+	if i < len(line) && line[i] == '[' {
+		i = parseNrIP(ev, line, i)
+	}
 	if i >= len(line) {
 		return false, p.errorf(no, i+1, "expected an event after the line prefix")
 	}
@@ -516,10 +521,48 @@ func (p *Parser) parseLine(line []byte, no int) (ok bool, err *SyntaxError) {
 	case hasPrefix(rest, "[ "):
 		p.parseMessage(ev, line, i)
 		return true, nil
+	case i > 0 && hasPrefix(rest, "> ") && line[i-1] == ' ':
+		return false, nil // a -k stack frame " > /lib/...(func+0x10) [0x...]": skipped
 	case hasPrefix(rest, "| "):
 		return false, p.errorf(no, i+1, "hex dump line with no preceding call")
 	}
 	return false, p.errorf(no, i+1, "expected a syscall name, '<... resumed>', '+++', '---' or 'strace:'")
+}
+
+// parseNrIP parses the -n and -i prefixes at line[i] == '[' into ev (Nr and
+// HasNr; IP) and returns the index after them. A bracket that is neither (a
+// "[ Process PID=... ]" message) is left for the caller.
+func parseNrIP(ev *Event, line []byte, i int) int {
+	if j := skipSpaces(line, i+1); j < len(line) && isDigit(line[j]) {
+		v, k, _, ok := parseUint(line, j)
+		if ok && !ev.HasNr && k+1 < len(line) && line[k] == ']' && line[k+1] == ' ' && v < 1<<31 {
+			ev.Nr, ev.HasNr = int(v), true
+			i = k + 2
+		}
+	}
+	if j := i + 17; j+1 < len(line) && line[i] == '[' && line[j] == ']' && line[j+1] == ' ' {
+		if ip, known, ok := parseIP(line[i+1 : j]); ok {
+			ev.IP, ev.HasIP, ev.IPUnknown = ip, true, !known
+			i = j + 2
+		}
+	}
+	return i
+}
+
+// parseIP parses what -i prints inside its brackets: 16 hex digits, or 16
+// question marks when the address is unknown (known false).
+func parseIP(b []byte) (ip uint64, known, ok bool) {
+	if string(b) == "????????????????" {
+		return 0, false, true
+	}
+	for _, c := range b {
+		v := hexVal(c)
+		if v < 0 {
+			return 0, false, false
+		}
+		ip = ip<<4 | uint64(v)
+	}
+	return ip, true, true
 }
 
 // hasPrefix reports whether b starts with s. Inlined with a constant s it
