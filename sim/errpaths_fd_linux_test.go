@@ -569,6 +569,14 @@ func TestErrorPathsFD(t *testing.T) {
 		{name: "sendfile/in directory", want: unix.EINVAL, do: func(e fdEnv) (int64, error) {
 			return sendfile(e, e.fd(fdEmpty), e.fd(fdDir), nil, 10)
 		}},
+		// A zero count returns 0 before the regular-file check on in_fd, but
+		// after the O_APPEND check on out_fd (found by TestKernelDiff).
+		{name: "sendfile/in directory zero count", ret: 0, do: func(e fdEnv) (int64, error) {
+			return sendfile(e, e.fd(fdEmpty), e.fd(fdDir), nil, 0)
+		}},
+		{name: "sendfile/out O_APPEND zero count", want: unix.EINVAL, do: func(e fdEnv) (int64, error) {
+			return sendfile(e, e.open("/empty", unix.O_WRONLY|unix.O_APPEND), e.fd(fdDir), nil, 0)
+		}},
 		{name: "sendfile/out O_APPEND", want: unix.EINVAL, do: func(e fdEnv) (int64, error) {
 			return sendfile(e, e.open("/empty", unix.O_WRONLY|unix.O_APPEND), e.fd(fdRO), nil, 10)
 		}},

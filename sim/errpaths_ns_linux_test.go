@@ -239,6 +239,30 @@ func TestErrorPathsNS(t *testing.T) {
 		}
 	}
 	const sIFLNK, sIFREG = unix.S_IFLNK, unix.S_IFREG
+	// eAfterDo opens /e, runs op and answers check of the fd; eAfter's check
+	// answers st_nlink*1e4 + st_size.
+	eAfterDo := func(op func(errEnv) (int64, error), check func(e errEnv, fd int) (int64, error)) func(errEnv) (int64, error) {
+		return func(e errEnv) (int64, error) {
+			fd, err := e.s.Open("/e", unix.O_RDONLY|unix.O_DIRECTORY, 0)
+			if err != nil {
+				return 0, err
+			}
+			if r, err := op(e); err != nil {
+				return r, err
+			}
+			return check(e, fd)
+		}
+	}
+	eAfter := func(op func(errEnv) (int64, error)) func(errEnv) (int64, error) {
+		return eAfterDo(op, func(e errEnv, fd int) (int64, error) {
+			var st unix.Stat_t
+			err := e.s.Fstat(fd, &st)
+			return int64(st.Nlink)*1e4 + st.Size, err
+		})
+	}
+	seekData := func(e errEnv, fd int) (int64, error) { return e.s.Seek(fd, 0, unix.SEEK_DATA) }
+	// rmD empties and removes /d (fdDir stays open on it).
+	rmD := then(unlinkat(fdcwd, "/d/sub/x", 0), then(unlinkat(fdcwd, "/d/sub", removedir), unlinkat(fdcwd, "/d", removedir)))
 
 	rows := []errRow{
 		// unlinkat: do_rmdir / do_unlinkat
@@ -417,6 +441,48 @@ func TestErrorPathsNS(t *testing.T) {
 		{name: "mkdirat/file as component", want: unix.ENOTDIR, do: mkdir(fdcwd, "/f/g")},
 		{name: "mkdirat/name too long missing parent", want: unix.ENOENT, do: mkdir(fdcwd, "/nx/"+long)},
 		{name: "mkdirat/name too long", want: unix.ENAMETOOLONG, do: mkdir(fdDir, long)},
+		// A removed directory, still open as fdDir, gets no new names:
+		// lookup_one_qstr_excl refuses (IS_DEADDIR) with ENOENT before the file
+		// system's lookup (found by TestKernelDiff).
+		{name: "linkat/into a removed directory", want: unix.ENOENT, do: then(rmD, link(fdcwd, "/f", fdDir, "g", 0))},
+		{name: "linkat/into a removed directory, long name", want: unix.ENOENT, do: then(rmD, link(fdcwd, "/f", fdDir, long, 0))},
+		{name: "symlinkat/in a removed directory", want: unix.ENOENT, do: then(rmD, symlink("f", fdDir, "g"))},
+		{name: "renameat2/into a removed directory", want: unix.ENOENT, do: then(rmD, rename(fdcwd, "/f", fdDir, "g", 0))},
+		{name: "renameat2/RENAME_NOREPLACE into a removed directory", want: unix.ENOENT, do: then(rmD, rename(fdcwd, "/f", fdDir, "g", noreplace))},
+		{name: "renameat2/into a removed directory, long name", want: unix.ENOENT, do: then(rmD, rename(fdcwd, "/f", fdDir, long, 0))},
+		{name: "mkdirat/in a removed directory", want: unix.ENOENT, do: then(rmD, mkdir(fdDir, "g"))},
+		{name: "mkdirat/in a removed directory, long name", want: unix.ENOENT, do: then(rmD, mkdir(fdDir, long))},
+		// A directory replaced by a rename keeps its size (ext4_rename only
+		// clears its nlink); one removed by rmdir has size 0 (ext4_rmdir). The
+		// rows answer st_nlink*1e4 + st_size of an fd opened on /e before (found
+		// by TestKernelDiff).
+		{name: "renameat2/replaced directory keeps its size", ret: 4096, do: eAfter(rename(fdcwd, "/d", fdcwd, "/e", 0))},
+		{name: "renameat2/directory moved by an exchange", ret: 2e4 + 4096, do: eAfter(rename(fdcwd, "/d", fdcwd, "/e", exchange))},
+		{name: "unlinkat/AT_REMOVEDIR removed directory size", ret: 0, do: eAfter(unlinkat(fdcwd, "/e", removedir))},
+		// So the replaced directory is still an htree directory for
+		// ext4_dir_llseek (is_dx_dir looks at i_size), the removed one an empty
+		// file for ext4_llseek.
+		{name: "renameat2/replaced directory SEEK_DATA", ret: 0, do: eAfterDo(rename(fdcwd, "/d", fdcwd, "/e", 0), seekData)},
+		{name: "unlinkat/AT_REMOVEDIR removed directory SEEK_DATA", want: unix.ENXIO, do: eAfterDo(unlinkat(fdcwd, "/e", removedir), seekData)},
+		// vfs_mkdir keeps only S_IRWXUGO|S_ISVTX of the mode; inode_init_owner
+		// makes a directory created in a set-group-ID directory set-group-ID (both
+		// found by TestKernelDiff).
+		{name: "mkdirat/set-ID bits dropped", ret: unix.S_IFDIR | 0o1755, do: then(
+			func(e errEnv) (int64, error) { return e0(e.ns().Mkdirat(fdcwd, "/g", 0o7777)) },
+			func(e errEnv) (int64, error) { return statMode(e, "/g", 0) })},
+		{name: "mkdirat/in a set-group-ID directory", ret: unix.S_IFDIR | 0o2755, do: then(
+			then(func(e errEnv) (int64, error) { return e0(e.ns().Fchmodat(fdcwd, "/e", 0o2755, 0)) }, mkdir(fdcwd, "/e/g")),
+			func(e errEnv) (int64, error) { return statMode(e, "/e/g", 0) })},
+		{name: "mkdirat/set-group-ID parent, file not set-group-ID", ret: unix.S_IFREG | 0o644, do: then(
+			func(e errEnv) (int64, error) { return e0(e.ns().Fchmodat(fdcwd, "/e", 0o2755, 0)) },
+			func(e errEnv) (int64, error) {
+				fd, err := e.s.Creat("/e/x", 0o644)
+				if err != nil {
+					return 0, err
+				}
+				e.s.Close(fd)
+				return statMode(e, "/e/x", 0)
+			})},
 
 		// newfstatat: vfs_fstatat / vfs_statx
 		{name: "fstatat/bad flags", want: unix.EINVAL, do: stat(fdcwd, "/f", 0x1)},

@@ -131,10 +131,10 @@ func (k *Kernel) sysCopyFileRange(c *Call) Result {
 // pread; rw_verify_area on the input (EINVAL for a negative offset or count, or an
 // end past LLONG_MAX); EBADF for out_fd or one not writable; EOVERFLOW for an offset
 // at or past s_maxbytes (count is cut there); then do_splice_direct: EINVAL when
-// out_fd was opened O_APPEND, then when in_fd is not a regular file. out_fd may be
-// anything writable (a placeholder stands for a socket or a pipe). The positions are
-// read before the copy and stored after it, out_fd's first: with an offset, in_fd's
-// file offset does not move.
+// out_fd was opened O_APPEND, then 0 for a zero count, then EINVAL when in_fd is
+// not a regular file. out_fd may be anything writable (a placeholder stands for a
+// socket or a pipe). The positions are read before the copy and stored after it,
+// out_fd's first: with an offset, in_fd's file offset does not move.
 func (k *Kernel) sysSendfile(c *Call) Result {
 	in, rin := c.Task.fget(int(c.Args[1]))
 	if rin {
@@ -174,6 +174,12 @@ func (k *Kernel) sysSendfile(c *Call) Result {
 	}
 	if out.flags.Load()&syscall.O_APPEND != 0 {
 		return Fail(syscall.EINVAL)
+	}
+	// A zero count moves nothing and returns 0 before splice_direct_to_actor's
+	// check that in_fd is a regular file (sendfile(file, dir, NULL, 0) is 0 on
+	// Linux, with count 1 it is EINVAL); O_APPEND above is checked first.
+	if count == 0 {
+		return Result{}
 	}
 	if in.ino == nil || !in.ino.IsRegular() {
 		return Fail(syscall.EINVAL)

@@ -164,7 +164,10 @@ func (k *Kernel) sysMkdirat(c *Call, dirfd int, mode uint32) Result {
 	if e != 0 {
 		return Fail(e)
 	}
-	return res(0, dir.Mkdir(c.Path, mode&0o7777&^c.Task.g.umask.Load()))
+	// vfs_mkdir's vfs_prepare_mode keeps only S_IRWXUGO|S_ISVTX of the mode: the
+	// set-user-ID and set-group-ID bits asked for are dropped (a directory is
+	// set-group-ID only by inheritance, inode_init_owner).
+	return res(0, dir.Mkdir(c.Path, mode&0o1777&^c.Task.g.umask.Load()))
 }
 
 // direntHeader is the fixed part of struct linux_dirent64: d_ino, d_off, d_reclen,

@@ -3,6 +3,8 @@ package sim
 import (
 	"math"
 	"syscall"
+
+	"iosim/vfs"
 )
 
 // lseek whence values.
@@ -69,9 +71,15 @@ func (k *Kernel) lseek(f *File, off, whence int64) Result {
 	var eof int64
 	isDir := ino.IsDir()
 	if isDir {
+		var st vfs.Stat
 		if ino.Nlink() == 0 {
-			// A removed directory has size 0 and is no longer an htree directory:
-			// ext4_llseek treats it as an empty file.
+			ino.Stat(&st)
+		}
+		if ino.Nlink() == 0 && st.Size == 0 {
+			// A directory removed by rmdir has size 0 and is no longer an htree
+			// directory (is_dx_dir looks at i_size): ext4_dir_llseek hands it to
+			// ext4_llseek, which treats it as an empty file. One that a rename
+			// replaced keeps its block and stays an htree directory.
 			switch whence {
 			case seekData, seekHole:
 				return Fail(syscall.ENXIO)

@@ -189,6 +189,21 @@ func (fs *FS) newInode(mode uint32) *Inode {
 	return ino
 }
 
+// newChild is newInode for an inode about to be linked into parent, with the
+// owner rules of Linux's inode_init_owner (fs/inode.c): in a set-group-ID
+// directory the new inode takes the directory's group, and a new directory is
+// set-group-ID itself. Called with fs.mu held.
+func (fs *FS) newChild(parent *Inode, mode uint32) *Inode {
+	if parent.mode&0o2000 != 0 && mode&S_IFMT == S_IFDIR {
+		mode |= 0o2000
+	}
+	ino := fs.newInode(mode)
+	if parent.mode&0o2000 != 0 {
+		ino.gid = parent.gid
+	}
+	return ino
+}
+
 // fault consults the injector. Called with fs.mu held.
 func (fs *FS) fault(op Op, ino *Inode, path string) Fault {
 	if fs.cfg.injector == nil {

@@ -59,6 +59,7 @@ type Inode struct {
 	target     string            // symlinks
 	entries    map[string]*Inode // directories
 	parent     *Inode            // directories: the directory holding it (root: itself)
+	rmdired    bool              // directories: removed by rmdir, which set i_size to 0
 	// name and dirOf remember the last name the inode was linked under, for fault
 	// matching and messages; for directories they are exact.
 	name  string
@@ -139,8 +140,10 @@ func (i *Inode) statLocked(st *Stat) {
 		st.Blocks = i.blocks
 	case S_IFDIR:
 		// ext4 directories hold their entries in blocks: one block while small;
-		// rmdir sets the size of the removed directory to 0.
-		if i.nlink > 0 {
+		// ext4_rmdir sets the size of the removed directory to 0, but a directory
+		// that a rename replaced keeps its size (ext4_rename only clears its
+		// nlink).
+		if i.nlink > 0 || !i.rmdired {
 			st.Size = i.fs.cfg.blockSize
 		}
 		st.Blocks = i.fs.cfg.blockSize / 512

@@ -80,7 +80,7 @@ func (dir *Inode) openLocked(path string, flags int, perm uint32) (ino *Inode, c
 				if parent.nlink == 0 {
 					return nil, false, ENOENT
 				}
-				ino = fs.newInode(S_IFREG | perm&0o7777)
+				ino = fs.newChild(parent, S_IFREG|perm&0o7777)
 				fs.linkLocked(parent, name, ino)
 				fs.logMeta(metaCreate, parent, name, ino, nil, "")
 				return ino, true, nil
@@ -199,9 +199,14 @@ func (dir *Inode) Mkdir(path string, perm uint32) error {
 	if err != nil {
 		return err
 	}
-	// filename_create: a name that is not normal, then the lookup.
+	// filename_create: a name that is not normal, then the lookup
+	// (lookup_one_qstr_excl: ENOENT in a removed directory, IS_DEADDIR, before
+	// the file system's lookup and its ENAMETOOLONG).
 	if name == "" || name == "." || name == ".." {
 		return EEXIST
+	}
+	if parent.nlink == 0 {
+		return ENOENT
 	}
 	if err := lastTooLong(name); err != nil {
 		return err
@@ -209,13 +214,10 @@ func (dir *Inode) Mkdir(path string, perm uint32) error {
 	if parent.entries[name] != nil {
 		return EEXIST
 	}
-	if parent.nlink == 0 {
-		return ENOENT
-	}
 	if f := fs.fault(OpMkdir, nil, joinPath(parent, name)); f.Errno != 0 {
 		return f.Errno
 	}
-	ino := fs.newInode(S_IFDIR | perm&0o7777)
+	ino := fs.newChild(parent, S_IFDIR|perm&0o7777)
 	fs.linkLocked(parent, name, ino)
 	fs.logMeta(metaCreate, parent, name, ino, nil, "")
 	return nil
@@ -256,6 +258,7 @@ func (dir *Inode) Rmdir(path string) error {
 		return f.Errno
 	}
 	fs.unlinkLocked(parent, name)
+	ino.rmdired = true
 	fs.logMeta(metaRemove, parent, name, ino, nil, "")
 	return nil
 }
@@ -334,11 +337,20 @@ func (dir *Inode) Rename(oldpath string, newdir *Inode, newpath string, flags in
 		}
 		return EBUSY
 	}
+	// lookup_one_qstr_excl on each side: a removed directory has no entries and
+	// gets no new ones (IS_DEADDIR: ENOENT before the file system's lookup, so
+	// before ENAMETOOLONG), whatever the flags.
+	if op.nlink == 0 {
+		return ENOENT
+	}
 	if err := lastTooLong(oname); err != nil {
 		return err
 	}
 	src := op.entries[oname]
 	if src == nil {
+		return ENOENT
+	}
+	if np.nlink == 0 {
 		return ENOENT
 	}
 	if err := lastTooLong(nname); err != nil {
@@ -466,6 +478,10 @@ func (fs *FS) linkToLocked(src, newdir *Inode, newpath string) error {
 	if nname == "" || nname == "." || nname == ".." {
 		return EEXIST
 	}
+	// lookup_one_qstr_excl: no new name in a removed directory (IS_DEADDIR).
+	if np.nlink == 0 {
+		return ENOENT
+	}
 	if err := lastTooLong(nname); err != nil {
 		return err
 	}
@@ -509,9 +525,14 @@ func (dir *Inode) Symlink(target, path string) error {
 	if err != nil {
 		return err
 	}
-	// filename_create: a name that is not normal, then the lookup.
+	// filename_create: a name that is not normal, then the lookup
+	// (lookup_one_qstr_excl: ENOENT in a removed directory, IS_DEADDIR, before
+	// the file system's lookup).
 	if name == "" || name == "." || name == ".." {
 		return EEXIST
+	}
+	if parent.nlink == 0 {
+		return ENOENT
 	}
 	if err := lastTooLong(name); err != nil {
 		return err
@@ -527,7 +548,7 @@ func (dir *Inode) Symlink(target, path string) error {
 	if f := fs.fault(OpSymlink, nil, joinPath(parent, name)); f.Errno != 0 {
 		return f.Errno
 	}
-	ino := fs.newInode(S_IFLNK | 0o777)
+	ino := fs.newChild(parent, S_IFLNK|0o777)
 	ino.target = target
 	ino.size = int64(len(target))
 	fs.linkLocked(parent, name, ino)
