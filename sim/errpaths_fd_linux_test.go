@@ -10,7 +10,6 @@ package sim_test
 
 import (
 	"math"
-	"os"
 	"strings"
 	"syscall"
 	"testing"
@@ -670,43 +669,10 @@ func TestErrorPathsFD(t *testing.T) {
 			return getcwd(e, 0)
 		}},
 	}
-	for _, r := range rows {
-		t.Run(r.name, func(t *testing.T) {
-			wd, err := os.Getwd()
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer func() {
-				if err := unix.Chdir(wd); err != nil {
-					t.Fatalf("restoring the cwd: %v", err)
-				}
-			}()
-			p := h.newPair(t)
-			defer p.done()
-			setupErrpaths(t, p.m)
-			setupErrpaths(t, p.k)
-			mret, merr := r.do(fdEnv{s: p.m, base: h.base})
-			kret, kerr := r.do(fdEnv{s: p.k, base: h.base})
-			check := func(side string, ret int64, err error) {
-				t.Helper()
-				e, bare := errnoOf(err)
-				switch {
-				case !bare:
-					t.Errorf("%s: returned %s, want a bare syscall.Errno", side, errName(err))
-				case e != r.want:
-					t.Errorf("%s: got %d %s, want %s", side, ret, errName(err), errName(errOrNil(r.want)))
-				case r.want == 0 && r.ret >= 0 && ret != r.ret:
-					t.Errorf("%s: returned %d, want %d", side, ret, r.ret)
-				}
-			}
-			check("kernel", kret, kerr)
-			if me, _ := errnoOf(merr); r.modelBug != "" && me == r.modelGot && (me != r.want || mret != kret) {
-				t.Skip("model bug: " + r.modelBug)
-			}
-			check("model", mret, merr)
-			if kerr == nil && merr == nil && kret != mret {
-				t.Errorf("kernel returned %d, model %d", kret, mret)
-			}
-		})
+	errRows := make([]errRow, len(rows))
+	for i, r := range rows {
+		errRows[i] = errRow{name: r.name, want: r.want, ret: r.ret, modelBug: r.modelBug, modelGot: r.modelGot,
+			do: func(e errEnv) (int64, error) { return r.do(fdEnv{s: e.s.(sysFD), base: e.base}) }}
 	}
+	runErrRows(t, h, errRows)
 }

@@ -4,6 +4,7 @@ package sim_test
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"syscall"
 	"testing"
@@ -865,6 +866,17 @@ type errRow struct {
 func runErrRows(t *testing.T, h *host, rows []errRow) {
 	for _, r := range rows {
 		t.Run(r.name, func(t *testing.T) {
+			// A row may change the test process's cwd (fchdir on the kernel
+			// side): put it back.
+			wd, err := os.Getwd()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() {
+				if err := unix.Chdir(wd); err != nil {
+					t.Fatalf("restoring the cwd: %v", err)
+				}
+			}()
 			p := h.newPair(t)
 			defer p.done()
 			setupErrpaths(t, p.m)

@@ -199,20 +199,8 @@ func (dir *Inode) Mkdir(path string, perm uint32) error {
 	if err != nil {
 		return err
 	}
-	// filename_create: a name that is not normal, then the lookup
-	// (lookup_one_qstr_excl: ENOENT in a removed directory, IS_DEADDIR, before
-	// the file system's lookup and its ENAMETOOLONG).
-	if name == "" || name == "." || name == ".." {
-		return EEXIST
-	}
-	if parent.nlink == 0 {
-		return ENOENT
-	}
-	if err := lastTooLong(name); err != nil {
+	if err := filenameCreate(parent, name); err != nil {
 		return err
-	}
-	if parent.entries[name] != nil {
-		return EEXIST
 	}
 	if f := fs.fault(OpMkdir, nil, joinPath(parent, name)); f.Errno != 0 {
 		return f.Errno
@@ -464,6 +452,27 @@ func (newdir *Inode) LinkFrom(src *Inode, newpath string) error {
 	return fs.linkToLocked(src, newdir, newpath)
 }
 
+// filenameCreate is what filename_create refuses for a new name in parent
+// (walkParent's answer), in its order: a name that is not normal ("", ".",
+// ".."): EEXIST; then lookup_one_qstr_excl: a removed parent (IS_DEADDIR)
+// ENOENT, before the file system's lookup and its ENAMETOOLONG; an existing
+// entry EEXIST. Called with fs.mu held.
+func filenameCreate(parent *Inode, name string) error {
+	switch {
+	case name == "" || name == "." || name == "..":
+		return EEXIST
+	case parent.nlink == 0:
+		return ENOENT
+	}
+	if err := lastTooLong(name); err != nil {
+		return err
+	}
+	if parent.entries[name] != nil {
+		return EEXIST
+	}
+	return nil
+}
+
 // linkToLocked is the part of linkat(2) after the old path's lookup, in
 // do_linkat's order: filename_create (the parent, a name that is not normal:
 // EEXIST, the lookup: an existing name is EEXIST, a missing one with a trailing
@@ -475,18 +484,8 @@ func (fs *FS) linkToLocked(src, newdir *Inode, newpath string) error {
 	if err != nil {
 		return err
 	}
-	if nname == "" || nname == "." || nname == ".." {
-		return EEXIST
-	}
-	// lookup_one_qstr_excl: no new name in a removed directory (IS_DEADDIR).
-	if np.nlink == 0 {
-		return ENOENT
-	}
-	if err := lastTooLong(nname); err != nil {
+	if err := filenameCreate(np, nname); err != nil {
 		return err
-	}
-	if np.entries[nname] != nil {
-		return EEXIST
 	}
 	if ntrail {
 		return ENOENT
@@ -525,20 +524,8 @@ func (dir *Inode) Symlink(target, path string) error {
 	if err != nil {
 		return err
 	}
-	// filename_create: a name that is not normal, then the lookup
-	// (lookup_one_qstr_excl: ENOENT in a removed directory, IS_DEADDIR, before
-	// the file system's lookup).
-	if name == "" || name == "." || name == ".." {
-		return EEXIST
-	}
-	if parent.nlink == 0 {
-		return ENOENT
-	}
-	if err := lastTooLong(name); err != nil {
+	if err := filenameCreate(parent, name); err != nil {
 		return err
-	}
-	if parent.entries[name] != nil {
-		return EEXIST
 	}
 	if trailing {
 		// A new name with a trailing slash must be a directory: filename_create
