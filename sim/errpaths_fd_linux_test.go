@@ -11,7 +11,6 @@ package sim_test
 import (
 	"math"
 	"strings"
-	"syscall"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -170,18 +169,7 @@ func TestErrorPathsFD(t *testing.T) {
 		return int64(r), err
 	}
 	i64 := func(v int64) *int64 { return &v }
-	type row struct {
-		name string
-		do   func(e fdEnv) (int64, error)
-		want syscall.Errno // 0: the call succeeds
-		ret  int64         // with want 0: the expected return value, unless ret < 0
-
-		// modelBug documents a known divergence of the model: when the model
-		// returns exactly modelGot (an errno, or 0 for success) the row is skipped
-		// with this note after the kernel side was checked.
-		modelBug string
-		modelGot syscall.Errno
-	}
+	type row = errRowOf[fdEnv]
 	rows := []row{
 		// flock(2): the operation is translated before the fd is looked up
 		// (SYSCALL_DEFINE2(flock): LOCK_MAND returns 0 first, then

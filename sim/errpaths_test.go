@@ -848,9 +848,13 @@ func TestErrorPaths(t *testing.T) {
 
 // errRow is one row of an error-path table: a call, run from the state
 // setupErrpaths builds, and what this kernel answers.
-type errRow struct {
+type errRow = errRowOf[errEnv]
+
+// errRowOf is errRow for a table whose calls see an environment of their own
+// (E); the table converts its rows to errRows to run them.
+type errRowOf[E any] struct {
 	name string
-	do   func(e errEnv) (int64, error)
+	do   func(e E) (int64, error)
 	want syscall.Errno // 0: the call succeeds
 	ret  int64         // with want 0: the expected return value, unless ret < 0
 
