@@ -264,10 +264,7 @@ func aioRWErr(f *File, cb *Iocb) syscall.Errno {
 	}
 	n := int64(len(cb.Buf))
 	if cb.Opcode == IOCB_CMD_PREADV || cb.Opcode == IOCB_CMD_PWRITEV {
-		n = 0
-		for _, b := range cb.Iov {
-			n += int64(len(b))
-		}
+		n = iovLen(cb.Iov)
 	}
 	if cb.Offset < 0 || cb.Offset > math.MaxInt64-n {
 		return syscall.EINVAL

@@ -535,7 +535,7 @@ func (p *Parser) parseLine(line []byte, no int) (ok bool, err *SyntaxError) {
 func parseNrIP(ev *Event, line []byte, i int) int {
 	if j := skipSpaces(line, i+1); j < len(line) && isDigit(line[j]) {
 		v, k, _, ok := parseUint(line, j)
-		if ok && !ev.HasNr && k+1 < len(line) && line[k] == ']' && line[k+1] == ' ' && v < 1<<31 {
+		if ok && k+1 < len(line) && line[k] == ']' && line[k+1] == ' ' && v < 1<<31 {
 			ev.Nr, ev.HasNr = int(v), true
 			i = k + 2
 		}

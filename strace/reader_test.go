@@ -112,3 +112,18 @@ func FuzzLineReader(f *testing.F) {
 		checkLineReader(t, data, ops, 16)
 	})
 }
+
+// negReader is a broken io.Reader that reports a negative count.
+type negReader struct{}
+
+func (negReader) Read([]byte) (int, error) { return -1, nil }
+
+// TestBrokenReaderIsAnError: a Read returning a negative count makes Next
+// fail with an error instead of panicking (bufio.Reader would panic).
+func TestBrokenReaderIsAnError(t *testing.T) {
+	p := NewParser(negReader{}, "broken", Options{})
+	_, err := p.Next()
+	if !errors.Is(err, errNegativeRead) {
+		t.Fatalf("Next = %v, want the negative-count error", err)
+	}
+}
