@@ -141,6 +141,9 @@ func (f *File) release() {
 	if f.ino != nil && k.locks.active.Load() > 0 {
 		k.locks.releaseFile(f)
 	}
+	if f.ino != nil && f.flags.Load()&oPath == 0 {
+		f.ino.Release() // ext4_release_file
+	}
 	if f.special != nil {
 		if c, ok := f.special.(interface{ Close() }); ok {
 			c.Close()

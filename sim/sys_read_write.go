@@ -213,6 +213,7 @@ func (k *Kernel) readFile(f *File, p []byte, off int64, positional bool) Result 
 		r = Fail(syscall.EISDIR)
 	case len(p) == 0:
 	case fl&oDirect != 0:
+		ino.FlushForDirectRead(off, int64(len(p)))
 		if !k.dioReadOK(ino, p, off) {
 			r = Fail(syscall.EINVAL)
 			break
@@ -450,6 +451,7 @@ func (k *Kernel) sysReadv(c *Call, positional bool, off, rwf int64) Result {
 		return Fail(e)
 	}
 	if f.flags.Load()&oDirect != 0 {
+		ino.FlushForDirectRead(off, want)
 		if size := ino.Size(); off < size && !k.dioHole(ino, off, k.dioReadSpan(size, off)) {
 			rest := k.dioReadSpan(size, off)
 			for _, b := range c.Iov {

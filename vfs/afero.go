@@ -253,6 +253,7 @@ func (f *File) Close() error {
 		return pathErr("close", f.name, os.ErrClosed)
 	}
 	f.closed = true
+	f.ino.Release()
 	return nil
 }
 

@@ -18,6 +18,10 @@ import (
 //	unwritten  allocated but not written (fallocate); buffer nil; reads zeros
 //	written    data; buffer of blockSize bytes, or nil when the block is all zeros
 //
+// Two more masks say how ext4's extent tree still maps a written block that
+// has not been written back: delayed (a hole: delayed allocation) or
+// unconverted (unwritten); Writeback clears them (see Blocks).
+//
 // Why this shape: a sorted slice of chunks is proportional to what was written
 // (a 100 GiB file with 1 MiB written at random 4 KiB offsets holds 256 blocks and
 // at most 256 chunks of ~0.8 KiB), appends hit the last chunk without a search
@@ -39,6 +43,7 @@ import (
 //     and no chunk is empty (written|unwr != 0);
 //   - written & unwr == 0; cached ⊆ unwr; owned ⊆ {j : bufs[j] != nil};
 //     bufs[j] != nil only for written blocks;
+//   - delayed ⊆ written, unconv ⊆ written, delayed & unconv == 0;
 //   - mem == blockSize × (number of non-nil bufs).
 //
 // Not safe for concurrent use: the owning inode's lock guards it. Even ReadAt
@@ -56,7 +61,9 @@ import (
 //     partial written blocks in place.
 //   - ftruncate to a size <= the current one frees every block from the block
 //     after the new EOF on, KEEP_SIZE preallocation included; growing frees nothing.
-//   - st_blocks: 8 per allocated block plus extent-tree blocks (see Blocks).
+//   - st_blocks: 8 per allocated block plus extent-tree blocks, which change
+//     when ext4 changes its extent tree (writeback, fallocate, punch,
+//     truncate), not when the page cache does (see Blocks).
 //
 // NB, not modelled:
 //   - Physical placement. Extent counts assume logically contiguous blocks of
@@ -68,9 +75,9 @@ import (
 //   - Pages cached over holes that later become unwritten (fallocate after a
 //     read of the hole) would be data to SEEK_DATA on ext4; the model only
 //     marks unwritten blocks.
-//   - Delayed allocation: ext4 inserts extents at writeback; the model updates
-//     block states at once (st_blocks agrees: ext4 counts delalloc
-//     reservations), and samples extent-tree growth as described at Blocks.
+//   - Delayed allocation is modelled for the extent tree only (delayed and
+//     unconverted blocks, Writeback): reads, SEEK_DATA and the allocated-block
+//     count see a written block at once, as they do on ext4.
 //   - Extent trees deeper than one level are approximated (treeBlocksFor).
 
 const (
@@ -97,6 +104,8 @@ type chunk struct {
 	written uint32    // blocks holding data
 	unwr    uint32    // allocated, unwritten blocks (read zeros)
 	cached  uint32    // unwritten blocks whose pages are in the page cache (SEEK_DATA sees data)
+	delayed uint32    // written blocks the extent tree still maps as holes (delayed allocation)
+	unconv  uint32    // written blocks the extent tree still maps as unwritten (until writeback)
 	owned   uint32    // blocks whose buffer only this chunk references (valid if owner != nil)
 	bufs    [chunkBlocks][]byte
 }
@@ -116,8 +125,9 @@ type fileData struct {
 	chunks []*chunk
 	mem    int64 // bs × non-nil buffers
 
-	// Extent-tree blocks currently charged to st_blocks, and whether an extent
-	// was inserted or converted since Blocks last looked (see Blocks).
+	// Extent-tree blocks currently charged to st_blocks, and whether the
+	// extent tree has had an extent inserted or converted since settleTree
+	// last ran (see Blocks).
 	tree     int64
 	inserted bool
 
@@ -346,10 +356,12 @@ func (d *fileData) blockSlow(off, n int64) []byte {
 }
 
 // WriteAt stores p at off. Holes and unwritten blocks it touches become written
-// (ext4 converts the unwritten extent at writeback; SEEK_DATA already sees the
-// dirty page before). It allocates one buffer per block that had none (or whose
-// buffer is shared with a clone) and one chunk header per 32 new blocks;
-// whole aligned blocks are one copy each.
+// for reads and SEEK_DATA (ext4's dirty page), but the extent tree changes only
+// at writeback: a hole becomes a delayed block (ext4 allocates it at
+// writeback), an unwritten block an unconverted one (ext4 converts it when the
+// writeback I/O completes); see Writeback. It allocates one buffer per block
+// that had none (or whose buffer is shared with a clone) and one chunk header
+// per 32 new blocks; whole aligned blocks are one copy each.
 func (d *fileData) WriteAt(p []byte, off int64) {
 	for len(p) > 0 {
 		bi := off >> d.shift
@@ -359,7 +371,11 @@ func (d *fileData) WriteAt(p []byte, off int64) {
 			in := off & (d.bs - 1)
 			n := min(int64(len(p)), d.bs-in)
 			if c.written&bit == 0 {
-				d.inserted = true
+				if c.unwr&bit != 0 {
+					c.unconv |= bit
+				} else {
+					c.delayed |= bit
+				}
 				c.written |= bit
 				c.unwr &^= bit
 				c.cached &^= bit
@@ -408,8 +424,10 @@ func (d *fileData) blockRange(off, n int64) (head partial, first, last int64, ta
 }
 
 // zeroPartial zeroes bytes [from, to) of block bi if it is written; holes and
-// unwritten blocks already read zeros and stay as they are. If alloc, a hole
-// becomes unwritten (ZeroRange).
+// unwritten blocks already read zeros and stay as they are. If alloc
+// (ZeroRange), a block the extent tree maps as a hole gets an unwritten extent:
+// a hole becomes unwritten, a delayed block unconverted (ext4_zero_range
+// allocates the range, partial blocks included, before it zeroes them).
 func (d *fileData) zeroPartial(pt partial, alloc bool) {
 	if pt.bi < 0 {
 		return
@@ -423,6 +441,12 @@ func (d *fileData) zeroPartial(pt partial, alloc bool) {
 			d.inserted = true
 		}
 		return
+	}
+	if alloc && d.chunks[i].delayed&bit != 0 {
+		c := d.own(i)
+		c.delayed &^= bit
+		c.unconv |= bit
+		d.inserted = true
 	}
 	if d.chunks[i].written&bit == 0 || d.chunks[i].bufs[pt.bi&chunkMask] == nil {
 		return // unwritten, or written zeros
@@ -472,6 +496,7 @@ func (d *fileData) Truncate(size int64) {
 	if size < 0 {
 		size = 0
 	}
+	d.settleTree()
 	first := (size + d.bs - 1) >> d.shift
 	if size&(d.bs-1) != 0 {
 		d.zeroPartial(partial{size >> d.shift, size & (d.bs - 1), d.bs}, false)
@@ -495,7 +520,8 @@ func (d *fileData) Truncate(size int64) {
 	d.shrinkTree()
 }
 
-// kind returns 1 if block bi is written, 2 if unwritten, 0 if a hole (or bi < 0).
+// kind returns what the extent tree maps block bi as: 1 written, 2 unwritten,
+// 0 a hole (or bi < 0). A delayed block is a hole, an unconverted one unwritten.
 func (d *fileData) kind(bi int64) int {
 	if bi < 0 {
 		return 0
@@ -506,9 +532,9 @@ func (d *fileData) kind(bi int64) int {
 	}
 	bit := uint32(1) << (bi & chunkMask)
 	switch c := d.chunks[i]; {
-	case c.written&bit != 0:
+	case (c.written&^(c.delayed|c.unconv))&bit != 0:
 		return 1
-	case c.unwr&bit != 0:
+	case (c.unwr|c.unconv)&bit != 0:
 		return 2
 	}
 	return 0
@@ -520,10 +546,35 @@ func (d *fileData) growTree(peak int64) {
 	d.tree = max(d.tree, treeBlocksFor(peak))
 }
 
-// shrinkTree resets the tree when the file has no extent left (ext4 sets the
-// depth back to 0 when removal empties the root).
+// shrinkTree resets the tree when the extent tree has no extent left (ext4
+// sets the depth back to 0 when removal empties the root; delayed blocks are
+// not in the tree).
 func (d *fileData) shrinkTree() {
-	if len(d.chunks) == 0 {
+	for _, c := range d.chunks {
+		if c.written&^c.delayed|c.unwr != 0 {
+			return
+		}
+	}
+	d.tree = 0
+}
+
+// settleTree applies the extent insertions and conversions made since it last
+// ran (inserted) to the tree-block count, as Blocks states: a tree needing more
+// blocks than charged grows; a one-leaf tree whose extents fit in the inode
+// again is pulled back into it (ext4_ext_try_to_merge_up). Removals call it
+// first, so the count it sees is the one after the last insertion.
+func (d *fileData) settleTree() {
+	if !d.inserted {
+		return
+	}
+	d.inserted = false
+	n := d.Extents()
+	switch need := treeBlocksFor(n); {
+	case n == 0:
+		d.tree = 0
+	case need > d.tree:
+		d.tree = need
+	case d.tree == 1 && n <= ext4InodeExtents:
 		d.tree = 0
 	}
 }
@@ -534,12 +585,17 @@ func (d *fileData) makeHole(c *chunk, mask uint32) {
 	c.written &^= mask
 	c.unwr &^= mask
 	c.cached &^= mask
+	c.delayed &^= mask
+	c.unconv &^= mask
 }
 
 // Allocate implements fallocate(2) mode 0 and FALLOC_FL_KEEP_SIZE: every hole
 // in the blocks touched by [off, off+n) becomes unwritten (allocated, reads
-// zeros, SEEK_DATA reports a hole); written and unwritten blocks are untouched.
-// The caller updates the size for mode 0.
+// zeros, SEEK_DATA reports a hole); written and unwritten blocks are untouched,
+// except that a delayed block becomes unconverted (ext4_alloc_file_blocks maps
+// the extent tree, where a block written but not yet written back is a hole,
+// and gives it an unwritten extent under the dirty page). The caller updates
+// the size for mode 0.
 func (d *fileData) Allocate(off, n int64) {
 	if n <= 0 {
 		return
@@ -550,7 +606,48 @@ func (d *fileData) Allocate(off, n int64) {
 			c.unwr |= add
 			d.inserted = true
 		}
+		if conv := mask & c.delayed; conv != 0 {
+			c.delayed &^= conv
+			c.unconv |= conv
+			d.inserted = true
+		}
 	})
+}
+
+// Writeback records that ext4 has written back the blocks touched by
+// [off, off+n) (fsync, fdatasync, sync_file_range, the flush before O_DIRECT
+// I/O, auto_da_alloc's flush; see vfs.FS.allocDirty and its callers):
+// delayed blocks get their written extent (ext4 inserts them unwritten,
+// EXT4_GET_BLOCKS_IO_CREATE_EXT, and converts them at I/O completion) and
+// unconverted blocks are converted (ext4_convert_unwritten_extents_endio).
+// Both end in ext4_ext_try_to_merge, so the extent tree is settled as for
+// any insertion (see Blocks). Blocks already written back are unaffected.
+func (d *fileData) Writeback(off, n int64) {
+	if n <= 0 {
+		return
+	}
+	first, last := off>>d.shift, (off+n+d.bs-1)>>d.shift
+	for bi := first; bi < last; {
+		cbase := bi &^ chunkMask
+		i, ok := d.search(cbase)
+		if !ok {
+			if i == len(d.chunks) {
+				return
+			}
+			bi = d.chunks[i].base
+			continue
+		}
+		next := min(cbase+chunkBlocks, last)
+		lo, hi := uint(bi-cbase), uint(next-cbase)
+		mask := uint32((uint64(1)<<hi - 1) &^ (uint64(1)<<lo - 1))
+		if (d.chunks[i].delayed|d.chunks[i].unconv)&mask != 0 {
+			c := d.own(i)
+			c.delayed &^= mask
+			c.unconv &^= mask
+			d.inserted = true
+		}
+		bi = next
+	}
 }
 
 // PunchHoleAtSize is PunchHole as ext4_punch_hole applies it to a file of the
@@ -578,6 +675,7 @@ func (d *fileData) PunchHole(off, n int64) {
 	if n <= 0 {
 		return
 	}
+	d.settleTree()
 	head, first, last, tail := d.blockRange(off, n)
 	d.zeroPartial(head, false)
 	d.zeroPartial(tail, false)
@@ -604,6 +702,7 @@ func (d *fileData) ZeroRange(off, n int64) {
 	if n <= 0 {
 		return
 	}
+	d.settleTree()
 	head, first, last, tail := d.blockRange(off, n)
 	d.zeroPartial(head, true)
 	d.zeroPartial(tail, true)
@@ -623,12 +722,14 @@ func (d *fileData) ZeroRange(off, n int64) {
 		}
 		d.growTree(peak)
 		d.setRange(first, last, true, func(c *chunk, mask uint32) {
-			if mask&^c.unwr != 0 {
+			if mask&^(c.unwr|c.unconv) != 0 {
 				d.inserted = true
 			}
 			d.freeBufs(c, mask&c.written)
 			c.written &^= mask
 			c.cached &^= mask
+			c.delayed &^= mask
+			c.unconv &^= mask
 			c.unwr |= mask
 		})
 	}
@@ -731,10 +832,11 @@ func (d *fileData) SeekHole(off, size int64) int64 {
 	return min(max(bi<<d.shift, off), size)
 }
 
-// Extents returns the number of ext4 extents the model assigns to the
-// allocation: maximal runs of consecutive blocks of one kind (written or
-// unwritten), each split into pieces of at most 32768 (written) or 32767
-// (unwritten) blocks. NB: it assumes that logically contiguous blocks are
+// Extents returns the number of extents the model assigns to ext4's extent
+// tree: maximal runs of consecutive blocks of one kind as the tree maps them
+// (written, or unwritten; delayed blocks are holes and unconverted blocks
+// unwritten until Writeback), each split into pieces of at most 32768
+// (written) or 32767 (unwritten) blocks. NB: it assumes that logically contiguous blocks are
 // physically contiguous. ext4's allocator does this for blocks allocated in
 // increasing order (appends, one big write, fallocate) but not, in general, for a
 // block filled in later between two allocated ones (it gets a block elsewhere
@@ -761,9 +863,9 @@ func (d *fileData) Extents() int64 {
 			bit := uint32(1) << j
 			k := 0
 			switch {
-			case c.written&bit != 0:
+			case (c.written&^(c.delayed|c.unconv))&bit != 0:
 				k = 1
-			case c.unwr&bit != 0:
+			case (c.unwr|c.unconv)&bit != 0:
 				k = 2
 			}
 			if k != kind {
@@ -804,45 +906,58 @@ func treeBlocksFor(n int64) int64 {
 	return leaves + idx
 }
 
-// Blocks returns st_blocks in 512-byte units as ext4 reports it after
-// writeback: 8 per allocated block (written or unwritten; ext4 also counts
-// delayed-allocation reservations, so this holds before fsync too) plus 8 per
-// extent-tree block.
+// Blocks returns st_blocks in 512-byte units as ext4 reports it: 8 per
+// allocated block (written or unwritten; delayed blocks too, as ext4 counts
+// delayed-allocation reservations) plus 8 per extent-tree block. It is the
+// same whenever it is asked: asking changes nothing ext4 would see.
 //
-// Extent-tree blocks, as observed on Linux 6.18: with at most 4 extents the
-// tree lives in the inode (no block). The 5th extent moves them to a leaf block
-// (+8). Removing extents (punch, truncate) never frees that block unless the
-// file loses all its extents (it is then 0 again); it is freed only when an
-// extent is later inserted or merged while the single leaf holds at most 4
-// (ext4_ext_try_to_merge_up). So in the trace sparse.seekdata: 6 blocks in 5
-// extents = 56; punching one = 48 (4 extents, leaf kept); truncating to 3
-// blocks in 2 extents = 32; truncating to 0 = 0.
+// Extent-tree blocks, as observed on Linux 6.18 (TestExtentTreeBlocks in
+// package sim checks each rule against the kernel). The tree maps what
+// Extents counts: blocks written back and allocated, not the page cache.
+//   - With at most 4 extents the tree lives in the inode (no block); a 5th
+//     extent moves them to a leaf block (+8), one leaf per 340 extents after.
+//   - The tree changes when ext4 changes it: a buffered write only reserves
+//     its blocks (WriteAt makes them delayed, or unconverted over unwritten
+//     extents); they get their extents at writeback (Writeback: fsync,
+//     fdatasync, sync_file_range, O_DIRECT, and the writeback that
+//     auto_da_alloc starts, see vfs.Inode.Release). Five one-block writes
+//     are 40 before fsync and 48 after; punched to four before fsync they
+//     never take a leaf (32).
+//   - Every insertion or conversion of an extent ends in
+//     ext4_ext_try_to_merge, whose ext4_ext_try_to_merge_up pulls a one-leaf
+//     tree holding at most 4 extents back into the inode (-8): a writeback
+//     allocating delayed blocks or converting unwritten ones, fallocate
+//     allocating any block (a new extent or one merged into its neighbour,
+//     at the top of ext4_ext_insert_extent), ZERO_RANGE allocating or
+//     converting. Observed, from a leaf kept with 3 extents: fallocate of a
+//     4th extent, a 4th written at fsync, a written extent zeroed all free
+//     the leaf; from 4 extents: fsync of a write into a whole unwritten
+//     extent, or into one that splits it and merges with the written
+//     neighbour, frees it.
+//   - Nothing else merges up: removals (punch, truncate: ext4_ext_rm_leaf)
+//     keep the leaf even with one extent left, unless the file loses every
+//     extent (depth 0 again); an overwrite of written blocks and a fallocate
+//     of allocated blocks insert nothing. So five one-block extents written
+//     back by fdatasync then truncated to one block are 16, not 8 (the
+//     divergence TestKernelDiff found with seed 16450334979847100287).
+//   - Transient extents count: punching blocks out of the middle or head of
+//     an extent splits it first (EXT4_GET_BLOCKS_PRE_IO: no merge, so no
+//     merge-up), and ZERO_RANGE splits written extents before converting
+//     them; PunchHole and ZeroRange charge that peak.
 //
-// Transient extents count too: punching blocks out of the middle or head of
-// an extent splits it first (+1 for a moment), and ZERO_RANGE splits written
-// extents before converting them; PunchHole and ZeroRange charge that peak.
-//
-// NB: this is history-dependent and the model tracks it only in part. Removals
-// (PunchHole, ZeroRange, Truncate) update the tree state eagerly from the
-// extent count before and after; insertions (WriteAt, Allocate, CopyRange) are
-// sampled when Blocks is called (ext4 inserts at writeback, which the caller
-// typically forces with fsync before fstat, so sampling at fstat is what ext4
-// sees then), and merge-up is applied if an insertion happened since the last
-// call and at most 4 extents remain. The extent count itself assumes physical
-// contiguity (see Extents), and depth > 1 trees are approximated
+// The model keeps the tree-block count in tree and applies insertions lazily:
+// they set inserted, and settleTree (run by Blocks and first thing by every
+// removal) grows the tree to what Extents needs, or pulls a one-leaf tree with
+// at most 4 extents back in. That equals ext4's step-by-step result because
+// between two removals the extent count only moves by insertions, and the
+// last insertion's merge-up sees the final count. NB: the count assumes
+// physical contiguity (see Extents): when ext4 places logically adjacent
+// extents apart it may take a leaf the model does not, and keep it after the
+// fragments are gone; and trees deeper than one level are approximated
 // (treeBlocksFor).
 func (d *fileData) Blocks() int64 {
+	d.settleTree()
 	w, u := d.AllocatedBlocks()
-	n := d.Extents()
-	switch need := treeBlocksFor(n); {
-	case n == 0:
-		d.tree = 0
-	case need > d.tree:
-		d.tree = need
-	case d.tree == 1 && n <= ext4InodeExtents && d.inserted:
-		d.tree = 0
-	}
-	d.inserted = false
 	return (w + u + d.tree) * (d.bs / 512)
 }
 
@@ -864,7 +979,9 @@ func (d *fileData) Clone() *fileData {
 // blocks share src's buffer copy-on-write; partial blocks are copied bytewise:
 // a written source block makes the destination block written, an unwritten or
 // hole source zeroes the range of a written destination block and otherwise
-// gives the destination block its state. Its cost is proportional to the
+// gives the destination block its state. Destination blocks it writes are as
+// after writeback, neither delayed nor unconverted: CopyRange builds the
+// durable levels, whose blocks are on disk. Its cost is proportional to the
 // number of blocks in the range (plus a binary search per 32 blocks), not to
 // the file. d and src must have the same block size and must differ.
 func (d *fileData) CopyRange(src *fileData, off, n int64) {
@@ -895,7 +1012,8 @@ func (d *fileData) CopyRange(src *fileData, off, n int64) {
 		if sc == nil {
 			d.makeHole(c, mask)
 		} else {
-			if sc.written&mask&^c.written != 0 || sc.unwr&mask&^c.unwr != 0 {
+			if sc.written&mask&^c.written != 0 || sc.unwr&mask&^c.unwr != 0 ||
+				(c.delayed|c.unconv)&mask != 0 {
 				d.inserted = true
 			}
 			if sc.owner == src {
@@ -912,10 +1030,13 @@ func (d *fileData) CopyRange(src *fileData, off, n int64) {
 			c.written = c.written&^mask | sc.written&mask
 			c.unwr = c.unwr&^mask | sc.unwr&mask
 			c.cached = c.cached&^mask | sc.cached&mask
+			c.delayed &^= mask
+			c.unconv &^= mask
 		}
 		d.removeEmpty(i)
 		bi = next
 	}
+	d.shrinkTree()
 }
 
 // copyPartial copies bytes [pt.from, pt.to) of block pt.bi from src to d.
@@ -931,11 +1052,13 @@ func (d *fileData) copyPartial(src *fileData, pt partial) {
 	}
 	if sc != nil && sc.written&bit != 0 {
 		c, _ := d.wchunk(pt.bi &^ chunkMask)
-		if c.written&bit == 0 {
+		if c.written&bit == 0 || (c.delayed|c.unconv)&bit != 0 {
 			d.inserted = true
 			c.written |= bit
 			c.unwr &^= bit
 			c.cached &^= bit
+			c.delayed &^= bit
+			c.unconv &^= bit
 		}
 		if sb := sc.bufs[j]; sb != nil {
 			b := d.wbuf(c, j, true)

@@ -310,6 +310,9 @@ func (p *pair) applyModel(o dop) {
 	case dReadCache:
 		p.d.CacheUnwritten(o.Off, min(o.N, max(p.size-o.Off, 0)))
 	}
+	// The kernel side fsyncs after every step but a read: written blocks
+	// get their extents (a read leaves nothing to write back).
+	p.d.writebackAll()
 }
 
 // step applies o to both sides and compares them; it returns a description of

@@ -37,6 +37,9 @@ func (d *fileData) checkInvariants() error {
 		if c.cached&^c.unwr != 0 {
 			return fmt.Errorf("chunk %d: cached not within unwritten", i)
 		}
+		if (c.delayed|c.unconv)&^c.written != 0 || c.delayed&c.unconv != 0 {
+			return fmt.Errorf("chunk %d: delayed %b / unconverted %b not disjoint within written %b", i, c.delayed, c.unconv, c.written)
+		}
 		for j, b := range c.bufs {
 			bit := uint32(1) << j
 			if b == nil {
@@ -58,6 +61,13 @@ func (d *fileData) checkInvariants() error {
 		return fmt.Errorf("mem = %d, buffers hold %d", d.mem, mem)
 	}
 	return nil
+}
+
+// writebackAll is Writeback of every block, as fsync does.
+func (d *fileData) writebackAll() {
+	if len(d.chunks) > 0 {
+		d.Writeback(0, (d.chunks[len(d.chunks)-1].base+chunkBlocks)<<d.shift)
+	}
 }
 
 func readAll(d *fileData, off, n int64) []byte {
@@ -90,6 +100,8 @@ func TestDataSparseTrace(t *testing.T) {
 	d.WriteAt(fill(8192, 'C'), 104861696)
 	d.WriteAt(fill(200, 'D'), 536871012)
 	d.WriteAt(fill(4096, 'E'), 1073737728)
+	require.Equal(t, int64(48), d.Blocks(), "6 blocks, no extent inserted before writeback")
+	d.writebackAll() // fsync
 	require.Equal(t, int64(56), d.Blocks(), "6 blocks in 5 extents + 1 leaf block")
 	for _, q := range [][3]int64{ // off, SEEK_DATA, SEEK_HOLE
 		{0, 0, 4096}, {4096, 1048576, 4096}, {1048576, 1048576, 1052672},
@@ -126,6 +138,7 @@ func TestDataSparseTrace(t *testing.T) {
 	for i := int64(0); i < 16; i++ {
 		d.WriteAt(fill(65536, 'x'), i*65536)
 	}
+	d.writebackAll()
 	require.Equal(t, int64(2048), d.Blocks())
 	require.Equal(t, int64(1), d.Extents())
 	require.Equal(t, int64(0), d.SeekData(0, mib))
@@ -268,6 +281,8 @@ func TestDataFallocate(t *testing.T) {
 		d.Allocate(0, 16*B)
 		d.WriteAt(fill(10, 'x'), 4*B+10)
 		require.Equal(t, "uuuuwuuuuuuuuuuu", state(d, 16))
+		require.Equal(t, int64(1), d.Extents(), "converted at writeback")
+		d.writebackAll()
 		require.Equal(t, int64(3), d.Extents())
 		require.Equal(t, int64(128), d.Blocks())
 		require.Equal(t, []string{"0:D16384/H0", "16384:D16384/H20480", "20480:D-1/H20480"}, seekMap(d, 16*B, 0, 4*B, 5*B))
@@ -335,13 +350,16 @@ func TestDataBlocks(t *testing.T) {
 	d := newFileData(0)
 	for i, want := range []int64{8, 16, 24, 32, 48, 56} {
 		d.WriteAt(fill(B, 1), int64(i)*2*B)
+		d.writebackAll()
 		require.Equal(t, want, d.Blocks(), "after %d writes", i+1)
 	}
 	d.PunchHole(10*B, B)
 	require.Equal(t, int64(48), d.Blocks())
 	d.PunchHole(8*B, B)
 	require.Equal(t, int64(40), d.Blocks(), "4 extents, leaf block kept")
-	d.WriteAt(fill(B, 1), 7*B) // extends the extent at 6: merge-up frees the leaf
+	d.WriteAt(fill(B, 1), 7*B) // extends the extent at 6: merge-up frees the leaf at writeback
+	require.Equal(t, int64(48), d.Blocks(), "before writeback: the leaf stays")
+	d.writebackAll()
 	require.Equal(t, int64(40), d.Blocks())
 
 	// A punch that splits an extent grows the tree for a moment (kernel: 56
@@ -349,6 +367,7 @@ func TestDataBlocks(t *testing.T) {
 	d = newFileData(0)
 	d.WriteAt([]byte{1}, 64*B)
 	d.WriteAt(fill(2*B, 1), 0)
+	d.writebackAll()
 	d.ZeroRange(46*B, B)
 	d.ZeroRange(35, 19214)
 	require.Equal(t, "w u4 u w", extentString(d))
@@ -361,6 +380,7 @@ func TestDataBlocks(t *testing.T) {
 	for i := int64(0); i < 4; i++ {
 		d.WriteAt(fill(B, 1), i*2*B)
 	}
+	d.writebackAll()
 	d.PunchHole(2*B, B)
 	require.Equal(t, int64(24), d.Blocks())
 
@@ -370,8 +390,10 @@ func TestDataBlocks(t *testing.T) {
 	require.Equal(t, int64(2), d.Extents())
 	d = newFileData(512)
 	d.WriteAt(make([]byte, ext4MaxWrittenLen*512), 0)
+	d.writebackAll()
 	require.Equal(t, int64(1), d.Extents())
 	d.WriteAt([]byte{1}, ext4MaxWrittenLen*512)
+	d.writebackAll()
 	require.Equal(t, int64(2), d.Extents())
 
 	// Alternating written/unwritten blocks are separate extents.
@@ -380,6 +402,8 @@ func TestDataBlocks(t *testing.T) {
 	for i := int64(0); i < 10; i += 2 {
 		d.WriteAt([]byte{1}, i*B)
 	}
+	require.Equal(t, int64(1), d.Extents(), "converted at writeback")
+	d.writebackAll()
 	require.Equal(t, int64(10), d.Extents())
 	require.Equal(t, int64(10*8+8), d.Blocks())
 
@@ -415,6 +439,67 @@ func extentString(d *fileData) string {
 	return strings.Join(out, " ")
 }
 
+// TestDataBlocksWriteback checks that the extent tree changes at writeback,
+// not at write, and that only insertions merge a leaf back into the inode
+// (kernel: TestExtentTreeBlocks in package sim).
+func TestDataBlocksWriteback(t *testing.T) {
+	const B = 4096
+	fiveBlocks := func() *fileData {
+		d := newFileData(0)
+		for i := int64(0); i < 5; i++ {
+			d.WriteAt(fill(B, 1), 2*i*B)
+		}
+		return d
+	}
+
+	// Seed 16450334979847100287 of TestKernelDiff: the leaf appears at
+	// fdatasync, whoever asks for st_blocks, and a truncate keeps it.
+	d := fiveBlocks()
+	d.writebackAll()
+	d.Truncate(B)
+	require.Equal(t, int64(16), d.Blocks(), "1 block + the leaf kept by truncate")
+
+	// Before writeback the blocks are reservations: no leaf, ever.
+	d = fiveBlocks()
+	require.Equal(t, int64(40), d.Blocks())
+	require.Zero(t, d.Extents())
+	d.PunchHole(8*B, B)
+	d.writebackAll()
+	require.Equal(t, int64(32), d.Blocks())
+
+	// Leaf with 4 extents: an overwrite written back keeps it; a write into
+	// an unwritten extent, once written back, pulls the tree into the inode.
+	d = newFileData(0)
+	d.Allocate(0, B)
+	for i := int64(1); i < 5; i++ {
+		d.WriteAt(fill(B, 1), 2*i*B)
+	}
+	d.writebackAll()
+	d.PunchHole(8*B, B)
+	require.Equal(t, int64(40), d.Blocks(), "4 extents, leaf kept")
+	d.WriteAt(fill(B, 2), 2*B)
+	d.writebackAll()
+	require.Equal(t, int64(40), d.Blocks(), "overwrite: nothing inserted")
+	d.WriteAt(fill(B, 2), 0)
+	require.Equal(t, int64(40), d.Blocks(), "converted at writeback only")
+	d.writebackAll()
+	require.Equal(t, int64(32), d.Blocks(), "conversion: merge-up")
+
+	// fallocate over a delayed block maps it unwritten: one extent [0+3u].
+	d = newFileData(0)
+	for _, b := range []int64{10, 12, 14} {
+		d.Allocate(b*B, B)
+	}
+	d.WriteAt(fill(2*B, 1), 0)
+	d.Allocate(0, 3*B)
+	require.Equal(t, int64(4), d.Extents())
+	require.Equal(t, int64(48), d.Blocks())
+	d.writebackAll()
+	require.Equal(t, int64(5), d.Extents(), "[0+2w][2+1u] and three more")
+	require.Equal(t, int64(56), d.Blocks())
+	require.NoError(t, d.checkInvariants())
+}
+
 // TestDataPunchAtSize checks ext4's clamping of punch ranges to the file size.
 func TestDataPunchAtSize(t *testing.T) {
 	const B = 4096
@@ -424,6 +509,7 @@ func TestDataPunchAtSize(t *testing.T) {
 	require.Empty(t, d.chunks, "the partial last block is freed")
 
 	d.WriteAt(fill(2*B, 1), 0)
+	d.writebackAll()
 	d.Allocate(2*B, 4*B)
 	d.PunchHoleAtSize(2*B, 4*B, 2*B)
 	require.Equal(t, "w2 u4", extentString(d), "nothing happens at or after EOF")
@@ -503,20 +589,42 @@ const (
 	stCached // unwritten, page cached
 )
 
-// oracle is a deliberately dumb model: a flat byte slice plus a state per block.
+// oracle is a deliberately dumb model: a flat byte slice plus a state per block,
+// as reads see it (state) and as the extent tree maps it (tree: stHole,
+// stWritten or stUnwritten; a written block becomes written in the tree only
+// at writeback).
 type oracle struct {
 	bs    int64
 	data  []byte
 	state []blockState
+	tree  []blockState
 	size  int64
 }
 
 func newOracle(bs, nblocks int64) *oracle {
-	return &oracle{bs: bs, data: make([]byte, bs*nblocks), state: make([]blockState, nblocks)}
+	return &oracle{bs: bs, data: make([]byte, bs*nblocks), state: make([]blockState, nblocks), tree: make([]blockState, nblocks)}
 }
 
 func (o *oracle) clone() *oracle {
-	return &oracle{bs: o.bs, data: bytes.Clone(o.data), state: append([]blockState(nil), o.state...), size: o.size}
+	return &oracle{bs: o.bs, data: bytes.Clone(o.data), state: append([]blockState(nil), o.state...),
+		tree: append([]blockState(nil), o.tree...), size: o.size}
+}
+
+// treeKind is how the extent tree maps a block in state s once written back.
+func treeKind(s blockState) blockState {
+	if s == stCached {
+		return stUnwritten
+	}
+	return s
+}
+
+func (o *oracle) writeback(off, n int64) {
+	a, b := o.span(off, n)
+	for i := a; i < b; i++ {
+		if o.state[i] == stWritten {
+			o.tree[i] = stWritten
+		}
+	}
 }
 
 // span returns the first and one-past-last block touched by [off, off+n).
@@ -548,6 +656,7 @@ func (o *oracle) truncate(sz int64) {
 	clear(o.data[sz:])
 	for i := (sz + o.bs - 1) / o.bs; i < int64(len(o.state)); i++ {
 		o.state[i] = stHole
+		o.tree[i] = stHole
 	}
 }
 
@@ -557,6 +666,9 @@ func (o *oracle) allocate(off, n int64) {
 		if o.state[i] == stHole {
 			o.state[i] = stUnwritten
 		}
+		if o.tree[i] == stHole {
+			o.tree[i] = stUnwritten
+		}
 	}
 }
 
@@ -565,6 +677,7 @@ func (o *oracle) punch(off, n int64) {
 	a, b := o.whole(off, n)
 	for i := a; i < b; i++ {
 		o.state[i] = stHole
+		o.tree[i] = stHole
 	}
 }
 
@@ -576,8 +689,12 @@ func (o *oracle) zero(off, n int64) {
 		switch {
 		case i >= wa && i < wb:
 			o.state[i] = stUnwritten
+			o.tree[i] = stUnwritten
 		case o.state[i] == stHole:
 			o.state[i] = stUnwritten
+			o.tree[i] = stUnwritten
+		case o.tree[i] == stHole:
+			o.tree[i] = stUnwritten
 		}
 	}
 }
@@ -608,11 +725,14 @@ func (o *oracle) copyRange(src *oracle, off, n int64) {
 		switch {
 		case i >= wa && i < wb:
 			o.state[i] = src.state[i]
+			o.tree[i] = treeKind(src.state[i])
 		case src.state[i] == stWritten:
 			o.state[i] = stWritten
+			o.tree[i] = stWritten
 		case o.state[i] == stWritten:
 		default:
 			o.state[i] = src.state[i]
+			o.tree[i] = treeKind(src.state[i])
 		}
 	}
 }
@@ -657,14 +777,11 @@ func (o *oracle) counts() (w, u int64) {
 	return w, u
 }
 
+// extents counts the runs of the extent tree.
 func (o *oracle) extents() int64 {
 	var n int64
 	prev := stHole
-	for _, s := range o.state {
-		k := s
-		if k == stCached {
-			k = stUnwritten
-		}
+	for _, k := range o.tree {
 		if k != stHole && k != prev {
 			n++
 		}
@@ -690,6 +807,11 @@ func check(t *rapid.T, name string, d *fileData, o *oracle) {
 	ow, ou := o.counts()
 	if w != ow || u != ou {
 		t.Fatalf("%s: written/unwritten blocks = %d/%d, oracle %d/%d (oracle states %v)", name, w, u, ow, ou, o.state)
+	}
+	for i, k := range o.tree {
+		if got, want := d.kind(int64(i)), []int{stHole: 0, stWritten: 1, stUnwritten: 2}[k]; got != want {
+			t.Fatalf("%s: block %d is %d in the extent tree, oracle %d (states %v, tree %v)", name, i, got, want, o.state, o.tree)
+		}
 	}
 	if e, oe := d.Extents(), o.extents(); e != oe {
 		t.Fatalf("%s: extents = %d, oracle %d", name, e, oe)
@@ -751,6 +873,11 @@ func TestDataRapid(t *testing.T) {
 				}
 				d.WriteAt(p, off)
 				o.write(p, off)
+			},
+			"writeback": func(t *rapid.T) {
+				off, n := rng(t)
+				d.Writeback(off, n)
+				o.writeback(off, n)
 			},
 			"read": func(t *rapid.T) {
 				off, n := rng(t)

@@ -3,6 +3,7 @@ package vfs
 import (
 	"slices"
 	"strings"
+	"sync/atomic"
 )
 
 // Timespec is a timestamp in nanoseconds since the Unix epoch of the virtual clock.
@@ -60,6 +61,11 @@ type Inode struct {
 	entries    map[string]*Inode // directories
 	parent     *Inode            // directories: the directory holding it (root: itself)
 	rmdired    bool              // directories: removed by rmdir, which set i_size to 0
+	// daAllocClose (regular files) is ext4's EXT4_STATE_DA_ALLOC_CLOSE
+	// (auto_da_alloc): set by a truncate to size 0, it makes the next release
+	// of an open file description allocate the delayed blocks (see Release).
+	// Atomic so that Release costs no lock in the common case.
+	daAllocClose atomic.Bool
 	// name and dirOf remember the last name the inode was linked under, for fault
 	// matching and messages; for directories they are exact.
 	name  string

@@ -400,6 +400,12 @@ func (dir *Inode) Rename(oldpath string, newdir *Inode, newpath string, flags in
 		return nil
 	}
 	if dst != nil {
+		// ext4_rename over an existing file (auto_da_alloc's
+		// replace-via-rename): ext4_alloc_da_blocks(source) starts writeback
+		// of the source's dirty pages; the model allocates their delayed
+		// blocks (see Release). Observed on Linux 6.18: five delayed one-block
+		// extents get their extents and a leaf block at the rename.
+		fs.allocDirty(src)
 		fs.unlinkLocked(np, nname)
 	}
 	fs.unlinkLocked(op, oname)

@@ -260,6 +260,10 @@ func (fs *FS) truncateLocked(i *Inode, size int64) error {
 		// KEEP_SIZE beyond the end of file, as ext4 does.
 		_ = fs.mutateData(i, size, 0, func(d *fileData) { d.Truncate(size) })
 		fs.markRange(i, size, max(old-size, fs.cfg.blockSize))
+		if size == 0 {
+			// ext4_truncate: auto_da_alloc's replace-via-truncate (see Release).
+			i.daAllocClose.Store(true)
+		}
 	}
 	i.size = size
 	t := fs.now()
