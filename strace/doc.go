@@ -64,24 +64,32 @@
 //
 // BenchmarkParse compares Next with bufio.Scanner line scanning of the same
 // text (the whole corpus, 8 times; lines average 105 bytes). Next costs about
-// 8x the scan: medians of 231 ns per line against 29 ns over 30 alternated
-// runs on a 2-core test machine shared with other work (it was 276 ns, 9.1x,
-// before Next read lines from its own buffer, classified argument bytes and
-// syscall-name bytes by table and stepped over -y paths eight bytes at a
-// time). The machine's speed varies by a third from minute to minute; thread
-// CPU time measured in short interleaved slices gives 7-8x the scan, and 13%
-// less than before. Taking one stage out at a time, the validation of the
-// argument text (balanced brackets, terminated strings and comments, so that a
-// malformed line is reported at Next with its column) is about a quarter of
-// that, the result (`= 0 <0.000012>`) about a sixth, and reading the line is
-// the work the scan does; the rest is the line prefix, timestamp and syscall
-// name. The stages are short and each ends at a data-dependent branch (the end
-// of a run of plain bytes, of a number, the ')' closing the arguments), so
-// mispredictions rather than instructions seem to dominate: word-at-a-time
-// scanning pays for the long runs of -y paths but not for the short runs of
-// argument text, nor for return values and fractions (tried: no faster). The
-// project's target is 4x; it would need a different design (such as deferring
-// the argument validation to Args, so that a malformed argument list would
+// 6x the scan: 133-148 ns per line against 22-26 ns, the fastest of 16-20
+// alternated runs in each of four sessions on a 2-core test machine shared
+// with other work (medians swing by a quarter from run to run). It executes
+// 1,624 instructions per line (cachegrind), down from 1,954 (and 7-8x the
+// scan, 168-190 ns) before the fixed-format parts of a line were read a word
+// at a time: the -tt timestamp `01:29:07.195780 ` and the -T duration
+// `<0.000020>` are matched and converted with a few word operations
+// (matchDigits), the syscall name is found by its first 16 bytes in a small
+// cache of the names already seen (lookupCall), decimal numbers are taken
+// eight digits at a time, the padding before `=` eight spaces at a time, and
+// the look at the next line for hex dumps first searches its first 24 bytes
+// for a '|'. Each fast path declines to the byte-at-a-time code for anything
+// else, and is tested and fuzzed against it (fastpath_test.go).
+//
+// What remains is mostly the validation of the argument text (balanced
+// brackets, terminated strings and comments, so that a malformed line is
+// reported at Next with its column): about a third of the instructions.
+// Word-at-a-time classification of the argument bytes (a mask of the nine
+// special bytes, visiting its set bits) costs more instructions than the
+// byte loop, because the plain runs between strings, decorations and
+// brackets are short (about ten bytes), and measured no faster; it pays only
+// for the long runs of -y paths (skipDecPlain). Clearing the 384-byte Event
+// for each line is about 7% of the time (measured by leaving it out), and
+// finding the end of the line is the work the scan does. The project's
+// target is 4x; it would need a different design (such as deferring the
+// argument validation to Args, so that a malformed argument list would
 // surface as NodeRaw instead of an error), not tuning. Building the argument
 // tree roughly doubles the cost of a line; it is paid only for the events
 // whose Args are used, and not for the Int/Str/NArgs answers of flat lists.

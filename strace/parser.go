@@ -3,9 +3,11 @@ package strace
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -95,6 +97,7 @@ type Parser struct {
 	freePend     []*pending
 	names        map[string]string
 	nameCache    [256]string
+	calls        [128]callName // syscall names by their first bytes (lookupCall)
 
 	skipped int
 	errs    []*SyntaxError
@@ -187,11 +190,22 @@ func (p *Parser) readLine() ([]byte, int, error) {
 		return nil, p.lineNo, io.EOF
 	}
 	in := &p.in
-	if k := bytes.IndexByte(in.buf[in.r:in.w], '\n'); k >= 0 && k <= p.maxLen {
+	buf := in.buf[in.r:in.w]
+	if k := bytes.IndexByte(buf, '\n'); k >= 0 && k <= p.maxLen {
 		// A whole line in the buffer: what readSlice would return.
-		chunk := in.buf[in.r : in.r+k+1]
+		if len(buf)-(k+1) >= peekLen {
+			// takeLine's common case, written out
+			in.r += k + 1
+			p.lineNo++
+			p.aliased = true
+			line := buf[:k]
+			for len(line) > 0 && line[len(line)-1] == '\r' {
+				line = line[:len(line)-1]
+			}
+			return line, p.lineNo, nil
+		}
 		in.r += k + 1
-		return p.takeLine(chunk)
+		return p.takeLine(buf[:k+1])
 	}
 	return p.readLineSlow()
 }
@@ -277,14 +291,14 @@ func trimEOL(b []byte) []byte {
 func (p *Parser) Next() (*Event, error) {
 	for {
 		line, no, err := p.readLine()
-		if err == io.EOF {
-			if len(p.pending) > 0 {
-				p.flushPending()
-				return &p.ev, nil
-			}
-			return nil, io.EOF
-		}
 		if err != nil {
+			if err == io.EOF {
+				if len(p.pending) > 0 {
+					p.flushPending()
+					return &p.ev, nil
+				}
+				return nil, io.EOF
+			}
 			var se *SyntaxError
 			if errors.As(err, &se) {
 				if err := p.fail(se); err != nil {
@@ -358,8 +372,17 @@ func (p *Parser) readDumps(no int) {
 	}
 }
 
-// isDumpLine reports whether b starts like a hex-dump line.
+// isDumpLine reports whether b starts like a hex-dump line. Next asks it
+// of the peekLen bytes after every call, so it first looks for the '|' that
+// such a line has at b[len(b)-9] at the latest: in 24 to 32 bytes, among the
+// first 24, which it tests eight bytes at a time.
 func isDumpLine(b []byte) bool {
+	if n := len(b); n >= 24 && n <= 24+8 {
+		w0, w1, w2 := binary.LittleEndian.Uint64(b[0:8]), binary.LittleEndian.Uint64(b[8:16]), binary.LittleEndian.Uint64(b[16:24])
+		if hasZeroByte(w0^ones*'|')|hasZeroByte(w1^ones*'|')|hasZeroByte(w2^ones*'|') == 0 {
+			return false
+		}
+	}
 	i := 0
 	for i < len(b) && (b[i] == ' ' || isDigit(b[i])) {
 		i++
@@ -474,10 +497,7 @@ func (p *Parser) parseLine(line []byte, no int) (ok bool, err *SyntaxError) {
 	}
 	// pid column and timestamp
 	if i < len(line) && isDigit(line[i]) {
-		j := i
-		for j < len(line) && isDigit(line[j]) {
-			j++
-		}
+		j := skipDigits(line, i)
 		if j < len(line) && line[j] == ' ' && ev.PidStyle == PidNone {
 			v, _, _, _ := parseUint(line, i)
 			if j-i > 10 || v > 1<<31 {
@@ -572,13 +592,28 @@ func hasPrefix(b []byte, s string) bool {
 	return len(b) >= len(s) && string(b[:len(s)]) == s
 }
 
+// hasSuffix reports whether b ends with s, comparing in place as hasPrefix
+// does.
+func hasSuffix(b []byte, s string) bool {
+	return len(b) >= len(s) && string(b[len(b)-len(s):]) == s
+}
+
 // parseTime parses -t/-tt (HH:MM:SS[.frac]), -ttt (epoch.frac) or -r
-// (relative seconds) at line[i].
+// (relative seconds) at line[i] into ev and returns the index after it. The
+// usual -tt form followed by a space takes a word-at-a-time path; the
+// results are parseTimeText's (tested by TestParseTimeFastPath and
+// FuzzParseTime).
 func (p *Parser) parseTime(ev *Event, line []byte, i, no int) (int, *SyntaxError) {
-	j := i
-	for j < len(line) && isDigit(line[j]) {
-		j++
+	if ns, ok := clockMicros(line, i); ok {
+		ev.Time, ev.TimeKind, ev.TimePrec = ns, TimeOfDay, 6
+		return i + 15, nil
 	}
+	return p.parseTimeText(ev, line, i, no)
+}
+
+// parseTimeText is parseTime for any timestamp, a byte at a time.
+func (p *Parser) parseTimeText(ev *Event, line []byte, i, no int) (int, *SyntaxError) {
+	j := skipDigits(line, i)
 	if j < len(line) && line[j] == ':' {
 		if j-i != 2 || j+6 > len(line) || line[j+3] != ':' || !isDigit(line[j+1]) || !isDigit(line[j+2]) ||
 			!isDigit(line[j+4]) || !isDigit(line[j+5]) {
@@ -625,21 +660,25 @@ func (p *Parser) parseTime(ev *Event, line []byte, i, no int) (int, *SyntaxError
 	return e, nil
 }
 
-var unfinishedMark = []byte("<unfinished ...>")
+const unfinishedMark = "<unfinished ...>"
+
+// unfinishedTail is the last eight bytes of unfinishedMark. Testing them
+// first compares one word in place; comparing a longer string is a call.
+const unfinishedTail = "hed ...>"
 
 // parseCall parses `name(args) = result` or `name(args <unfinished ...>`.
+// line[i] starts an identifier.
 func (p *Parser) parseCall(ev *Event, line []byte, i, no int) (bool, *SyntaxError) {
-	j := i
-	for j < len(line) && isIdent(line[j]) {
-		j++
-	}
-	if j >= len(line) || line[j] != '(' {
-		return false, p.errorf(no, j+1, "expected '(' after syscall name %q", line[i:j])
+	name, j, ok := p.lookupCall(line, i)
+	if !ok {
+		if name, j, ok = p.scanCallName(line, i); !ok {
+			return false, p.errorf(no, j+1, "expected '(' after syscall name %q", line[i:j])
+		}
 	}
 	ev.Kind = KindSyscall
-	ev.Name = p.intern(line[i:j])
+	ev.Name = name
 	open := j + 1
-	if line[len(line)-1] == '>' && bytes.HasSuffix(line, unfinishedMark) {
+	if hasSuffix(line, unfinishedTail) && hasSuffix(line, unfinishedMark) {
 		args := line[open : len(line)-len(unfinishedMark)]
 		if n := len(args); n > 0 && args[n-1] == ' ' {
 			args = args[:n-1]
@@ -647,6 +686,75 @@ func (p *Parser) parseCall(ev *Event, line []byte, i, no int) (bool, *SyntaxErro
 		return false, p.addPending(ev, args, no)
 	}
 	return true, p.parseArgsResult(ev, line, open, no)
+}
+
+// callName is an entry of Parser.calls: a syscall name of 1 to 15 bytes,
+// which has been checked to be an identifier, zero-padded to 16 bytes and
+// loaded as two words. The zero value is an empty entry.
+type callName struct {
+	w0, w1 uint64
+	n      int
+	name   string // interned
+}
+
+// callSlot returns the entry of p.calls for the words of a callName.
+func (p *Parser) callSlot(w0, w1 uint64) *callName {
+	return &p.calls[((w0^bits.RotateLeft64(w1, 29))*0x9e3779b97f4a7c15)>>(64-7)]
+}
+
+// lookupCall returns the syscall name starting at line[i] and the index of
+// the '(' after it, when the 16 bytes at line[i] start with a name in
+// p.calls and '(': then scanCallName would return the same (tested by
+// TestLookupCall and FuzzLookupCall). Otherwise ok is false. It takes the n
+// bytes before the first '(' among the 16, zero-padded like a callName's:
+// they match an entry of n bytes exactly when they are its name.
+func (p *Parser) lookupCall(line []byte, i int) (name string, open int, ok bool) {
+	if i < 0 || i+16 > len(line) {
+		return "", 0, false
+	}
+	w0, w1 := binary.LittleEndian.Uint64(line[i:i+8]), binary.LittleEndian.Uint64(line[i+8:i+16])
+	var n int
+	if m := hasZeroByte(w0 ^ ones*'('); m != 0 {
+		n = bits.TrailingZeros64(m) >> 3
+		w0, w1 = w0&(1<<(8*n)-1), 0
+	} else if m := hasZeroByte(w1 ^ ones*'('); m != 0 {
+		n = bits.TrailingZeros64(m) >> 3
+		w1 &= 1<<(8*n) - 1
+		n += 8
+	} else {
+		return "", 0, false
+	}
+	if e := p.callSlot(w0, w1); e.n == n && e.w0 == w0 && e.w1 == w1 {
+		return e.name, i + n, true
+	}
+	return "", 0, false
+}
+
+// scanCallName returns the identifier starting at line[i], interned, and
+// the index j after it; ok says whether line[j] is the '(' that must follow a
+// syscall name. It enters a name it accepts in p.calls.
+func (p *Parser) scanCallName(line []byte, i int) (name string, j int, ok bool) {
+	j = i
+	for j < len(line) && isIdent(line[j]) {
+		j++
+	}
+	if j >= len(line) || line[j] != '(' {
+		return "", j, false
+	}
+	name = p.intern(line[i:j])
+	p.rememberCall(name)
+	return name, j, true
+}
+
+// rememberCall enters name, an identifier just found followed by '(', in
+// p.calls if it is short enough.
+func (p *Parser) rememberCall(name string) {
+	if len(name) < 16 {
+		var pad [16]byte
+		copy(pad[:], name)
+		w0, w1 := binary.LittleEndian.Uint64(pad[:8]), binary.LittleEndian.Uint64(pad[8:])
+		*p.callSlot(w0, w1) = callName{w0, w1, len(name), name}
+	}
 }
 
 // parseArgsResult validates the arguments starting at line[open] and parses
@@ -744,16 +852,37 @@ func (p *Parser) parseResult(ev *Event, line []byte, i, no int) *SyntaxError {
 			ev.RetComment = bytes.TrimSpace(line[i+2 : e-2])
 			i = e
 		case c == '<':
-			ns, e, prec, ok := parseFrac(line, i+1)
-			if !ok || e >= len(line) || line[e] != '>' {
+			ns, e, prec, ok := parseDuration(line, i)
+			if !ok {
 				return p.errorf(no, i+1, "expected a duration '<seconds>'")
 			}
 			ev.Duration, ev.HasDuration, ev.DurPrec = ns, true, prec
-			i = e + 1
+			i = e
 		default:
 			return p.errorf(no, i+1, "unexpected text after the return value")
 		}
 	}
+}
+
+// parseDuration parses -T's "<seconds>" at b[i] == '<' into nanoseconds and
+// returns the index after the '>' and the number of fraction digits. The
+// usual "<S.uuuuuu>" takes a word-at-a-time path; the results are
+// parseDurationText's (tested by TestParseDurationFastPath and
+// FuzzParseDuration).
+func parseDuration(b []byte, i int) (ns int64, end int, prec uint8, ok bool) {
+	if ns, ok := durationMicros(b, i); ok {
+		return ns, i + 10, 6, true
+	}
+	return parseDurationText(b, i)
+}
+
+// parseDurationText is parseDuration a byte at a time.
+func parseDurationText(b []byte, i int) (ns int64, end int, prec uint8, ok bool) {
+	ns, e, prec, ok := parseFrac(b, i+1)
+	if !ok || e >= len(b) || b[e] != '>' {
+		return 0, 0, 0, false
+	}
+	return ns, e + 1, prec, true
 }
 
 // matchParen returns the index of the ')' matching the '(' at b[i], skipping

@@ -21,12 +21,15 @@ var special = func() (t [256]bool) {
 
 // argClass sorts the special bytes for scanArgs's switch: one table load
 // and a small dense switch instead of a search among nine byte values.
-var argClass = [256]uint8{'"': clsAtom, '/': clsAtom, '<': clsAtom,
+var argClass = [256]uint8{'"': clsQuote, '/': clsSlash, '<': clsLess,
 	'(': clsOpen, '[': clsOpen, '{': clsOpen, ')': clsClose, ']': clsClose, '}': clsClose}
 
-// The classes of argClass; the bytes not in special are 0.
+// The classes of argClass; the bytes not in special are 0. The first three
+// are the bytes that may start an atom (see skipAtom).
 const (
-	clsAtom  = 1 + iota // may start a string, comment or decoration (skipAtom)
+	clsQuote = 1 + iota // starts a string
+	clsSlash            // may start a comment
+	clsLess             // may start a decoration
 	clsOpen             // opens a bracket
 	clsClose            // closes one
 )
@@ -57,12 +60,30 @@ func skipSpaces(b []byte, i int) int {
 }
 
 // skipPad is skipSpaces for the padding strace writes to align results (up
-// to column 40): it steps over eight spaces at a time.
+// to column 40): it looks at eight bytes at a time.
 func skipPad(b []byte, i int) int {
-	for i >= 0 && i+8 <= len(b) && binary.LittleEndian.Uint64(b[i:i+8]) == 0x2020202020202020 {
+	for i >= 0 && i+8 <= len(b) {
+		if x := binary.LittleEndian.Uint64(b[i:i+8]) ^ ones*' '; x != 0 {
+			return i + bits.TrailingZeros64(x)>>3
+		}
 		i += 8
 	}
 	return skipSpaces(b, i)
+}
+
+// skipDigits returns the index of the first byte at or after i that is not
+// a decimal digit, or len(b), looking at eight bytes at a time.
+func skipDigits(b []byte, i int) int {
+	for i >= 0 && i+8 <= len(b) {
+		if m, _ := nonDigits(binary.LittleEndian.Uint64(b[i : i+8])); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+		i += 8
+	}
+	for i < len(b) && isDigit(b[i]) {
+		i++
+	}
+	return i
 }
 
 // skipString returns the index after the closing quote of the string that
@@ -113,8 +134,8 @@ func opensDecoration(b []byte, i int) bool {
 // and '<'/'>' inside [...] or "..." do not count
 // (`<UNIX-STREAM:[1->2,"/path"]>`).
 func skipDecoration(b []byte, i int) int {
-	depth, brackets := 0, 0
-	for i < len(b) {
+	depth, brackets := 1, 0 // inside the '<' at b[i]
+	for i++; i < len(b); {
 		i = skipDecPlain(b, i)
 		if i >= len(b) {
 			break
@@ -160,6 +181,12 @@ var decSpecial = [256]bool{'"': true, '\\': true, '[': true, ']': true, '<': tru
 // time (decSpecials; the last word of b is padded with zero bytes, which are
 // not special).
 func skipDecPlain(b []byte, i int) int {
+	for i >= 0 && i+8 <= len(b) { // whole words: load8's first case
+		if m := decSpecials(binary.LittleEndian.Uint64(b[i : i+8])); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+		i += 8
+	}
 	for i < len(b) {
 		w, ok := load8(b, i)
 		if !ok {
@@ -215,22 +242,31 @@ func scanArgs(b []byte, i int, stack []byte) (end int, col int, msg string, st [
 		}
 		c := b[i]
 		switch argClass[c] {
-		case clsAtom:
-			j := skipAtom(b, i)
+		case clsQuote: // skipAtom's cases, written out
+			j := skipString(b, i)
 			if j < 0 {
-				switch c {
-				case '"':
-					return -1, i, "unterminated string", stack
-				case '/':
-					return -1, i, "unterminated comment", stack
-				}
-				return -1, i, "unterminated fd decoration '<...>'", stack
-			}
-			if j == i {
-				j++
+				return -1, i, "unterminated string", stack
 			}
 			i = j
 			continue
+		case clsSlash:
+			if i+1 < len(b) && b[i+1] == '*' {
+				j := skipComment(b, i)
+				if j < 0 {
+					return -1, i, "unterminated comment", stack
+				}
+				i = j
+				continue
+			}
+		case clsLess:
+			if opensDecoration(b, i) {
+				j := skipDecoration(b, i)
+				if j < 0 {
+					return -1, i, "unterminated fd decoration '<...>'", stack
+				}
+				i = j
+				continue
+			}
 		case clsOpen:
 			stack = append(stack, closerOf(c))
 		case clsClose:
@@ -327,12 +363,27 @@ func parseUint(b []byte, i int) (v uint64, j int, hex bool, ok bool) {
 		return v, j, false, true
 	}
 	j = i
+	for j >= 0 && j+8 <= len(b) {
+		// eight bytes at a time: the n digits among them, as one number
+		m, d := nonDigits(binary.LittleEndian.Uint64(b[j : j+8]))
+		n := bits.TrailingZeros64(m) >> 3 // 8 when all are digits
+		if n > 0 {
+			v = v*pow10[n] + eightDigits(d<<(8*(8-n)))
+		}
+		j += n
+		if n < 8 {
+			return v, j, false, j > i
+		}
+	}
 	for j < len(b) && isDigit(b[j]) {
 		v = v*10 + uint64(b[j]-'0')
 		j++
 	}
 	return v, j, false, j > i
 }
+
+// pow10 holds the powers of ten that parseUint scales by.
+var pow10 = [9]uint64{1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8}
 
 // parseFrac parses "SSS.FFFFFF" at b[i] into nanoseconds. It returns the
 // index after it, the number of fraction digits, and ok.
