@@ -4,6 +4,7 @@ package sim_test
 
 import (
 	"bytes"
+	"encoding/binary"
 	"flag"
 	"fmt"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 	"pgregory.net/rapid"
 )
@@ -54,7 +56,7 @@ func TestKernelDiff(t *testing.T) {
 // taken off this list together with its mask, and its TestErrorPaths row, if
 // any, loses its modelBug field and checks the model strictly.
 var knownModelBugs = []struct{ name, note string }{
-	{"physicalLayout", "(not a bug: documented approximation) st_blocks after fsync differs where ext4 placed file-adjacent extents apart on disk, so its extent tree needs a block the model's contiguous count does not"},
+	{"physicalLayout", "(not a bug: documented approximation) st_blocks after fsync is higher on ext4 by its extent-tree leaf where ext4 placed file-adjacent extents apart on disk (now or at some point since the file last had no extents: ext4 keeps a leaf until then), so its extent tree needed a block the model's contiguous count does not; see layoutLeaf"},
 	{"dioReadAlign", "iomap checks O_DIRECT alignment one mapped extent at a time against the part of the request inside it, so reads the model refuses as unaligned (e.g. readv [5000, 0, 4096]) succeed on ext4; the data is compared through a buffered read of the model"},
 	{"dioWriteAlign", "write side of dioReadAlign: an O_DIRECT write the model refuses as unaligned that ext4 carries out because each extent-sized piece is aligned; the test writes the same bytes into the model"},
 	{"dioVecAlign", "O_DIRECT readv/writev/preadv/pwritev with two or more non-empty buffers at misaligned addresses (each within one page) are EINVAL on this kernel (virtio-blk here accepts a misaligned buffer only when the whole request is one contiguous run within a page); the model accepts them. Such writes are not generated; such reads are masked"},
@@ -125,11 +127,19 @@ type kdiff struct {
 	// dioFailed holds the inodes an O_DIRECT write failed on (EINVAL): known bug
 	// dioSplitLeaf.
 	dioFailed map[uint64]bool
+	// layout holds, per kernel inode (st_ino), what FIEMAP has shown of its
+	// extent tree since it last had no extents: documented approximation
+	// physicalLayout (noteLayout, layoutLeaf).
+	layout map[uint64]*layoutSeen
+	// fiemapBuf and extBuf are noteLayout's buffers, reused.
+	fiemapBuf []byte
+	extBuf    []extent
 }
 
 func newKdiff(rt *rapid.T, h *host) *kdiff {
 	p := h.newPair(rt)
-	s := &kdiff{t: rt, p: p, m: p.m, k: p.k, base: h.base, dioRead: map[uint64]bool{}, dioFailed: map[uint64]bool{}}
+	s := &kdiff{t: rt, p: p, m: p.m, k: p.k, base: h.base, dioRead: map[uint64]bool{}, dioFailed: map[uint64]bool{},
+		layout: map[uint64]*layoutSeen{}}
 	// The starting namespace, made through the syscalls on both sides.
 	for _, side := range []sys{s.m, s.k} {
 		if err := side.Mkdir("/d", 0o755); err != nil {
@@ -333,6 +343,179 @@ func (s *kdiff) seekUnwritten(fd int, off, ma, ka int64, merr, kerr error) bool 
 		return s.mask("dioReadCaches")
 	}
 	return s.mask("readahead")
+}
+
+// layoutSeen is what FIEMAP has shown of one kernel inode's extent tree since
+// the tree last had no extents (when ext4 puts it back in the inode: see
+// noteExtents).
+type layoutSeen struct {
+	// apart: some FIEMAP showed two extents that are adjacent in the file and
+	// of the same kind (both written or both unwritten) as two extents, i.e.
+	// placed apart on disk (or not merged): more extents than the model,
+	// which assumes such extents are one (vfs fileData.Extents), counts.
+	apart bool
+	// maxExtents is the most extents (delayed-allocation ranges not counted)
+	// any FIEMAP showed.
+	maxExtents int
+}
+
+// noteLayout records what FIEMAP shows now of the extent tree of the kernel's
+// file fd refers to, if it is a regular file (noteExtents). The probe must not
+// change what ext4 does next, so:
+//
+//   - FIEMAP is asked without FIEMAP_FLAG_SYNC: that would write the page cache
+//     back, changing the kernel's extent tree (and st_blocks) behind the
+//     model's back;
+//   - it maps only [0, st_size): mapping past EOF (where KEEP_SIZE
+//     preallocation lies) was seen to change ext4's later extent-tree
+//     decisions (seed 16450334979847297165: probing the whole range after
+//     each fallocate, ftruncate or fdatasync makes the kernel's leaf block
+//     disappear), while lookups within st_size are what lseek's
+//     SEEK_DATA/SEEK_HOLE (iomap over the same ext4 report ops) already make.
+//     Extents past EOF are seen only at the comparison (fsyncStat).
+func (s *kdiff) noteLayout(fd int) {
+	var st unix.Stat_t
+	if s.k.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return
+	}
+	var ext []extent
+	if st.Size > 0 {
+		var err error
+		ext, err = s.fiemapSize(fd, st.Size)
+		require.NoError(s.t, err, "FIEMAP of fd %d", fd)
+	}
+	// The tree is empty when st_size holds no extent of it and st_blocks is
+	// only the delayed-allocation reservations FIEMAP shows there: nothing is
+	// allocated past EOF and there is no tree block.
+	var all int64
+	for _, x := range ext {
+		all += int64(x.length) / 512
+	}
+	s.noteExtents(st.Ino, ext, st.Blocks == all)
+}
+
+// fiemapSize returns the extents of the kernel's fd within [0, size)
+// (FS_IOC_FIEMAP, no flags), decoded from s.fiemapBuf, which it reuses.
+func (s *kdiff) fiemapSize(fd int, size int64) ([]extent, error) {
+	if s.fiemapBuf == nil {
+		s.fiemapBuf = make([]byte, fiemapHeaderSize+fiemapMaxExtentsReq*fiemapExtentSize)
+	}
+	buf := s.fiemapBuf
+	clear(buf[:fiemapHeaderSize])
+	le := binary.LittleEndian
+	le.PutUint64(buf[0:], 0)            // fm_start
+	le.PutUint64(buf[8:], uint64(size)) // fm_length
+	le.PutUint32(buf[24:], fiemapMaxExtentsReq)
+	if _, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), fsIocFiemap, uintptr(unsafe.Pointer(&buf[0]))); e != 0 {
+		return nil, e
+	}
+	n := int(le.Uint32(buf[20:])) // fm_mapped_extents
+	ext := s.extBuf[:0]
+	for i := range n {
+		x := buf[fiemapHeaderSize+i*fiemapExtentSize:]
+		ext = append(ext, extent{logical: le.Uint64(x[0:]), physical: le.Uint64(x[8:]), length: le.Uint64(x[16:]), flags: le.Uint32(x[40:])})
+	}
+	s.extBuf = ext
+	return ext, nil
+}
+
+// noteExtents records the extents ext (FIEMAP of the kernel's inode ino: of the
+// whole file, or of [0, st_size) for noteLayout) in s.layout[ino].
+// Delayed-allocation ranges (FIEMAP_EXTENT_DELALLOC, which FIEMAP without
+// FIEMAP_FLAG_SYNC reports) are skipped: they are not in the tree yet. When ext
+// shows no extent of the tree and whole says it is the whole file, the inode
+// loses its record: ext4 frees the extent-tree blocks when a removal (punch,
+// truncate) leaves no extent (ext4_ext_remove_space sets the depth back to 0),
+// and never before, so a leaf block the kernel has is explained by what the
+// record has seen since.
+func (s *kdiff) noteExtents(ino uint64, ext []extent, whole bool) {
+	n, apart := 0, false
+	var prev extent
+	for _, x := range ext {
+		if x.flags&fiemapExtentDelalloc != 0 {
+			continue
+		}
+		if n > 0 && prev.logical+prev.length == x.logical && (prev.flags^x.flags)&fiemapExtentUnwrit == 0 {
+			apart = true
+		}
+		prev = x
+		n++
+	}
+	if n == 0 {
+		if whole {
+			delete(s.layout, ino)
+		}
+		return
+	}
+	l := s.layout[ino]
+	if l == nil {
+		l = &layoutSeen{}
+		s.layout[ino] = l
+	}
+	l.apart = l.apart || apart
+	l.maxExtents = max(l.maxExtents, n)
+}
+
+// dataBlocks returns the 512-byte units of the blocks allocated to the extents
+// of ext (delayed-allocation ranges not counted): st_blocks without the
+// extent-tree blocks.
+func dataBlocks(ext []extent) int64 {
+	var n int64
+	for _, x := range ext {
+		if x.flags&fiemapExtentDelalloc == 0 {
+			n += int64(x.length) / 512
+		}
+	}
+	return n
+}
+
+// ext4Leaves returns the extent-tree leaf blocks ext4 needs for n extents: none
+// while the inode holds them (4), then one per 340 (index blocks, past 1360
+// extents, are beyond what the test makes).
+func ext4Leaves(n int) int64 {
+	if n <= 4 {
+		return 0
+	}
+	return int64(n+339) / 340
+}
+
+// layoutLeaf decides whether the st_blocks the kernel (kb) and the model (mb)
+// report for the kernel's inode ino right after fsync differ only by
+// extent-tree blocks that physical placement explains: documented
+// approximation physicalLayout. data is dataBlocks of the kernel's extents now
+// (after the fsync, FIEMAP_FLAG_SYNC). It requires all of:
+//
+//   - FIEMAP showed ino's extents apart (layoutSeen.apart) at some point since
+//     its tree last had no extents: after some action (the invariant probes
+//     every open file) or now. ext4 then had more extents than the model
+//     counts, so it may have taken a leaf block (a 5th extent) where the model
+//     did not, or kept one where the model's merge-up (at most 4 extents
+//     after an insertion) freed it, and it keeps that leaf through removals
+//     until the tree is empty (vfs fileData.Blocks) — even when the fragments
+//     are gone by the time of this comparison;
+//   - the kernel is higher (kb > mb), by whole blocks (a multiple of 8):
+//     fragmentation only ever adds extents, so a model above the kernel is
+//     never masked;
+//   - the model's st_blocks are the kernel's data blocks plus whole tree
+//     blocks: kb-data and mb-data (the two sides' tree blocks if their data
+//     agree) are both multiples of 8 and mb >= data;
+//   - the kernel's tree blocks ((kb-data)/8) are at most those of the largest
+//     tree FIEMAP showed since it last had no extents, and at least one
+//     (max(1, ext4Leaves(maxExtents)): a short-lived peak inside one call,
+//     such as the split before a punch, is not seen). With the test's small
+//     files that means exactly one leaf block on the kernel and none in the
+//     model (kb == data+8, mb == data).
+//
+// Sizes, data and every other stat field are compared as always.
+func (s *kdiff) layoutLeaf(ino uint64, data, kb, mb int64) bool {
+	l := s.layout[ino]
+	if l == nil || !l.apart || kb <= mb || (kb-mb)%8 != 0 {
+		return false
+	}
+	if mb < data || (mb-data)%8 != 0 || (kb-data)%8 != 0 {
+		return false
+	}
+	return (kb-data)/8 <= max(1, ext4Leaves(l.maxExtents))
 }
 
 // noteDioRead records fd's inode if fd is an O_DIRECT regular file.
@@ -949,27 +1132,26 @@ func (s *kdiff) basicActions() map[string]func(*rapid.T) {
 				// The model counts extents as if file-adjacent extents of one kind
 				// were physically contiguous (vfs fileData.Extents); ext4's
 				// allocator does not always place them so, and then the extent
-				// tree (st_blocks beyond 4 extents) differs by design.
+				// tree (st_blocks beyond 4 extents) differs by design: masked by
+				// layoutLeaf, narrowly.
 				phys, logical, desc, err := fiemap(fd)
-				if err != nil {
-					t.Fatalf("FIEMAP: %v", err)
-				}
+				require.NoError(s.t, err, "FIEMAP")
 				s.t.Logf("kernel extents (FIEMAP): %s", desc)
-				if phys != logical {
-					s.t.Logf("st_blocks: kernel %d, model %d; kernel has %d extents, %d if contiguous: not compared",
-						ks.Blocks, ms.Blocks, phys, logical)
+				ext, err := fiemapExtents(fd, 0)
+				require.NoError(s.t, err, "FIEMAP")
+				s.noteExtents(ks.Ino, ext, true)
+				data := dataBlocks(ext)
+				switch {
+				case s.layoutLeaf(ks.Ino, data, ks.Blocks, ms.Blocks):
+					l := s.layout[ks.Ino]
+					s.t.Logf("st_blocks: kernel %d, model %d, data %d; kernel has %d extents, %d if contiguous; "+
+						"up to %d extents since it last had none, some apart: not compared",
+						ks.Blocks, ms.Blocks, data, phys, logical, l.maxExtents)
 					s.mask("physicalLayout")
 					blocks = false
-				}
-				if ext, err := fiemapExtents(fd, 0); err == nil && phys <= 4 && s.dioFailed[ks.Ino] {
-					var data int64
-					for _, x := range ext {
-						data += int64(x.length) / 512
-					}
-					if ms.Blocks == data && ks.Blocks == data+8 {
-						s.mask("dioSplitLeaf")
-						blocks = false
-					}
+				case phys <= 4 && s.dioFailed[ks.Ino] && ms.Blocks == data && ks.Blocks == data+8:
+					s.mask("dioSplitLeaf")
+					blocks = false
 				}
 			}
 			s.sameStat(fmt.Sprintf("fstat(%d) after fsync", fd), &ms, &ks, blocks)
@@ -1035,7 +1217,19 @@ func (s *kdiff) basicActions() map[string]func(*rapid.T) {
 		},
 		// The invariant, after every action: every path of the namespace looks the
 		// same on both sides.
+		//
+		// It also records, for the documented approximation physicalLayout,
+		// what FIEMAP shows of the extent tree of every file open on the
+		// kernel side (noteLayout), so that every call that changes an extent
+		// tree through an fd (write-back by fsync, fdatasync or O_DIRECT,
+		// fallocate, punch, zero range, ftruncate, open with O_TRUNC) is
+		// followed by a look at it. What happens to a file while no fd refers
+		// to it (truncate by path, the write-back auto_da_alloc starts at
+		// close) is seen when it is open again.
 		"": func(t *rapid.T) {
+			for _, fd := range s.fds {
+				s.noteLayout(fd)
+			}
 			for _, path := range append(diffPaths, "/e", "/d/e/g") {
 				var ms, ks unix.Stat_t
 				call := fmt.Sprintf("lstat(%q) [invariant]", path)
