@@ -749,7 +749,7 @@ func (p *Parser) scanCallName(line []byte, i int) (name string, j int, ok bool) 
 // rememberCall enters name, an identifier just found followed by '(', in
 // p.calls if it is short enough.
 func (p *Parser) rememberCall(name string) {
-	if len(name) < 16 {
+	if n := len(name); n > 0 && n < 16 {
 		var pad [16]byte
 		copy(pad[:], name)
 		w0, w1 := binary.LittleEndian.Uint64(pad[:8]), binary.LittleEndian.Uint64(pad[8:])

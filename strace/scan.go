@@ -187,15 +187,16 @@ func skipDecPlain(b []byte, i int) int {
 		}
 		i += 8
 	}
-	for i < len(b) {
-		w, ok := load8(b, i)
-		if !ok {
-			return skipPlain(b, i, &decSpecial) // b is shorter than a word
-		}
-		if m := decSpecials(w); m != 0 {
-			return min(i+bits.TrailingZeros64(m)>>3, len(b))
-		}
-		i += 8
+	if i >= len(b) {
+		return len(b)
+	}
+	// fewer than eight bytes left: the last word of b, shifted (load8)
+	w, ok := load8(b, i)
+	if !ok {
+		return skipPlain(b, i, &decSpecial) // b is shorter than a word
+	}
+	if m := decSpecials(w); m != 0 {
+		return min(i+bits.TrailingZeros64(m)>>3, len(b))
 	}
 	return len(b)
 }
