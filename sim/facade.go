@@ -377,6 +377,13 @@ func (p *Process) Fallocate(fd int, mode uint32, off int64, len int64) error {
 	return errOf(p.do(&c))
 }
 
+// Fadvise is fadvise64(2).
+func (p *Process) Fadvise(fd int, offset int64, length int64, advice int) error {
+	c := p.fd(SYS_FADVISE64, fd)
+	c.Args[1], c.Args[2], c.Args[3] = offset, length, int64(advice)
+	return errOf(p.do(&c))
+}
+
 // Fstat is fstat(2).
 func (p *Process) Fstat(fd int, stat *unix.Stat_t) error {
 	c := p.fd(SYS_FSTAT, fd)

@@ -49,8 +49,8 @@ func TestKernelDiff(t *testing.T) {
 // open (three, marked "not a bug", are documented approximations); kdiff masks
 // exactly these (see where each name is used: each mask requires the precise
 // kernel and model answers of the bug) and counts them, so that everything else
-// stays strict; run with -v to see the counts. dioVecAlign, dioFailedAlloc,
-// dioFailedPartial and dioFailedExtend also have a deterministic row in
+// stays strict; run with -v to see the counts. dioVecAlign, dioFailedAlloc
+// and dioFailedPartial also have a deterministic row in
 // TestErrorPaths (field modelBug) that is skipped while the model answers as
 // documented and fails if it answers anything else. A bug fixed in the model is
 // taken off this list together with its mask, and its TestErrorPaths row, if
@@ -63,7 +63,6 @@ var knownModelBugs = []struct{ name, note string }{
 	{"dioFailedPartial", "an O_DIRECT write whose first extent-sized piece is aligned (e.g. 5000 bytes at offset 512 in a 4096-byte file: the piece [512, 4096) is) writes that piece, then fails on the next one and returns EINVAL anyway: the kernel's file has the new bytes; the model refuses the whole write. The test copies the bytes into the model"},
 	{"dioFailedAlloc", "an O_DIRECT write that fails iomap's alignment check (EINVAL) has already had its first unmapped piece allocated as unwritten blocks by ext4_iomap_begin, and they stay (st_blocks after fsync is larger on ext4); the model allocates nothing (or not the same). The test fallocates (KEEP_SIZE) the same unwritten ranges in the model"},
 	{"dioSplitLeaf", "after a failed O_DIRECT write over unwritten extents, ext4 keeps an extent-tree leaf block (st_blocks +8) although the file has at most 4 extents: ext4_iomap_begin split the unwritten extent around the write range (more than 4 extents for a while) and the leaf stays when they merge back; the model, which samples the extent count, has none"},
-	{"dioFailedExtend", "an O_DIRECT write that would extend the file and fails (EINVAL: unaligned) makes ext4 truncate the inode to i_size (ext4_inode_extension_cleanup -> ext4_truncate), freeing blocks fallocated with KEEP_SIZE past EOF; the model keeps them (st_blocks differs after fsync). The test applies the same truncate to the model"},
 	{"dioReadCaches", "an O_DIRECT read over an unwritten extent marks it cached in the model, as a buffered read would, so SEEK_DATA/SEEK_HOLE then report data there; Linux's O_DIRECT read does not populate the page cache and SEEK_DATA still skips the extent"},
 	{"spliceAlias", "(not a bug: documented approximation) sendfile from a file to itself whose source and destination ranges overlap: the kernel's splice moves page-cache pages into its pipe by reference (filemap_splice_read), so the write copies bytes the same call has just written over its source, and the file grows under the copy over as many rounds as it takes (where a pending signal can cut the count short); the model copies through a buffer. Such sendfiles are not generated; counted here"},
 	{"readahead", "(not a bug: documented limitation) SEEK_DATA/SEEK_HOLE differ over an unwritten extent whose pages the kernel's readahead brought into the page cache (a buffered read elsewhere in the file), which the model does not model"},
@@ -236,18 +235,14 @@ func (s *kdiff) sameStat(call string, ms, ks *unix.Stat_t, blocks bool) {
 }
 
 // dioFailedWrite follows a write that failed with EINVAL on both sides. When it was
-// an O_DIRECT write (at off if positional, else at the fd's offset), ext4 has done
-// two things the model does not (known bugs dioFailedAlloc, dioFailedExtend):
-//
-//   - ext4_iomap_begin allocated unwritten blocks for the first unmapped piece of
-//     the range before iomap's alignment check failed, and they stay;
-//   - if the write would have extended the file, ext4_inode_extension_cleanup ran
-//     ext4_truncate, which frees every block past EOF (KEEP_SIZE preallocation
-//     too).
-//
-// The test applies the same to the model: fallocate(KEEP_SIZE) over the unwritten
-// extents FIEMAP shows in the write's block range, then ftruncate to the unchanged
-// size, which frees the blocks past EOF in the model.
+// an O_DIRECT write (at off if positional, else at the fd's offset), ext4's
+// ext4_iomap_begin allocated unwritten blocks for the first unmapped piece of
+// the range before iomap's alignment check failed, and they stay; the model
+// allocates one block (known bug dioFailedAlloc). The test applies the same to
+// the model: fallocate(KEEP_SIZE) over the unwritten extents FIEMAP shows in the
+// write's block range. (The truncate past EOF that follows a failed extending
+// write, ext4_inode_extension_cleanup, the model does itself: vfs
+// TruncateFailedWrite.)
 func (s *kdiff) dioFailedWrite(fd int, positional bool, off int64, n int) {
 	fl, err := s.k.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
 	if err != nil || fl&unix.O_DIRECT == 0 || fl&unix.O_ACCMODE == unix.O_RDONLY || n == 0 || off < 0 {
@@ -287,17 +282,6 @@ func (s *kdiff) dioFailedWrite(fd int, positional bool, off int64, n int) {
 	if fl&unix.O_APPEND == 0 && pos%512 == 0 && pos < st.Size {
 		s.dioPartialWrite(fd, fl, pos, min(pos+int64(n), st.Size))
 	}
-	if pos+int64(n) <= st.Size {
-		return
-	}
-	var ms unix.Stat_t
-	if err := s.m.Fstat(fd, &ms); err != nil {
-		s.t.Fatalf("model fstat: %v", err)
-	}
-	if err := s.m.Ftruncate(fd, ms.Size); err != nil {
-		s.t.Fatalf("model ftruncate(%d, %d): %v", fd, ms.Size, err)
-	}
-	s.mask("dioFailedExtend")
 }
 
 // seekUnwritten masks a SEEK_DATA/SEEK_HOLE divergence from off whose smaller

@@ -97,6 +97,7 @@ type sys interface {
 	Ftruncate(fd int, length int64) error
 	Truncate(path string, length int64) error
 	Fallocate(fd int, mode uint32, off, length int64) error
+	Fadvise(fd int, offset, length int64, advice int) error
 	Fstat(fd int, st *unix.Stat_t) error
 	Stat(path string, st *unix.Stat_t) error
 	Lstat(path string, st *unix.Stat_t) error
@@ -432,6 +433,10 @@ func (k *osKernel) Truncate(path string, length int64) error {
 
 func (k *osKernel) Fallocate(fd int, mode uint32, off, length int64) error {
 	return unix.Fallocate(k.fd(fd), mode, off, length)
+}
+
+func (k *osKernel) Fadvise(fd int, offset, length int64, advice int) error {
+	return unix.Fadvise(k.fd(fd), offset, length, advice)
 }
 
 func (k *osKernel) Fstat(fd int, st *unix.Stat_t) error { return unix.Fstat(k.fd(fd), st) }

@@ -165,14 +165,30 @@ func (k *Kernel) dioHole(ino *vfs.Inode, off, n int64) bool {
 // dioFailAlloc reproduces an ext4 quirk measured on the reference machine: an
 // O_DIRECT write that fails the alignment check has already had its first block
 // allocated (iomap_begin runs before the bio alignment check) when that block starts
-// before the end of file; a write starting in a block at or past EOF allocates
-// nothing. The block is allocated as fallocate(KEEP_SIZE) would (st_blocks grows,
-// the data still reads as before).
+// before the end of file. The block is allocated as fallocate(KEEP_SIZE) would
+// (st_blocks grows, the data still reads as before). A write starting in a block at
+// or past EOF is extending: the block ext4 gives it there is freed again by the
+// truncate that follows (vfs TruncateFailedWrite, which applies both).
 func (k *Kernel) dioFailAlloc(ino *vfs.Inode, off int64) {
 	bs := k.fs.BlockSize()
 	start := off / bs * bs
 	if off >= 0 && start < ino.Size() {
 		_ = ino.Fallocate(fallocKeepSize, start, bs)
+	}
+}
+
+// dioFailWrite applies to ino what a failing O_DIRECT write of n bytes at off
+// leaves behind on ext4 (ext4_dio_write_iter): the page-cache flush of the
+// range and the extending check (vfs FlushForDirectWrite), the blocks
+// ext4_iomap_begin allocated below EOF (dioFailAlloc), and, for an extending
+// write, the block it allocated past EOF and the truncate of every block past
+// EOF (ext4_inode_extension_cleanup -> ext4_truncate_failed_write, vfs
+// TruncateFailedWrite).
+func (k *Kernel) dioFailWrite(ino *vfs.Inode, off, n int64) {
+	extending := ino.FlushForDirectWrite(off, n)
+	k.dioFailAlloc(ino, off)
+	if extending {
+		ino.TruncateFailedWrite(off)
 	}
 }
 
@@ -285,7 +301,7 @@ func (k *Kernel) writeFile(f *File, p []byte, off int64, positional bool) Result
 			at = ino.Size()
 		}
 		if !k.dioCheck(p, at) {
-			k.dioFailAlloc(ino, at)
+			k.dioFailWrite(ino, at, int64(len(p)))
 			f.unlockPos(locked)
 			return Fail(syscall.EINVAL)
 		}
@@ -550,7 +566,7 @@ func (k *Kernel) sysWritev(c *Call, positional bool, off, rwf int64) Result {
 		}
 		for _, b := range c.Iov {
 			if len(b) > 0 && !k.dioCheck(b, at) {
-				k.dioFailAlloc(ino, at)
+				k.dioFailWrite(ino, at, iovLen(c.Iov))
 				return Fail(syscall.EINVAL)
 			}
 		}

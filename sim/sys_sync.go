@@ -182,7 +182,10 @@ func (k *Kernel) sysFallocate(c *Call) Result {
 }
 
 // sysFadvise implements fadvise64(2) (Args: fd, offset, len, advice): EBADF, ESPIPE
-// for pipes, EINVAL for an unknown advice or a negative length; no effect otherwise.
+// for pipes, EINVAL for an unknown advice or a negative length. POSIX_FADV_DONTNEED
+// starts writeback of the range's dirty pages (generic_fadvise:
+// __filemap_fdatawrite_range, WB_SYNC_NONE), which the model applies to the
+// extent tree only (vfs.Inode.StartWriteback); the other advice has no effect.
 func (k *Kernel) sysFadvise(c *Call) Result {
 	f, ref := c.Task.fget(int(c.Args[0]))
 	if f == nil {
@@ -197,8 +200,18 @@ func (k *Kernel) sysFadvise(c *Call) Result {
 	if c.Args[2] < 0 || c.Args[3] < 0 || c.Args[3] > 5 {
 		return Fail(syscall.EINVAL)
 	}
+	if c.Args[3] == fadvDontneed && f.ino != nil && f.ino.IsRegular() {
+		n := c.Args[2]
+		if n == 0 {
+			n = -1 // len 0: to the end of the file
+		}
+		f.ino.StartWriteback(c.Args[1], n)
+	}
 	return Result{}
 }
+
+// fadvDontneed is POSIX_FADV_DONTNEED.
+const fadvDontneed = 4
 
 // sysReadahead implements readahead(2): EBADF, EBADF without read access, EINVAL
 // for a file that is not regular; no effect.

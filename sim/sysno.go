@@ -162,7 +162,7 @@ var support = map[Sysno]struct {
 	SYS_GETPID:            {Supported, "task.go"},
 	SYS_GETTID:            {Supported, "task.go"},
 	SYS_CLOSE_RANGE:       {Partial, "sys_dup.go; CLOSE_RANGE_CLOEXEC supported, UNSHARE ignored"},
-	SYS_FADVISE64:         {Partial, "sys_sync.go; advice validated, no effect"},
+	SYS_FADVISE64:         {Partial, "sys_sync.go; advice validated; DONTNEED starts writeback (extent tree only), the rest no effect"},
 	SYS_READAHEAD:         {Partial, "sys_sync.go; validated, no effect"},
 	SYS_GETRLIMIT:         {Partial, "task.go; RLIMIT_NOFILE only (others 0)"},
 	SYS_SETRLIMIT:         {Partial, "task.go; RLIMIT_NOFILE only"},

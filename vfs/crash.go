@@ -309,7 +309,7 @@ func (fs *FS) materialize(dur map[uint64]*durInode) *FS {
 		if i := made[id]; i != nil {
 			return i
 		}
-		i := &Inode{fs: nfs, ino: id, mode: d.mode, uid: d.uid, gid: d.gid, atime: d.atime, mtime: d.mtime, ctime: d.ctime, size: d.size, target: d.target}
+		i := &Inode{fs: nfs, ino: id, mode: d.mode, uid: d.uid, gid: d.gid, atime: d.atime, mtime: d.mtime, ctime: d.ctime, size: d.size, diskSize: d.size, target: d.target}
 		made[id] = i
 		nd := &durInode{mode: d.mode, uid: d.uid, gid: d.gid, atime: d.atime, mtime: d.mtime, ctime: d.ctime, size: d.size, target: d.target}
 		nfs.dur[id] = nd

@@ -540,6 +540,20 @@ func (d *fileData) kind(bi int64) int {
 	return 0
 }
 
+// pendingMap reports whether block bi is written but not yet mapped written by
+// the extent tree (delayed or unconverted): what writeback has to map.
+func (d *fileData) pendingMap(bi int64) bool {
+	if bi < 0 {
+		return false
+	}
+	i, ok := d.search(bi &^ chunkMask)
+	if !ok {
+		return false
+	}
+	c := d.chunks[i]
+	return (c.delayed|c.unconv)&(uint32(1)<<(bi&chunkMask)) != 0
+}
+
 // growTree charges the extent-tree blocks needed for peak extents (ext4 never
 // frees tree blocks when extents go away, see Blocks).
 func (d *fileData) growTree(peak int64) {
@@ -609,6 +623,23 @@ func (d *fileData) Allocate(off, n int64) {
 		if conv := mask & c.delayed; conv != 0 {
 			c.delayed &^= conv
 			c.unconv |= conv
+			d.inserted = true
+		}
+	})
+}
+
+// AllocateWritten gives every hole among the blocks touched by [off, off+n) a
+// written extent of zeros (no buffer), mapped at once (ext4_map_blocks with
+// EXT4_GET_BLOCKS_CREATE, as ext4_iomap_alloc does for blocks at or past
+// EOF); allocated blocks are untouched.
+func (d *fileData) AllocateWritten(off, n int64) {
+	if n <= 0 {
+		return
+	}
+	first, last := off>>d.shift, (off+n+d.bs-1)>>d.shift
+	d.setRange(first, last, true, func(c *chunk, mask uint32) {
+		if add := mask &^ (c.written | c.unwr); add != 0 {
+			c.written |= add
 			d.inserted = true
 		}
 	})
@@ -929,7 +960,9 @@ func treeBlocksFor(n int64) int64 {
 //     allocating delayed blocks or converting unwritten ones, fallocate
 //     allocating any block (a new extent or one merged into its neighbour,
 //     at the top of ext4_ext_insert_extent), ZERO_RANGE allocating or
-//     converting. Observed, from a leaf kept with 3 extents: fallocate of a
+//     converting, a failing extending O_DIRECT write allocating the hole it
+//     starts in past EOF (freed again at once: Inode.TruncateFailedWrite).
+//     Observed, from a leaf kept with 3 extents: fallocate of a
 //     4th extent, a 4th written at fsync, a written extent zeroed all free
 //     the leaf; from 4 extents: fsync of a write into a whole unwritten
 //     extent, or into one that splits it and merges with the written
@@ -1009,6 +1042,16 @@ func (d *fileData) CopyRange(src *fileData, off, n int64) {
 			continue // hole on both sides
 		}
 		c, i := d.wchunk(cbase)
+		var stay uint32 // blocks of mask src has allocated
+		if sc != nil {
+			stay = sc.written | sc.unwr
+		}
+		if (c.written|c.unwr)&mask&^stay != 0 {
+			// A removal: the insertions before it settle first, as for
+			// PunchHole (see Blocks). Only then, so that a writeback copying
+			// block after block does not recount the extents each time.
+			d.settleTree()
+		}
 		if sc == nil {
 			d.makeHole(c, mask)
 		} else {

@@ -235,7 +235,8 @@ func (fs *FS) allocDirty(i *Inode) {
 }
 
 // allocDirtyRange is allocDirty for the dirty blocks touched by [off, off+n)
-// (n < 0: to the end of file and beyond).
+// (n < 0: to the end of file and beyond). With WithCapacity, the extent-tree
+// blocks it adds count as used space, as mutateData counts them.
 func (fs *FS) allocDirtyRange(i *Inode, off, n int64) {
 	p := &i.pend
 	if len(p.dirty) == 0 || !i.IsRegular() || n == 0 {
@@ -245,25 +246,44 @@ func (fs *FS) allocDirtyRange(i *Inode, off, n int64) {
 		i.data = shareData(i.data) // not Clone: see shareData
 		i.dataShared = false
 	}
+	var before int64
+	if fs.cfg.capacity > 0 {
+		before = i.data.Blocks() // the tree blocks this adds count as used, as in mutateData
+	}
 	bs := fs.cfg.blockSize
 	first, last := off/bs, int64(math.MaxInt64)
-	if n > 0 {
+	if n > 0 && off+n > off { // else to the end (n < 0, or off+n past MaxInt64)
 		last = (off + n - 1) / bs
+	}
+	mapped := int64(-1) // the last block mapped
+	wb := func(b int64) {
+		if i.data.pendingMap(b) {
+			mapped = max(mapped, b)
+		}
+		i.data.Writeback(b*bs, bs)
 	}
 	if n > 0 && last-first < int64(len(p.dirty)) {
 		for b := first; b <= last; b++ {
 			if _, ok := p.dirty[b]; ok {
-				i.data.Writeback(b*bs, bs)
+				wb(b)
 			}
 		}
 	} else {
 		for b := range p.dirty {
 			if b >= first && b <= last {
-				i.data.Writeback(b*bs, bs)
+				wb(b)
 			}
 		}
 	}
+	// mpage_map_and_submit_extent: i_disksize moves up to the end of what
+	// was mapped, at most i_size.
+	if ds := min((mapped+1)*bs, i.size); ds > i.diskSize {
+		i.diskSize = ds
+	}
 	i.blocksOK = false
+	if fs.cfg.capacity > 0 {
+		fs.used += (i.data.Blocks() - before) * 512
+	}
 }
 
 // FlushForDirectRead is the flush of the page cache that an O_DIRECT read of
@@ -280,6 +300,91 @@ func (i *Inode) FlushForDirectRead(off, n int64) {
 	defer fs.mu.Unlock()
 	if off >= 0 && off < i.size && n > 0 {
 		fs.allocDirtyRange(i, off, n)
+	}
+}
+
+// StartWriteback starts writeback of the dirty blocks of [off, off+n) (n < 0:
+// to the end of file) without waiting for it, as POSIX_FADV_DONTNEED does
+// (generic_fadvise: __filemap_fdatawrite_range, WB_SYNC_NONE). As for
+// Release, the model applies the extent-tree side only (allocDirtyRange): the
+// data stays pending for durability, which admits every crash outcome the
+// kernel's can have.
+//
+// Observed on Linux 6.18, ext4: five delayed one-block extents (st_blocks
+// 40), then fadvise(POSIX_FADV_DONTNEED) of the whole file: 48, the fifth
+// extent took a leaf block.
+func (i *Inode) StartWriteback(off, n int64) {
+	fs := i.fs
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	if off >= 0 {
+		fs.allocDirtyRange(i, off, n)
+	}
+}
+
+// FlushForDirectWrite is the start of an O_DIRECT write of [off, off+n) that
+// is going to fail (the caller has found it misaligned), up to the failure:
+// ext4_dio_write_iter decides first whether the write is extending
+// (ext4_extending_io: off+n beyond i_size or beyond i_disksize, which lags
+// i_size until an extending buffered write is written back), then
+// iomap_dio_rw flushes the page cache over the range (kiocb_write_and_wait),
+// which maps its delayed and unconverted blocks and may move i_disksize. It
+// returns whether the write was extending: the caller then applies
+// TruncateFailedWrite once the failure is done (after the allocation
+// ext4_iomap_begin made below EOF, see the sim's dioFailAlloc).
+//
+// Observed on Linux 6.18, ext4: a buffered 4096-byte write at 0 (delayed),
+// fallocate(KEEP_SIZE) of blocks 4-7, then a 100-byte O_DIRECT pwrite at 0
+// (EINVAL): block 0 is allocated and blocks 4-7 are freed (st_blocks 8); with
+// an fsync before the fallocate nothing is freed (40).
+func (i *Inode) FlushForDirectWrite(off, n int64) (extending bool) {
+	fs := i.fs
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	if !i.IsRegular() || off < 0 || n <= 0 {
+		return false
+	}
+	extending = off+n > i.size || off+n > i.diskSize
+	fs.allocDirtyRange(i, off, n)
+	return extending
+}
+
+// TruncateFailedWrite is the end of an extending O_DIRECT write at off
+// (FlushForDirectWrite) that fails, whatever the error (EINVAL for
+// misalignment, EFAULT alike):
+//
+//   - if the block holding off lies at or past EOF and is a hole,
+//     ext4_iomap_begin has given it a written extent (ext4_iomap_alloc:
+//     EXT4_GET_BLOCKS_CREATE past i_size) before the failure, and that
+//     insertion ran ext4_ext_try_to_merge_up: a one-leaf tree with at most 4
+//     extents went back into the inode (see fileData.Blocks);
+//   - ext4_inode_extension_cleanup then calls ext4_truncate_failed_write:
+//     ext4_truncate at the unchanged i_size frees every block past the block
+//     holding the end of file (that new block, KEEP_SIZE preallocation), as
+//     ftruncate to the same size does; no time changes.
+//
+// Observed on Linux 6.18, ext4: size 4196 (block 1 delayed), blocks 4-7
+// fallocated with KEEP_SIZE, a failing O_DIRECT pwrite at 0: blocks 4-7 are
+// freed, block 1 stays. Five one-block extents written back (a leaf, 48),
+// truncated to 2537 bytes (16: the leaf stays), then a failing O_DIRECT
+// pwrite at 4096 or 81920: st_blocks 8, the leaf is gone; the same write at
+// 0 (block 0 mapped, nothing allocated): 16.
+func (i *Inode) TruncateFailedWrite(off int64) {
+	fs := i.fs
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	if !i.IsRegular() {
+		return
+	}
+	size := i.size
+	bs := fs.cfg.blockSize
+	if start := off / bs * bs; off >= 0 && start >= size {
+		_ = fs.mutateData(i, start, bs, func(d *fileData) { d.AllocateWritten(start, bs) })
+	}
+	_ = fs.mutateData(i, size, 0, func(d *fileData) { d.Truncate(size) })
+	fs.markRange(i, size, fs.cfg.blockSize)
+	if size == 0 {
+		i.daAllocClose.Store(true) // ext4_truncate, as in truncateLocked
 	}
 }
 

@@ -52,6 +52,12 @@ type Inode struct {
 	nlink               uint32
 	atime, mtime, ctime Timespec
 	size                int64
+	// diskSize (regular files) is ext4's i_disksize, the size the on-disk
+	// inode has: it lags size while an extending buffered write waits for
+	// writeback (delayed allocation, or a write into an unwritten block).
+	// Kept for one decision only: whether an O_DIRECT write is extending
+	// (see FlushForDirectWrite).
+	diskSize int64
 
 	data       *fileData         // regular files: the page-cache level
 	blocks     int64             // data.Blocks() as last computed, valid while blocksOK

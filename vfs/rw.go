@@ -176,13 +176,22 @@ func (i *Inode) Write(p []byte, off int64, how WriteMode, errseq *uint64) (n int
 			p = p[:f.Short]
 		}
 	}
+	end = off + int64(len(p))
+	// ext4_da_do_write_end moves i_disksize with an extending buffered write
+	// only when the block holding the new last byte was already mapped written
+	// (ext4_da_should_update_i_disksize); otherwise writeback will. An
+	// extending O_DIRECT write moves it at completion
+	// (ext4_handle_inode_extension).
+	disk := end > i.size && (how&WriteDirect != 0 || i.data.kind((end-1)/fs.cfg.blockSize) == 1)
 	if err := fs.mutateData(i, off, int64(len(p)), func(d *fileData) { d.WriteAt(p, off) }); err != nil {
 		return 0, off, err
 	}
-	end = off + int64(len(p))
 	if end > i.size {
 		i.size = end
 		fs.markSize(i)
+	}
+	if disk && end > i.diskSize {
+		i.diskSize = end
 	}
 	t := fs.now()
 	i.mtime, i.ctime = t, t
@@ -271,6 +280,7 @@ func (fs *FS) truncateLocked(i *Inode, size int64) error {
 	fs.markAttr(i)
 	if size != old {
 		fs.markSize(i)
+		i.diskSize = size // ext4_setattr
 	}
 	return nil
 }
@@ -324,6 +334,11 @@ func (i *Inode) Fallocate(mode uint32, off, n int64) error {
 		return err
 	}
 	t := fs.now()
+	if mode&FallocKeepSize == 0 {
+		// ext4_do_fallocate, ext4_zero_range: ext4_update_inode_size moves
+		// i_disksize to the end of the range too, even within i_size.
+		i.diskSize = max(i.diskSize, off+n)
+	}
 	if mode&FallocKeepSize == 0 && off+n > i.size {
 		i.size = off + n
 		fs.markSize(i)

@@ -1,0 +1,69 @@
+package vfs_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+
+	"iosim/vfs"
+)
+
+// fiveExtents writes one block at blocks 0, 2, 4, 6 and 8 of f: five
+// extents once written back, so ext4's extent tree takes a leaf block.
+func fiveExtents(t *testing.T, f *vfs.Inode) {
+	t.Helper()
+	for b := int64(0); b < 10; b += 2 {
+		write(t, f, "x", b*4096)
+	}
+}
+
+// TestCapacityCountsTreeBlocksOfWriteback: the extent-tree leaf that
+// writeback gives a file counts against WithCapacity like any block, and
+// freeing it gives back exactly that: cycles of write, fsync and truncate to
+// 0 leave the free space as it was, so ENOSPC comes at the capacity.
+func TestCapacityCountsTreeBlocksOfWriteback(t *testing.T) {
+	fs := vfs.New(vfs.WithCapacity(64 * kib))
+	f := create(t, fs.Root(), "f")
+	for range 5 {
+		fiveExtents(t, f)
+		require.NoError(t, f.Fsync(nil))
+		var st vfs.Stat
+		f.Stat(&st)
+		require.Equal(t, int64(48), st.Blocks, "five blocks and a leaf")
+		require.NoError(t, f.Truncate(0))
+	}
+	buf := make([]byte, 4096)
+	var written int64
+	for {
+		_, err := f.WriteAt(buf, written)
+		if err != nil {
+			require.Equal(t, unix.ENOSPC, err)
+			break
+		}
+		written += 4096
+		require.LessOrEqual(t, written, 64*kib, "more room than the capacity")
+	}
+	require.Equal(t, 64*kib, written)
+}
+
+// TestCrashKeepsTreeLeafAfterPunch: a crash state has the extent tree the
+// durable file has. Five extents made durable take a leaf block; a punch
+// made durable afterwards keeps it (ext4 frees a leaf only when the tree is
+// empty), so the crash state's st_blocks are the live file's.
+func TestCrashKeepsTreeLeafAfterPunch(t *testing.T) {
+	fs := vfs.New()
+	r := fs.Root()
+	f := create(t, r, "f")
+	fiveExtents(t, f)
+	require.NoError(t, f.Fsync(nil))
+	require.NoError(t, r.Fsync(nil))
+	require.NoError(t, f.Fallocate(vfs.FallocPunchHole|vfs.FallocKeepSize, 8*4096, 4096))
+	require.NoError(t, f.Fsync(nil))
+	var live, crashed vfs.Stat
+	f.Stat(&live)
+	require.Equal(t, int64(40), live.Blocks, "four blocks and the leaf")
+	mustResolve(t, fs.Crash().Root(), "f").Stat(&crashed)
+	require.Equal(t, live.Size, crashed.Size)
+	require.Equal(t, live.Blocks, crashed.Blocks)
+}
