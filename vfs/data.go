@@ -647,7 +647,8 @@ func (d *fileData) AllocateWritten(off, n int64) {
 
 // Writeback records that ext4 has written back the blocks touched by
 // [off, off+n) (fsync, fdatasync, sync_file_range, the flush before O_DIRECT
-// I/O, auto_da_alloc's flush; see vfs.FS.allocDirty and its callers):
+// I/O, auto_da_alloc's flush, POSIX_FADV_DONTNEED; see vfs.FS.allocDirty
+// and its callers):
 // delayed blocks get their written extent (ext4 inserts them unwritten,
 // EXT4_GET_BLOCKS_IO_CREATE_EXT, and converts them at I/O completion) and
 // unconverted blocks are converted (ext4_convert_unwritten_extents_endio).
@@ -951,7 +952,8 @@ func treeBlocksFor(n int64) int64 {
 //     its blocks (WriteAt makes them delayed, or unconverted over unwritten
 //     extents); they get their extents at writeback (Writeback: fsync,
 //     fdatasync, sync_file_range, O_DIRECT, and the writeback that
-//     auto_da_alloc starts, see vfs.Inode.Release). Five one-block writes
+//     auto_da_alloc and POSIX_FADV_DONTNEED start, see vfs.Inode.Release and
+//     StartWriteback). Five one-block writes
 //     are 40 before fsync and 48 after; punched to four before fsync they
 //     never take a leaf (32).
 //   - Every insertion or conversion of an extent ends in
