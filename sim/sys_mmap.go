@@ -276,8 +276,9 @@ func (k *Kernel) sysMunmap(c *Call) Result {
 // sysMsync implements msync(2) (Args: addr, length, flags): unknown flags or
 // MS_ASYNC with MS_SYNC are EINVAL, an address not page-aligned is EINVAL, a range
 // not entirely mapped is ENOMEM. Stores into shared writable mappings reach the page
-// cache; MS_SYNC then syncs the file as fdatasync does (vfs_fsync_range with
-// datasync), reporting a writeback error once per description.
+// cache; MS_SYNC then syncs the file range each mapping covers in the range, as
+// fdatasync of that range (vfs_fsync_range with datasync: vfs
+// Inode.FdatasyncRange), reporting a writeback error once per description.
 func (k *Kernel) sysMsync(c *Call) Result {
 	addr, length, flags := uint64(c.Args[0]), c.Args[1], c.Args[2]
 	if flags&^(msAsync|msInvalidate|msSync) != 0 || flags&msAsync != 0 && flags&msSync != 0 {
@@ -289,31 +290,38 @@ func (k *Kernel) sysMsync(c *Call) Result {
 	end := addr + (uint64(length)+pageMask)&^pageMask
 	mm := &k.mm
 	mm.mu.Lock()
-	var files []*File
+	// The file range each shared mapping covers in [addr, end): msync syncs
+	// that and no more (vfs_fsync_range(file, fstart, fend, 1)).
+	type fileRange struct {
+		f      *File
+		off, n int64
+	}
+	var files []fileRange
 	for a := addr; a < end; {
 		i := mm.find(a)
 		if i < 0 {
 			mm.mu.Unlock()
-			for _, f := range files {
-				f.decRef()
+			for _, r := range files {
+				r.f.decRef()
 			}
 			return Fail(syscall.ENOMEM)
 		}
 		m := mm.maps[i]
 		m.flush()
+		stop := min(end, m.addr+m.span())
 		if m.f != nil && m.shared && flags&msSync != 0 {
 			m.f.incRef()
-			files = append(files, m.f)
+			files = append(files, fileRange{m.f, m.off + int64(a-m.addr), int64(stop - a)})
 		}
-		a = m.addr + m.span()
+		a = stop
 	}
 	mm.mu.Unlock()
 	var err error
-	for _, f := range files {
-		if e := f.ino.Fdatasync(&f.errseq); e != nil && err == nil {
+	for _, r := range files {
+		if e := r.f.ino.FdatasyncRange(r.off, r.n, &r.f.errseq); e != nil && err == nil {
 			err = e
 		}
-		f.decRef()
+		r.f.decRef()
 	}
 	return res(0, err)
 }

@@ -543,6 +543,12 @@ func copyAttrs(d *durInode, i *Inode) {
 // fsyncLocked implements fsync (dataOnly false) and fdatasync (dataOnly true) of
 // i, and reports a writeback error through the caller's errseq cursor.
 func (fs *FS) fsyncLocked(i *Inode, dataOnly bool, errseq *uint64) error {
+	return fs.fsyncUpTo(i, dataOnly, i.size, errseq)
+}
+
+// fsyncUpTo is fsyncLocked committing size as the durable size of a regular
+// file (FdatasyncRange commits less than i.size).
+func (fs *FS) fsyncUpTo(i *Inode, dataOnly bool, size int64, errseq *uint64) error {
 	fs.flushDevice()
 	before := i.errseq
 	if i.IsDir() {
@@ -551,7 +557,7 @@ func (fs *FS) fsyncLocked(i *Inode, dataOnly bool, errseq *uint64) error {
 	fs.writeback(i, false)
 	if d := fs.durOf(i); d != nil {
 		if i.IsRegular() {
-			d.size = i.size
+			d.size = size
 		}
 		if !dataOnly || d.links == 0 {
 			copyAttrs(d, i)
@@ -618,6 +624,42 @@ func (i *Inode) Fdatasync(errseq *uint64) error {
 		return f.Errno
 	}
 	return fs.fsyncLocked(i, true, errseq)
+}
+
+// FdatasyncRange is fdatasync of the byte range [off, off+n) only, as
+// msync(MS_SYNC) asks it of ext4 (vfs_fsync_range: ext4_sync_file writes back
+// and waits for the range alone, then commits the journal): the dirty blocks
+// outside the range stay pending, and the size made durable is i_disksize
+// (diskSize) after that writeback, which counts only the extending blocks
+// written back by now. Errors as Fdatasync.
+func (i *Inode) FdatasyncRange(off, n int64, errseq *uint64) error {
+	fs := i.fs
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	if f := fs.fault(OpFsync, i, ""); f.Errno != 0 {
+		return f.Errno
+	}
+	if !i.IsRegular() {
+		return fs.fsyncLocked(i, true, errseq)
+	}
+	bs := fs.cfg.blockSize
+	saved := i.pend.dirty
+	only := map[int64]uint64{}
+	for b, seq := range saved {
+		if b*bs+bs > off && b*bs < off+n {
+			only[b] = seq
+			delete(saved, b)
+		}
+	}
+	ranges := i.pend.ranges
+	i.pend.dirty, i.pend.ranges = only, nil
+	fs.allocDirty(i) // moves diskSize over what this writeback maps
+	err := fs.fsyncUpTo(i, true, min(i.size, i.diskSize), errseq)
+	i.pend.dirty, i.pend.ranges = saved, ranges
+	if i.size != i.diskSize {
+		fs.markSize(i) // the rest of the size is still to be committed
+	}
+	return err
 }
 
 // SyncFileRange starts writeback of the dirty blocks of [off, off+n) (n == 0: to

@@ -1,6 +1,7 @@
 package vfs_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -66,4 +67,22 @@ func TestCrashKeepsTreeLeafAfterPunch(t *testing.T) {
 	mustResolve(t, fs.Crash().Root(), "f").Stat(&crashed)
 	require.Equal(t, live.Size, crashed.Size)
 	require.Equal(t, live.Blocks, crashed.Blocks)
+}
+
+// TestFdatasyncRangeCommitsDiskSize: FdatasyncRange (msync's fdatasync of a
+// range) makes durable the blocks of its range and the size ext4 has on
+// disk then (i_disksize: up to the end of what writeback has mapped), not
+// the blocks outside the range nor the size they extend to.
+func TestFdatasyncRangeCommitsDiskSize(t *testing.T) {
+	fs := vfs.New()
+	r := fs.Root()
+	f := create(t, r, "f")
+	require.NoError(t, r.Fsync(nil))
+	write(t, f, strings.Repeat("a", 4096)+strings.Repeat("b", 4096)+"c", 0)
+	require.NoError(t, f.FdatasyncRange(0, 4096, nil))
+	require.Equal(t, map[string]string{"/f": "file:" + strings.Repeat("a", 4096)}, snapshot(t, fs.Crash()))
+	require.NoError(t, f.FdatasyncRange(4096, 4096, nil))
+	require.Equal(t, map[string]string{"/f": "file:" + strings.Repeat("a", 4096) + strings.Repeat("b", 4096)}, snapshot(t, fs.Crash()))
+	require.NoError(t, f.Fdatasync(nil))
+	require.Equal(t, map[string]string{"/f": "file:" + strings.Repeat("a", 4096) + strings.Repeat("b", 4096) + "c"}, snapshot(t, fs.Crash()))
 }
