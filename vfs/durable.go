@@ -642,20 +642,11 @@ func (i *Inode) FdatasyncRange(off, n int64, errseq *uint64) error {
 	if !i.IsRegular() {
 		return fs.fsyncLocked(i, true, errseq)
 	}
-	bs := fs.cfg.blockSize
-	saved := i.pend.dirty
-	only := map[int64]uint64{}
-	for b, seq := range saved {
-		if b*bs+bs > off && b*bs < off+n {
-			only[b] = seq
-			delete(saved, b)
-		}
-	}
-	ranges := i.pend.ranges
-	i.pend.dirty, i.pend.ranges = only, nil
-	fs.allocDirty(i) // moves diskSize over what this writeback maps
-	err := fs.fsyncUpTo(i, true, min(i.size, i.diskSize), errseq)
-	i.pend.dirty, i.pend.ranges = saved, ranges
+	var err error
+	fs.withDirtyIn(i, off, n, func() {
+		fs.allocDirty(i) // moves diskSize over what this writeback maps
+		err = fs.fsyncUpTo(i, true, min(i.size, i.diskSize), errseq)
+	})
 	if i.size != i.diskSize {
 		fs.markSize(i) // the rest of the size is still to be committed
 	}
@@ -676,6 +667,14 @@ func (i *Inode) SyncFileRange(off, n int64) error {
 	if n == 0 {
 		n = max(i.size-off, 0) + fs.cfg.blockSize
 	}
+	fs.withDirtyIn(i, off, n, func() { fs.writeback(i, true) })
+	return nil
+}
+
+// withDirtyIn runs fn with i's pending writeback narrowed to the dirty blocks
+// touched by [off, off+n); the other dirty blocks, and the pending sub-block
+// ranges, stay pending for later.
+func (fs *FS) withDirtyIn(i *Inode, off, n int64, fn func()) {
 	bs := fs.cfg.blockSize
 	saved := i.pend.dirty
 	only := map[int64]uint64{}
@@ -687,9 +686,8 @@ func (i *Inode) SyncFileRange(off, n int64) error {
 	}
 	ranges := i.pend.ranges
 	i.pend.dirty, i.pend.ranges = only, nil
-	fs.writeback(i, true)
+	fn()
 	i.pend.dirty, i.pend.ranges = saved, ranges
-	return nil
 }
 
 // Sync makes everything durable, as sync(2).
