@@ -672,14 +672,18 @@ func (i *Inode) SyncFileRange(off, n int64) error {
 }
 
 // withDirtyIn runs fn with i's pending writeback narrowed to the dirty blocks
-// touched by [off, off+n); the other dirty blocks, and the pending sub-block
-// ranges, stay pending for later.
+// touched by [off, off+n) (to the end when off+n is past MaxInt64); the other
+// dirty blocks, and the pending sub-block ranges, stay pending for later.
 func (fs *FS) withDirtyIn(i *Inode, off, n int64, fn func()) {
 	bs := fs.cfg.blockSize
+	end := off + n
+	if end < off {
+		end = math.MaxInt64
+	}
 	saved := i.pend.dirty
 	only := map[int64]uint64{}
 	for b, seq := range saved {
-		if b*bs+bs > off && b*bs < off+n {
+		if b*bs+bs > off && b*bs < end {
 			only[b] = seq
 			delete(saved, b)
 		}

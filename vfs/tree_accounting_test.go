@@ -1,6 +1,7 @@
 package vfs_test
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -85,4 +86,17 @@ func TestFdatasyncRangeCommitsDiskSize(t *testing.T) {
 	require.Equal(t, map[string]string{"/f": "file:" + strings.Repeat("a", 4096) + strings.Repeat("b", 4096)}, snapshot(t, fs.Crash()))
 	require.NoError(t, f.Fdatasync(nil))
 	require.Equal(t, map[string]string{"/f": "file:" + strings.Repeat("a", 4096) + strings.Repeat("b", 4096) + "c"}, snapshot(t, fs.Crash()))
+}
+
+// TestFdatasyncRangeToTheEnd: a range whose end is past MaxInt64 reaches to
+// the end of the file, as vfs_fsync_range(file, off, LLONG_MAX) does.
+func TestFdatasyncRangeToTheEnd(t *testing.T) {
+	fs := vfs.New()
+	r := fs.Root()
+	f := create(t, r, "f")
+	require.NoError(t, r.Fsync(nil))
+	write(t, f, strings.Repeat("a", 8192), 0)
+	require.NoError(t, f.FdatasyncRange(4096, math.MaxInt64, nil))
+	require.NoError(t, f.FdatasyncRange(0, 4096, nil))
+	require.Equal(t, map[string]string{"/f": "file:" + strings.Repeat("a", 8192)}, snapshot(t, fs.Crash()))
 }
