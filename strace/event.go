@@ -75,7 +75,9 @@ const (
 
 // Event is one record of the trace. It is owned by the Parser that returned
 // it and is valid, with every slice reachable from it, until the next call to
-// Next (or Merger.Next); use Clone to keep it longer.
+// Next (or Merger.Next); use Clone to keep it longer. Do not modify it:
+// the parser reuses it and does not clear every field for every line
+// (modify a Clone).
 type Event struct {
 	File     string // file name given to NewParser
 	Line     int    // 1-based line number (of the `<unfinished ...>` part for a joined call)
@@ -157,12 +159,15 @@ func (ev *Event) Args() []Node {
 }
 
 // tree returns the tree the event's arguments are parsed into: the parser's,
-// or the event's own for a Clone (or an Event built by hand).
+// or the event's own for a Clone (or an Event built by hand). Every use of
+// the lazy state (parsed, args, flat) comes here first: for the parser's
+// event, it tells the parser that the event needs clearing (evRare).
 func (ev *Event) tree() *tree {
 	if ev.ownTree != nil {
 		return ev.ownTree
 	}
 	if ev.p != nil {
+		ev.p.evRare = true
 		return &ev.p.tree
 	}
 	ev.ownTree = new(tree)

@@ -83,6 +83,9 @@ type Parser struct {
 	evBuf   []byte // the current call's line, copied when dump lines follow it
 	aliased bool   // the current line aliases the read buffer
 	eof     bool
+	// evRare says that ev may hold values in fields that parseFast does
+	// not set (see frame.go); noFast turns parseFast off (for tests).
+	evRare, noFast bool
 
 	ev      Event
 	tree    tree
@@ -97,7 +100,7 @@ type Parser struct {
 	freePend     []*pending
 	names        map[string]string
 	nameCache    [256]string
-	calls        [128]callName // syscall names by their first bytes (lookupCall)
+	calls        [1 << callBits][2]callName // syscall names by their first bytes (lookupCall)
 
 	skipped int
 	errs    []*SyntaxError
@@ -116,6 +119,7 @@ func NewParser(r io.Reader, name string, opts Options) *Parser {
 		lineBuf: make([]byte, 0, 4096), // grows to the longest line copied
 		pending: make(map[int]*pending),
 		names:   make(map[string]string),
+		evRare:  true, // ev has none of the fields parseFast expects
 	}
 	if opts.Pid != 0 {
 		p.filePid = opts.Pid
@@ -289,26 +293,65 @@ func trimEOL(b []byte) []byte {
 // next call to Next. Malformed input yields a *SyntaxError (unless
 // KeepGoing); the parser can continue after one.
 func (p *Parser) Next() (*Event, error) {
-	for {
-		line, no, err := p.readLine()
-		if err != nil {
-			if err == io.EOF {
-				if len(p.pending) > 0 {
-					p.flushPending()
-					return &p.ev, nil
-				}
-				return nil, io.EOF
-			}
-			var se *SyntaxError
-			if errors.As(err, &se) {
-				if err := p.fail(se); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, err
+	// The common case, written out: a whole line in the buffer (readLine's
+	// first case) that parseFast takes.
+	in := &p.in
+	buf := in.buf[in.r:in.w]
+	if k := bytes.IndexByte(buf, '\n'); !p.noFast && !p.eof && k >= 0 && k <= p.maxLen && len(buf)-(k+1) >= peekLen {
+		in.r += k + 1
+		p.lineNo++
+		p.aliased = true
+		line := buf[:k]
+		if k > 0 && line[k-1] == '\r' {
+			line = trimEOL(line)
 		}
-		ok, serr := p.parseLine(line, no)
+		handled, serr := p.parseFast(line, p.lineNo)
+		if !handled || serr != nil {
+			return p.next(line, p.lineNo, true, handled, serr)
+		}
+		// the test below, for the KindSyscall event of parseFast and the
+		// peekLen bytes known to follow the line
+		if next := buf[k+1 : k+1+peekLen]; hasBar24(next) && isDumpLine(next) {
+			p.readDumps(p.lineNo)
+		}
+		return &p.ev, nil
+	}
+	return p.next(nil, 0, false, false, nil)
+}
+
+// next is Next's loop. When have is set, it starts with line number no,
+// just read, and parseFast's answer for it (none under noFast).
+func (p *Parser) next(line []byte, no int, have, handled bool, serr *SyntaxError) (*Event, error) {
+	for {
+		if !have {
+			var err error
+			if line, no, err = p.readLine(); err != nil {
+				if err == io.EOF {
+					if len(p.pending) > 0 {
+						p.flushPending()
+						return &p.ev, nil
+					}
+					return nil, io.EOF
+				}
+				var se *SyntaxError
+				if errors.As(err, &se) {
+					if err := p.fail(se); err != nil {
+						return nil, err
+					}
+					continue
+				}
+				return nil, err
+			}
+			handled, serr = false, nil
+			if !p.noFast {
+				handled, serr = p.parseFast(line, no)
+			}
+		}
+		have = false
+		ok := true
+		if !handled {
+			ok, serr = p.parseLine(line, no)
+		}
 		if serr != nil {
 			if err := p.fail(serr); err != nil {
 				return nil, err
@@ -321,7 +364,7 @@ func (p *Parser) Next() (*Event, error) {
 		// readDumps if the next line may be a dump line: the test of its
 		// loop, with peekNext's common case written out (a call per line
 		// costs more than this line).
-		if in := &p.in; p.ev.Kind == KindSyscall && (in.buffered() < peekLen || isDumpLine(in.buf[in.r:in.r+peekLen])) {
+		if in := &p.in; p.ev.Kind == KindSyscall && (in.buffered() < peekLen || hasBar24(in.buf[in.r:in.r+peekLen]) && isDumpLine(in.buf[in.r:in.r+peekLen])) {
 			p.readDumps(no)
 		}
 		return &p.ev, nil
@@ -369,19 +412,18 @@ func (p *Parser) readDumps(no int) {
 	p.dumpBuf = d
 	if got {
 		p.ev.Dump = d
+		p.evRare = true
 	}
 }
 
 // isDumpLine reports whether b starts like a hex-dump line. Next asks it
 // of the peekLen bytes after every call, so it first looks for the '|' that
 // such a line has at b[len(b)-9] at the latest: in 24 to 32 bytes, among the
-// first 24, which it tests eight bytes at a time.
+// first 24, which it tests eight bytes at a time (hasBar24, which Next
+// inlines before the call).
 func isDumpLine(b []byte) bool {
-	if n := len(b); n >= 24 && n <= 24+8 {
-		w0, w1, w2 := binary.LittleEndian.Uint64(b[0:8]), binary.LittleEndian.Uint64(b[8:16]), binary.LittleEndian.Uint64(b[16:24])
-		if hasZeroByte(w0^ones*'|')|hasZeroByte(w1^ones*'|')|hasZeroByte(w2^ones*'|') == 0 {
-			return false
-		}
+	if n := len(b); n >= 24 && n <= 24+8 && !hasBar24(b) {
+		return false
 	}
 	i := 0
 	for i < len(b) && (b[i] == ' ' || isDigit(b[i])) {
@@ -396,6 +438,13 @@ func isDumpLine(b []byte) bool {
 		}
 	}
 	return b[i+7] == ' ' && b[i+8] == ' '
+}
+
+// hasBar24 reports whether one of the first 24 bytes of b is a '|'. b must
+// hold 24 bytes at least.
+func hasBar24(b []byte) bool {
+	w0, w1, w2 := binary.LittleEndian.Uint64(b[0:8]), binary.LittleEndian.Uint64(b[8:16]), binary.LittleEndian.Uint64(b[16:24])
+	return hasZeroByte(w0^ones*'|')|hasZeroByte(w1^ones*'|')|hasZeroByte(w2^ones*'|') != 0
 }
 
 // dumpBytes decodes a hex-dump line ` | 00000  41 42 ...  AB |` (optionally
@@ -473,6 +522,7 @@ func (p *Parser) intern(b []byte) string {
 func (p *Parser) resetEvent(line []byte, no int) *Event {
 	ev := &p.ev
 	*ev = Event{} // a plain clear: cheaper than assigning a composite literal
+	p.evRare = true
 	ev.File, ev.Line, ev.EndLine, ev.Pid, ev.Text, ev.p = p.file, no, no, p.filePid, line, p
 	return ev
 }
@@ -697,9 +747,28 @@ type callName struct {
 	name   string // interned
 }
 
-// callSlot returns the entry of p.calls for the words of a callName.
-func (p *Parser) callSlot(w0, w1 uint64) *callName {
-	return &p.calls[((w0^bits.RotateLeft64(w1, 29))*0x9e3779b97f4a7c15)>>(64-7)]
+// callBits is the log2 of the number of sets of Parser.calls. A set holds
+// two entries: the name entered last, and the one it displaced. (With one
+// entry a set, fcntl and fchown, each a tenth of a trace of the corpus,
+// took each other's place.)
+const callBits = 7
+
+// callSet returns the set of p.calls for the words of a callName.
+func (p *Parser) callSet(w0, w1 uint64) *[2]callName {
+	return &p.calls[((w0^bits.RotateLeft64(w1, 29))*0x9e3779b97f4a7c15)>>(64-callBits)]
+}
+
+// findCall returns the entry of p.calls for the words of a callName of n
+// bytes, or nil.
+func (p *Parser) findCall(w0, w1 uint64, n int) *callName {
+	s := p.callSet(w0, w1)
+	if e := &s[0]; e.n == n && e.w0 == w0 && e.w1 == w1 {
+		return e
+	}
+	if e := &s[1]; e.n == n && e.w0 == w0 && e.w1 == w1 {
+		return e
+	}
+	return nil
 }
 
 // lookupCall returns the syscall name starting at line[i] and the index of
@@ -724,7 +793,7 @@ func (p *Parser) lookupCall(line []byte, i int) (name string, open int, ok bool)
 	} else {
 		return "", 0, false
 	}
-	if e := p.callSlot(w0, w1); e.n == n && e.w0 == w0 && e.w1 == w1 {
+	if e := p.findCall(w0, w1, n); e != nil {
 		return e.name, i + n, true
 	}
 	return "", 0, false
@@ -753,7 +822,11 @@ func (p *Parser) rememberCall(name string) {
 		var pad [16]byte
 		copy(pad[:], name)
 		w0, w1 := binary.LittleEndian.Uint64(pad[:8]), binary.LittleEndian.Uint64(pad[8:])
-		*p.callSlot(w0, w1) = callName{w0, w1, len(name), name}
+		s := p.callSet(w0, w1)
+		if e := &s[0]; e.n != n || e.w0 != w0 || e.w1 != w1 {
+			s[1] = *e
+		}
+		s[0] = callName{w0, w1, n, name}
 	}
 }
 
@@ -771,13 +844,17 @@ func (p *Parser) parseArgsResult(ev *Event, line []byte, open, no int) *SyntaxEr
 
 // parseResult parses ` = value [ERRNO (desc)] [(comment)] [(INJECTED)] [<dur>]`.
 func (p *Parser) parseResult(ev *Event, line []byte, i, no int) *SyntaxError {
-	i = skipPad(line, i)
-	if i >= len(line) || line[i] != '=' {
-		return p.errorf(no, i+1, "expected '= result' after the arguments")
-	}
-	i = skipSpaces(line, i+1)
-	if i >= len(line) {
-		return p.errorf(no, i+1, "expected a return value after '='")
+	if i >= 0 && i+3 < len(line) && string(line[i:i+3]) == " = " && line[i+3] != ' ' {
+		i += 3 // the usual " = ": what the general case below finds
+	} else {
+		i = skipPad(line, i)
+		if i >= len(line) || line[i] != '=' {
+			return p.errorf(no, i+1, "expected '= result' after the arguments")
+		}
+		i = skipSpaces(line, i+1)
+		if i >= len(line) {
+			return p.errorf(no, i+1, "expected a return value after '='")
+		}
 	}
 	if line[i] == '?' {
 		i++
@@ -787,21 +864,32 @@ func (p *Parser) parseResult(ev *Event, line []byte, i, no int) *SyntaxError {
 		if neg {
 			s++
 		}
-		v, e, hex, ok := parseUint(line, s)
-		if !ok {
+		// parseUint's decimal case, the usual one, a byte at a time: no
+		// leading zero and not "0x" (the value wraps the same way)
+		var v uint64
+		e, hex, ok := s, false, false
+		if s < len(line) && line[s]-'1' < 9 {
+			for e < len(line) && line[e]-'0' < 10 {
+				v = v*10 + uint64(line[e]-'0')
+				e++
+			}
+			ok = true
+		} else if s < len(line) && line[s] == '0' && (s+1 == len(line) || line[s+1]-'0' >= 10 && line[s+1]|0x20 != 'x') {
+			e, ok = s+1, true
+		} else if v, e, hex, ok = parseUint(line, s); !ok {
 			return p.errorf(no, i+1, "expected a return value after '='")
 		}
-		ev.Ret, ev.RetKnown = int64(v), true
+		ev.Ret, ev.RetKnown, ev.RetHex = int64(v), true, hex
 		if neg {
 			ev.Ret = -ev.Ret
 		}
-		ev.RetHex = hex
 		i = e
 		if i < len(line) && line[i] == '<' {
 			e := skipDecoration(line, i)
 			if e < 0 {
 				return p.errorf(no, i+1, "unterminated fd decoration '<...>' on the return value")
 			}
+			p.evRare = true
 			ev.RetHasPath = true
 			ev.RetPath = p.decodePath(line[i+1 : e-1])
 			i = e
@@ -809,6 +897,17 @@ func (p *Parser) parseResult(ev *Event, line []byte, i, no int) *SyntaxError {
 				ev.RetDeleted = true
 				i += len(deletedMark)
 			}
+		}
+	}
+	// the usual ends: none, and a -T duration
+	if i == len(line) {
+		return nil
+	}
+	if i >= 0 && i+11 == len(line) && line[i] == ' ' && line[i+1] == '<' && line[i+2]-'0' < 10 {
+		// durationMicros, written out
+		if us, ok := fracMicros(binary.LittleEndian.Uint64(line[i+3:i+11]), fracClose); ok {
+			ev.Duration, ev.HasDuration, ev.DurPrec = int64(line[i+2]-'0')*1e9+us*1000, true, 6
+			return nil
 		}
 	}
 	for {
@@ -819,6 +918,7 @@ func (p *Parser) parseResult(ev *Event, line []byte, i, no int) *SyntaxError {
 		c := line[i]
 		switch {
 		case c == 'E' && ev.ErrnoName == "":
+			p.evRare = true
 			e := i
 			for e < len(line) && isIdent(line[e]) {
 				e++
@@ -835,6 +935,7 @@ func (p *Parser) parseResult(ev *Event, line []byte, i, no int) *SyntaxError {
 				return p.errorf(no, i+1, "expected ')' in the result")
 			}
 			body := line[i+1 : e]
+			p.evRare = true
 			switch {
 			case string(body) == "INJECTED":
 				ev.Injected = true
@@ -849,6 +950,7 @@ func (p *Parser) parseResult(ev *Event, line []byte, i, no int) *SyntaxError {
 			if e < 0 {
 				return p.errorf(no, i+1, "unterminated comment in the result")
 			}
+			p.evRare = true
 			ev.RetComment = bytes.TrimSpace(line[i+2 : e-2])
 			i = e
 		case c == '<':
@@ -1018,6 +1120,7 @@ func (p *Parser) flushPending() {
 	jb = append(jb, " <unfinished ...>"...)
 	p.joinBuf = jb
 	ev := &p.ev
+	p.evRare = true
 	*ev = Event{File: p.file, Line: pd.line, EndLine: pd.line, Pid: it.pid, PidStyle: pd.pidStyle, p: p,
 		Kind: KindSyscall, Name: pd.name, Time: pd.time, TimeKind: pd.timeKind, TimePrec: pd.timePrec,
 		RawArgs: jb[len(pd.name)+1 : len(pd.name)+1+len(pd.args)], Unfinished: true, Text: jb}

@@ -1,0 +1,347 @@
+package strace
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// parseFast (frame.go) must leave every event exactly as parseLine leaves
+// it, with the Event reused from line to line: these tests run a parser
+// with the fast path and one without (noFast: every line cleared and parsed
+// by parseLine) over the same text and compare every event, error and
+// count, using the events' lazy argument state in between as callers do.
+
+// diffParse parses data with and without parseFast and fails at the first
+// difference.
+func diffParse(t testing.TB, data []byte, opts Options) {
+	t.Helper()
+	fast := NewParser(bytes.NewReader(data), "diff.4321", opts)
+	slow := NewParser(bytes.NewReader(data), "diff.4321", opts)
+	slow.noFast = true
+	for n := 0; ; n++ {
+		ev1, err1 := fast.Next()
+		ev2, err2 := slow.Next()
+		if !reflect.DeepEqual(err1, err2) {
+			t.Fatalf("event %d: error %v, without the fast path %v\n%s", n, err1, err2, excerpt(data, slow.lineNo))
+		}
+		if err1 == io.EOF {
+			break
+		}
+		if err1 != nil {
+			continue
+		}
+		if (ev1 == nil) != (ev2 == nil) {
+			t.Fatalf("event %d: %v, without the fast path %v", n, ev1, ev2)
+		}
+		a, b := *ev1, *ev2
+		a.p, b.p = nil, nil
+		if !reflect.DeepEqual(a, b) {
+			t.Fatalf("event %d (line %d) differs:\n%+v\nwithout the fast path:\n%+v\n%s", n, ev2.Line, a, b, excerpt(data, slow.lineNo))
+		}
+		// the lazy state parseFast checks before reusing the event
+		switch n % 5 {
+		case 1:
+			ev1.Args()
+			ev2.Args()
+		case 2:
+			ev1.Int(0)
+			ev2.Int(0)
+		case 3:
+			ev1.NArgs()
+			ev2.NArgs()
+		}
+	}
+	if fast.Skipped() != slow.Skipped() || !reflect.DeepEqual(fast.Errors(), slow.Errors()) || fast.lineNo != slow.lineNo {
+		t.Fatalf("skipped %d, errors %v, lines %d; without the fast path %d, %v, %d",
+			fast.Skipped(), fast.Errors(), fast.lineNo, slow.Skipped(), slow.Errors(), slow.lineNo)
+	}
+}
+
+// excerpt returns the lines of data around line no (1-based).
+func excerpt(data []byte, no int) string {
+	lines := strings.Split(string(data), "\n")
+	lo, hi := max(no-3, 0), min(no+1, len(lines))
+	var b strings.Builder
+	for i := lo; i < hi; i++ {
+		fmt.Fprintf(&b, "%6d %q\n", i+1, lines[i])
+	}
+	return b.String()
+}
+
+// frameSeeds are lines of every prefix and result shape parseFast meets or
+// must decline, beyond those of the corpus.
+var frameSeeds = []string{
+	"12345 01:29:07.195780 read(3, \"abc\", 512) = 3 <0.000020>",
+	"12345  01:29:07.195780  read(3, \"abc\", 512)   = 3   <0.000020>",
+	"1 01:29:07.195780 read(3, \"abc\", 512) = 0",
+	"1234567 01:29:07.195780 read(3, \"abc\", 512) = 1234567",
+	"12345678 01:29:07.195780 read(3, \"abc\", 512) = 12345678",
+	"0123 01:29:07.195780 read(3, \"abc\", 512) = 0123",
+	"0 01:29:07.195780 read(3, \"abc\", 512) = 0x1f",
+	"01:29:07.195780 lseek(3, 0, SEEK_END) = 8192 <0.000010>",
+	"01:29:07 lseek(3, 0, SEEK_END) = 8192 <0.000010>",
+	"01:29:07.195 lseek(3, 0, SEEK_END) = 8192 <0.000010>",
+	"     0.000123 close(3) = 0 <0.000004>",
+	"12345 1796002145.161709 close(3) = 0",
+	"1796002145.161709 close(3) = -1 EBADF (Bad file descriptor) <0.000004>",
+	"[pid 12345] 01:29:07.195780 read(3, \"abc\", 512) = 3",
+	"12345 [ 257] openat(AT_FDCWD, \"x\", O_RDONLY) = 3",
+	"12345 [00007f6aa14d6b1d] openat(AT_FDCWD, \"x\", O_RDONLY) = 3",
+	"openat(AT_FDCWD, \"x\", O_RDONLY) = 3</tmp/x> <0.000012>",
+	"openat(AT_FDCWD, \"x\", O_RDONLY) = 3</tmp/x (deleted)>",
+	"openat(AT_FDCWD, \"x\", O_RDONLY) = -1 ENOENT (No such file or directory)",
+	"fcntl(3, F_GETFD)                       = 0x1 (flags FD_CLOEXEC) <0.000003>",
+	"read(3, \"abc\", 512) = 3 (INJECTED) <0.000020>",
+	"read(3, \"abc\", 512) = ? <0.000020>",
+	"read(3, \"abc\", 512) = 3 /* comment */",
+	"read(3, \"abc\", 512) = -512 <0.000020> ",
+	"read(3, \"abc\", 512) = 512 <0.0000200>",
+	"read(3, \"abc\", 512) = 512 <10.000020>",
+	"read(3, \"abc\", 512) = 512\r",
+	"12345 01:29:07.195780 read(3,  <unfinished ...>",
+	"12345 01:29:07.195790 <... read resumed>\"abc\", 512) = 3",
+	"12345 01:29:07.195780 +++ exited with 0 +++",
+	"12345 01:29:07.195780 --- SIGCHLD {si_signo=SIGCHLD} ---",
+	"strace: Process 12345 attached",
+	"write(1, \"ab\", 2) = 2",
+	" | 00000  61 62                                             ab               |",
+}
+
+// rareLines leave rare fields set in the reused event, or come from
+// parseLine, before the line under test.
+var rareLines = []string{
+	"read(3, \"abc\", 512) = 3 <0.000020>",
+	"openat(AT_FDCWD, \"x\", O_RDONLY) = -1 ENOENT (No such file or directory) <0.000004>",
+	"12345 [ 257] [00007f6aa14d6b1d] read(3, \"abc\", 512) = 3</tmp/x> (deleted) (INJECTED) <0.000020>",
+	"fcntl(3, F_GETFD) = 0x1 (flags FD_CLOEXEC) /* c */",
+	"12345 +++ killed by SIGKILL (core dumped) +++",
+	"write(1, \"ab\", 2) = 2\n | 00000  61 62                                             ab               |",
+	"read(3, (",
+}
+
+// cornerSeeds returns frameSeeds and, of each corpus trace, the first line
+// of each shape (as FuzzParse picks its seeds).
+func cornerSeeds(t testing.TB) []string {
+	seeds := append([]string(nil), frameSeeds...)
+	files, err := filepath.Glob("../testdata/traces/*.strace")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no traces: %v", err)
+	}
+	seen := map[string]bool{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range strings.Split(string(b), "\n") {
+			key := l
+			if i := strings.IndexAny(l, "(+-<"); i >= 0 {
+				key = l[:i+1]
+				if j := strings.LastIndexByte(key, ' '); j >= 0 {
+					key = key[j+1:]
+				}
+				key += fmt.Sprint(strings.Contains(l, " = -1 "), strings.Contains(l, ">, "), strings.Contains(l, ") = "))
+			}
+			if !seen[key] {
+				seen[key] = true
+				seeds = append(seeds, l)
+			}
+		}
+	}
+	return seeds
+}
+
+// TestParseFastCorpus: with and without parseFast, every trace parses to
+// the same events.
+func TestParseFastCorpus(t *testing.T) {
+	files, _ := filepath.Glob("../testdata/traces/*.strace")
+	var all []byte
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		diffParse(t, b, Options{})
+		all = append(all, b...)
+	}
+	diffParse(t, all, Options{KeepGoing: true})
+}
+
+// TestParseFast: with and without parseFast, every truncation of each seed
+// line and every change of one of its bytes (to each of a set of bytes that
+// matter to the framing; for the first few seeds, to every byte value) parses
+// to the same events, after each kind of previous event.
+func TestParseFast(t *testing.T) {
+	const interesting = " 019(x)<>=-?E.:[|\r\"/*\t\x00\xff"
+	for si, s := range cornerSeeds(t) {
+		var b bytes.Buffer
+		b.WriteString(s) // so that its name is known (lookupCall)
+		b.WriteByte('\n')
+		add := func(m string) {
+			b.WriteString(rareLines[b.Len()%len(rareLines)])
+			b.WriteByte('\n')
+			b.WriteString(m)
+			b.WriteByte('\n')
+		}
+		add(s)
+		for n := 0; n < len(s); n++ {
+			add(s[:n])
+		}
+		for k := 0; k < len(s); k++ {
+			for c := 0; c < 256; c++ {
+				if si >= 6 && strings.IndexByte(interesting, byte(c)) < 0 {
+					continue
+				}
+				m := []byte(s)
+				m[k] = byte(c)
+				add(string(m))
+			}
+		}
+		diffParse(t, b.Bytes(), Options{})
+	}
+}
+
+// FuzzParseFast compares parsing with and without parseFast.
+//
+//	go test -fuzz=FuzzParseFast ./strace
+func FuzzParseFast(f *testing.F) {
+	for _, s := range frameSeeds {
+		f.Add([]byte(s + "\n" + s + "\n"))
+	}
+	for i := range rareLines {
+		f.Add([]byte(frameSeeds[0] + "\n" + rareLines[i] + "\n" + frameSeeds[i] + "\n" + frameSeeds[0]))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		diffParse(t, data, Options{MaxLineLen: 1 << 12})
+		diffParse(t, data, Options{KeepGoing: true, MaxLineLen: 1 << 12})
+	})
+}
+
+// secondsSeeds are -r and -ttt timestamps, and near misses.
+var secondsSeeds = []string{
+	"0.000050 x", "     0.000050 x", "1796002145.161709 x", "9000000000.999999 x", "9000000001.000000 x",
+	"12345678901.000000 x", "0999999999.123456 x", "99999999.000001 x", "1234567.123456 x",
+	"12345678.123456 x", "123456789.123456 x", "0.0000500 x", "0.00005 x", "0.000050", "0.000050>x",
+	"01:29:07.195780 x", "00000000000000000000000000.000001 x",
+}
+
+// checkSecondsMicros checks secondsMicros against parseFrac at every start
+// of b.
+func checkSecondsMicros(t *testing.T, b []byte) {
+	t.Helper()
+	for i := 0; i <= len(b); i++ {
+		ns, end, ok := secondsMicros(b, i)
+		if !ok {
+			continue
+		}
+		wns, wend, wprec, wok := parseFrac(b, i)
+		if !wok || ns != wns || end != wend || wprec != 6 || b[end] != ' ' {
+			t.Fatalf("secondsMicros(%q, %d) = %d, %d; parseFrac: %d, %d, %d, %v", b, i, ns, end, wns, wend, wprec, wok)
+		}
+	}
+}
+
+// TestSecondsMicros: when secondsMicros answers, parseFrac answers the
+// same, on every truncation and single-byte change of secondsSeeds; and it
+// answers for the usual forms.
+func TestSecondsMicros(t *testing.T) {
+	for _, s := range secondsSeeds {
+		for _, b := range mutations(s) {
+			checkSecondsMicros(t, b)
+		}
+	}
+	for _, s := range []string{"0.000050 x              ", "1796002145.161709 x     ", "9000000000.999999 read("} {
+		if _, _, ok := secondsMicros([]byte(s), 0); !ok {
+			t.Errorf("secondsMicros(%q) declines", s)
+		}
+	}
+}
+
+// FuzzSecondsMicros compares secondsMicros with parseFrac.
+//
+//	go test -fuzz=FuzzSecondsMicros ./strace
+func FuzzSecondsMicros(f *testing.F) {
+	for _, s := range secondsSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		checkSecondsMicros(t, b)
+	})
+}
+
+// TestCallSet: the two names last entered in a set of Parser.calls are
+// both found (fcntl and fchown share one), a third one displaces the older,
+// and lookupCall still agrees with scanCallName.
+func TestCallSet(t *testing.T) {
+	p := NewParser(nil, "t", Options{})
+	line := func(name string) []byte { return []byte(name + "(3, F_GETFD, 0x1234567890) = 0") }
+	if p.callSet(callWords("fcntl")) != p.callSet(callWords("fchown")) {
+		t.Skip("fcntl and fchown no longer share a set")
+	}
+	var third string
+	for n := 0; third == ""; n++ {
+		if s := fmt.Sprintf("x%d", n); p.callSet(callWords(s)) == p.callSet(callWords("fcntl")) {
+			third = s
+		}
+	}
+	found := func(name string) bool {
+		got, _, ok := p.lookupCall(line(name), 0)
+		return ok && got == name
+	}
+	p.scanCallName(line("fcntl"), 0)
+	p.scanCallName(line("fchown"), 0)
+	p.scanCallName(line("fchown"), 0) // again: must not displace fcntl
+	if !found("fcntl") || !found("fchown") {
+		t.Fatalf("fcntl found %v, fchown found %v", found("fcntl"), found("fchown"))
+	}
+	p.scanCallName(line(third), 0)
+	if found("fcntl") || !found("fchown") || !found(third) {
+		t.Fatalf("after %s: fcntl found %v, fchown %v, %s %v", third, found("fcntl"), found("fchown"), third, found(third))
+	}
+	for _, name := range []string{"fcntl", "fchown", third, "fcntl64"} {
+		for _, b := range mutations(string(line(name))[:20]) {
+			checkLookupCall(t, p, b)
+		}
+	}
+}
+
+// callWords returns the words of a callName for name.
+func callWords(name string) (w0, w1 uint64) {
+	var pad [16]byte
+	copy(pad[:], name)
+	return binary.LittleEndian.Uint64(pad[:8]), binary.LittleEndian.Uint64(pad[8:])
+}
+
+// TestParseFastFirstLine: a line parseFast takes as the first line of a
+// parser (its name known already) comes out as parseLine's.
+func TestParseFastFirstLine(t *testing.T) {
+	line := "24189 01:29:08.429447 read(3, \"abc\", 512) = 3 <0.000020>\n"
+	data := []byte(line + strings.Repeat("x\n", 20))
+	fast := NewParser(bytes.NewReader(data), "first.7", Options{})
+	fast.rememberCall("read")
+	slow := NewParser(bytes.NewReader(data), "first.7", Options{})
+	slow.noFast = true
+	ev1, err1 := fast.Next()
+	ev2, err2 := slow.Next()
+	if err1 != nil || err2 != nil {
+		t.Fatal(err1, err2)
+	}
+	if _, _, ok := fast.lookupCall([]byte(line), 22); !ok {
+		t.Fatal("read is not known")
+	}
+	a, b := *ev1, *ev2
+	if a.p != fast || b.p != slow {
+		t.Fatalf("event's parser %p, %p; want %p, %p", a.p, b.p, fast, slow)
+	}
+	a.p, b.p = nil, nil
+	if !reflect.DeepEqual(a, b) {
+		t.Fatalf("first event:\n%+v\nwithout the fast path:\n%+v", a, b)
+	}
+}
