@@ -435,3 +435,30 @@ func TestUnfinishedTail(t *testing.T) {
 		t.Fatalf("unfinishedTail %q is not the last word of %q", unfinishedTail, unfinishedMark)
 	}
 }
+
+// skipCommentRef is skipComment a byte at a time: the oracle.
+func skipCommentRef(b []byte, i int) int {
+	for j := i + 2; j+1 < len(b); j++ {
+		if b[j] == '*' && b[j+1] == '/' {
+			return j + 2
+		}
+	}
+	return -1
+}
+
+// FuzzSkipComment compares skipComment (which searches for each '*') with
+// skipCommentRef at every offset of the input.
+//
+//	go test -fuzz=FuzzSkipComment ./strace
+func FuzzSkipComment(f *testing.F) {
+	for _, s := range []string{"/* 12 entries */", "/**/", "/*/", "/* a * b **/x", "/* no end *", "/*", "*/*/"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for i := 0; i+2 <= len(b); i++ {
+			if got, want := skipComment(b, i), skipCommentRef(b, i); got != want {
+				t.Fatalf("skipComment(%q, %d) = %d, want %d", b, i, got, want)
+			}
+		}
+	})
+}

@@ -833,10 +833,19 @@ func (p *Parser) rememberCall(name string) {
 // parseArgsResult validates the arguments starting at line[open] and parses
 // the result after the closing ')'.
 func (p *Parser) parseArgsResult(ev *Event, line []byte, open, no int) *SyntaxError {
-	end, col, msg, st := scanArgs(line, open, p.brk)
-	p.brk = st
+	end := -1
+	if wideArgs {
+		end = scanArgsWide(line, open)
+	}
 	if end < 0 {
-		return p.errorf(no, col+1, "%s", msg)
+		// scanArgs's slow path, which reports the problem (and takes the
+		// text scanArgsWide declines although it is well-formed)
+		var col int
+		var msg string
+		end, col, msg, p.brk = scanArgsBytes(line, open, p.brk)
+		if end < 0 {
+			return p.errorf(no, col+1, "%s", msg)
+		}
 	}
 	ev.RawArgs = line[open:end:end]
 	return p.parseResult(ev, line, end+1, no)

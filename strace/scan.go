@@ -112,7 +112,11 @@ func skipString(b []byte, i int) int {
 // b[i:i+2] == "/*", or -1.
 func skipComment(b []byte, i int) int {
 	for j := i + 2; j+1 < len(b); j++ {
-		if b[j] == '*' && b[j+1] == '/' {
+		k := bytes.IndexByte(b[j:len(b)-1], '*') // a '*' with a byte after it
+		if k < 0 {
+			return -1
+		}
+		if j += k; b[j+1] == '/' {
 			return j + 2
 		}
 	}
@@ -233,8 +237,19 @@ func closerOf(c byte) byte {
 // scanArgs validates the argument text starting at b[i] (just after the
 // call's '(') and returns the index of the ')' that closes the argument list.
 // On failure it returns a negative index, the column of the problem and a
-// message.
+// message. Where argMasks is vectorised (wideArgs), well-formed text takes
+// scanArgsWide; scanArgsBytes finds and reports the problems.
 func scanArgs(b []byte, i int, stack []byte) (end int, col int, msg string, st []byte) {
+	if wideArgs {
+		if end := scanArgsWide(b, i); end >= 0 {
+			return end, 0, "", stack[:0]
+		}
+	}
+	return scanArgsBytes(b, i, stack)
+}
+
+// scanArgsBytes is scanArgs a byte at a time.
+func scanArgsBytes(b []byte, i int, stack []byte) (end int, col int, msg string, st []byte) {
 	stack = stack[:0]
 	for i < len(b) {
 		i = skipPlain(b, i, &special)
