@@ -83,6 +83,13 @@ func scanArgsWide(b []byte, i int) (end int) {
 				continue
 			case clsSlash:
 				if pos+1 < len(b) && b[pos+1] == '*' {
+					// A -X verbose comment (`/* SEEK_SET */`) closes at the
+					// first later '/' that has a '*' before it, the '*' at
+					// least two bytes after this '/'.
+					if close, found := closingSlash(b, base, m.slash, k); found {
+						todo &^= 2<<close - 1
+						continue
+					}
 					j := skipComment(b, pos)
 					if j < 0 {
 						return -1
@@ -151,6 +158,24 @@ func closingQuote(quote, bslash uint64, k int) (close int, found bool) {
 		// the backslashes just before bit c: the leading ones of bslash
 		// shifted so that bit c-1 is the top bit
 		if run := bits.LeadingZeros64(^(bslash << (64 - c))); run&1 == 0 {
+			return c, true
+		}
+		later &= later - 1
+	}
+	return 0, false
+}
+
+// closingSlash returns the position of the '/' that ends the comment
+// opened by the "/*" at bit k of the window at b[base:], when the window
+// holds it (skipComment's answer: the first "*/" after the "/*").
+func closingSlash(b []byte, base int, slash uint64, k int) (close int, found bool) {
+	later := slash &^ (8<<k - 1) // from k+3: in "/*/" the "*/" is not a close
+	for later != 0 {
+		c := bits.TrailingZeros64(later)
+		if base+c >= len(b) {
+			return 0, false
+		}
+		if b[base+c-1] == '*' {
 			return c, true
 		}
 		later &= later - 1

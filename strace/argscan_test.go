@@ -150,6 +150,7 @@ func TestScanArgsWideMutations(t *testing.T) {
 		`1, "` + string(long) + `"..., 4096) = 4096 <0.000012>`,
 		`3</tmp/x\x3e<char 1:5>>, [{iov_base="a)", iov_len=2}], 1) = 2`,
 		`0x7f, /* 12 entries */ {st_mode=S_IFREG|0644, st_size=3}) = 0`,
+		`3, 0 /* SEEK_SET */, /* ) " */ F_SETLK, /*/ ) **/ 1, /**/ 2) = 0`,
 		`{sa_family=AF_UNIX, sun_path="/run/(x)"}, 110) = -1 ENOENT (No such file or directory)`,
 		`"\\\\\"", "\\", "\"") = 0`,
 		`[[[{(")")}]]], <x, a<b, 1/2) = 0`,

@@ -146,7 +146,18 @@ func (p *Parser) parseFast(line []byte, no int) (handled bool, err *SyntaxError)
 	j := i + n
 	ev.Ret, ev.RetKnown, ev.RetHex = 0, false, false
 	ev.Duration, ev.HasDuration, ev.DurPrec = 0, false, 0
-	if err := p.parseArgsResult(ev, line, j+1, no); err != nil {
+	// parseArgsResult, with its common case written out
+	end := -1
+	if wideArgs {
+		end = scanArgsWide(line, j+1)
+	}
+	if end >= 0 {
+		ev.RawArgs = line[j+1 : end : end]
+		err = p.parseResult(ev, line, end+1, no)
+	} else {
+		err = p.parseArgsResult(ev, line, j+1, no)
+	}
+	if err != nil {
 		p.evRare = true
 		return true, err
 	}
