@@ -63,40 +63,39 @@
 // # Performance
 //
 // BenchmarkParse compares Next with bufio.Scanner line scanning of the same
-// text (the whole corpus, 8 times; lines average 105 bytes). Next costs about
-// 6x the scan: 133-148 ns per line against 22-26 ns, the fastest of 16-20
-// alternated runs in each of four sessions on a 2-core test machine shared
-// with other work (medians swing by a quarter from run to run). It executes
-// 1,624 instructions per line (cachegrind), down from 1,954 (and 7-8x the
-// scan, 168-190 ns) before the fixed-format parts of a line were read a word
-// at a time: the -tt timestamp `01:29:07.195780 ` and the -T duration
-// `<0.000020>` are matched and converted with a few word operations
-// (matchDigits), the syscall name is found by its first 16 bytes in a small
-// cache of the names already seen (lookupCall), decimal numbers are taken
-// eight digits at a time, the padding before `=` eight spaces at a time, and
-// the look at the next line for hex dumps first searches its first 24 bytes
-// for a '|'. Each fast path declines to the byte-at-a-time code for anything
-// else, and is tested and fuzzed against it (fastpath_test.go).
+// text (the whole corpus, 8 times; lines average 105 bytes). Next executes
+// 1,043 instructions per line (cachegrind; the scan 182), and on the 2-core
+// test machine, shared with other work, takes 96-130 ns per line against the
+// scan's 22-31 ns: 4.4x the scan, the median of 30 alternated rounds (3.3-5.7x;
+// 5.8x, 1,625 instructions, before the work described here). Where it goes:
 //
-// What remains is mostly the validation of the argument text (balanced
-// brackets, terminated strings and comments, so that a malformed line is
-// reported at Next with its column): about a third of the instructions.
-// Word-at-a-time classification of the argument bytes (a mask of the nine
-// special bytes, visiting its set bits) costs more instructions than the
-// byte loop, because the plain runs between strings, decorations and
-// brackets are short (about ten bytes), and measured no faster; it pays only
-// for the long runs of -y paths (skipDecPlain). Clearing the 384-byte Event
-// for each line is about 7% of the time (measured by leaving it out), and
-// finding the end of the line is the work the scan does. The project's
-// target is 4x. Deferring the argument validation to Args would not reach
-// it: finding the ')' that ends the arguments still takes a string-aware
-// scan (a prototype that only did that: 1,559 instructions per line), and
-// even skipping the argument text altogether, by finding the result from
-// the end of the line, measured 1,485 instructions and 5.3-6.4x the scan.
-// What remains is spread over the line's framing; 4x would take vectorised
-// scanning of whole lines, which Go offers only in assembly. Building the argument
-// tree roughly doubles the cost of a line; it is paid only for the events
-// whose Args are used, and not for the Int/Str/NArgs answers of flat lists.
+//   - Finding the line is the scan's own work (IndexByte), and so is copying
+//     the input into the read buffer: together about a sixth of the time.
+//   - The usual line takes a fast path (parseFast, frame.go): the pid column
+//     and the -tt/-r/-ttt timestamp are read eight bytes at a time, the
+//     syscall name is found by its first 16 bytes in a 2-way cache of the
+//     names already seen, and the Event is not cleared: parseFast writes the
+//     fields such a line sets and clears the whole Event only after a line
+//     that set others (Parser.evRare). parseResult has shortcuts for
+//     " = value" and a final -T duration.
+//   - The argument text is validated (balanced brackets, terminated strings,
+//     comments and -y decorations, so that a malformed line is reported at
+//     Next with its column) from bit masks of 64 bytes at a time
+//     (scanArgsWide, argscan.go; the masks in SSE2/AVX2 assembly): over a
+//     quarter of the time, most of it the masks of 1.4 windows a line and
+//     the visit of 2.4 bytes that matter a line. The byte loop it replaced
+//     (scanArgsBytes) stays for malformed text and for other architectures.
+//
+// Each fast path declines to the general code for anything unusual, and is
+// tested and fuzzed against it (fastpath_test.go, frame_test.go,
+// argscan_test.go). Tried and not kept, with their instruction counts: 128-byte
+// mask windows (+110 a line), the masks of the first window taken before
+// the name lookup (+50), a branch-free eight-digit return value (+20), a
+// one-entry errno cache and a 4-byte " = " test (+2), the rest of the
+// arguments after a long string a byte at a time (+11). Building the
+// argument tree roughly doubles the cost of a line; it is paid only for the
+// events whose Args are used, and not for the Int/Str/NArgs answers of flat
+// lists.
 //
 // Numeric values of symbolic constants (O_RDONLY|O_CLOEXEC, SEEK_END,
 // AT_FDCWD, FALLOC_FL_*, F_SETFD, ...) are those of Linux x86_64, whatever the
