@@ -4,8 +4,9 @@ package strace
 
 import "testing"
 
-// TestArgMasksSSE2 runs TestArgMasks with argMasks's SSE2 code, which
-// processors without AVX2 take; on those TestArgMasks already did.
+// TestArgMasksSSE2 runs the tests of argMasks and scanArgsWide with
+// argMasks's SSE2 code, which processors without AVX2 take (on those the
+// tests ran it already).
 func TestArgMasksSSE2(t *testing.T) {
 	if !haveAVX2 {
 		t.Skip("no AVX2: TestArgMasks checked the SSE2 code")
@@ -13,5 +14,6 @@ func TestArgMasksSSE2(t *testing.T) {
 	haveAVX2 = false
 	defer func() { haveAVX2 = true }()
 	TestArgMasks(t)
+	TestScanArgsWideCorpus(t)
 	TestScanArgsWideMutations(t)
 }
