@@ -84,7 +84,8 @@
 //     (scanArgsWide, argscan.go; the masks in SSE2/AVX2 assembly): over a
 //     quarter of the time, most of it the masks of 1.4 windows a line and
 //     the visit of 2.4 bytes that matter a line. The byte loop it replaced
-//     (scanArgsBytes) stays for malformed text and for other architectures.
+//     (scanArgsBytes) stays for malformed text, for other architectures and
+//     for builds with the purego tag (`go test -tags purego ./strace`).
 //
 // Each fast path declines to the general code for anything unusual, and is
 // tested and fuzzed against it (fastpath_test.go, frame_test.go,
