@@ -189,6 +189,9 @@ func FuzzScanArgsWide(f *testing.F) {
 	f.Add([]byte(`3</a\x3eb<char 1:5>>, /* x */ [{a=(1)}]) = 0`))
 	f.Add(append(append([]byte(`1, "`), bytes.Repeat([]byte(`\\\"`), 30)...), `") = 1`...))
 	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) > 1024 { // every offset: quadratic in the length
+			b = b[:1024]
+		}
 		for i := 0; i <= len(b); i++ {
 			checkScanArgs(t, b, i)
 		}

@@ -455,6 +455,9 @@ func FuzzSkipComment(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) > 4096 { // every offset: quadratic in the length
+			b = b[:4096]
+		}
 		for i := 0; i+2 <= len(b); i++ {
 			if got, want := skipComment(b, i), skipCommentRef(b, i); got != want {
 				t.Fatalf("skipComment(%q, %d) = %d, want %d", b, i, got, want)
