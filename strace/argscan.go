@@ -16,10 +16,10 @@ import (
 // scanArgsBytes's end; on anything else (an unterminated string, comment or
 // decoration, an unbalanced bracket, no ')') it declines, and scanArgsBytes
 // finds and reports the problem. What the masks cannot settle
-// (a string or decoration that goes on past the window, a backslash or a
-// bracket inside a decoration, a comment) is left to scanArgsBytes's own
-// helpers (skipString, skipDecoration, skipComment), after which the scan
-// takes a new window. The two scans are compared on the corpus, on every
+// (a string, decoration or comment that goes on past the window, a
+// backslash or a bracket inside a decoration) is left to scanArgsBytes's
+// own helpers (skipString, skipDecoration, skipComment), after which the
+// scan takes a new window. The two scans are compared on the corpus, on every
 // one-byte change of text that exercises each rule and by FuzzScanArgsWide
 // (argscan_test.go).
 

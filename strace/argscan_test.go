@@ -99,7 +99,7 @@ func checkScanArgs(t testing.TB, b []byte, i int) {
 		if end < 0 {
 			// it declines only text scanArgsBytes rejects, or brackets
 			// nested deeper than its register holds
-			if wantEnd >= 0 && openers(b) <= maxWideDepth {
+			if wantEnd >= 0 && nesting(b, i) <= maxWideDepth {
 				t.Fatalf("scanArgsWide(%q, %d) declined; scanArgsBytes found ')' at %d", b, i, wantEnd)
 			}
 			continue
@@ -110,9 +110,31 @@ func checkScanArgs(t testing.TB, b []byte, i int) {
 	}
 }
 
-// openers counts the opening brackets in b.
-func openers(b []byte) int {
-	return bytes.Count(b, []byte("(")) + bytes.Count(b, []byte("[")) + bytes.Count(b, []byte("{"))
+// nesting returns how deeply brackets nest in the well-formed argument
+// text at b[i:], skipping strings, comments and decorations as
+// scanArgsBytes does.
+func nesting(b []byte, i int) int {
+	depth, most := 0, 0
+	for i < len(b) {
+		if j := skipAtom(b, i); j != i {
+			if j < 0 {
+				return most
+			}
+			i = j
+			continue
+		}
+		switch argClass[b[i]] {
+		case clsOpen:
+			depth++
+			most = max(most, depth)
+		case clsClose:
+			if depth--; depth < 0 {
+				return most
+			}
+		}
+		i++
+	}
+	return most
 }
 
 // TestScanArgsWideCorpus compares the two scans on every line of the
@@ -155,6 +177,7 @@ func TestScanArgsWideMutations(t *testing.T) {
 		`"\\\\\"", "\\", "\"") = 0`,
 		`[[[{(")")}]]], <x, a<b, 1/2) = 0`,
 		`3</a/b>, 4<UNIX-STREAM:[1->2]>, 5</(x)>, 6</a"b>"> = 3</c>`,
+		`3<a\>)>, 5) = 0`, // the escaped '>' does not close
 		strings.Repeat("([{", maxWideDepth/3) + "[]" + strings.Repeat("}])", maxWideDepth/3) + ") = 0",
 		strings.Repeat("(", maxWideDepth+1) + strings.Repeat(")", maxWideDepth+1) + ") = 0",
 		`AT_FDCWD</tmp/corpus-work/run/oraus.curend/a long path past one window/oraus.msb>, "x") = 0`,

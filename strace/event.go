@@ -159,9 +159,10 @@ func (ev *Event) Args() []Node {
 }
 
 // tree returns the tree the event's arguments are parsed into: the parser's,
-// or the event's own for a Clone (or an Event built by hand). Every use of
-// the lazy state (parsed, args, flat) comes here first: for the parser's
-// event, it tells the parser that the event needs clearing (evRare).
+// or the event's own for a Clone (or an Event built by hand). Every write of
+// the lazy state (parsed, args, flat) goes with a call here: for the
+// parser's event, it tells the parser that the event needs clearing
+// (evRare).
 func (ev *Event) tree() *tree {
 	if ev.ownTree != nil {
 		return ev.ownTree

@@ -25,7 +25,8 @@ import (
 // line sets, and relies on the others being zero already: p.evRare records
 // that the event may hold something else (set by parseLine, by the rarer
 // parts of parseResult, by readDumps, flushPending and after an error, and
-// by Event.tree before the lazy argument state (parsed, args, flat) is set).
+// by Event.tree, which every write of the lazy argument state (parsed,
+// args, flat) calls).
 
 // parseFast parses line into p.ev when it has the common shape described
 // above; handled is false when it does not, and then p.ev is left for
@@ -133,9 +134,11 @@ func (p *Parser) parseFast(line []byte, no int) (handled bool, err *SyntaxError)
 	} else {
 		return false, nil
 	}
-	e := &p.callSet(w0, w1)[0]
+	// findCall, written out
+	set := p.callSet(w0, w1)
+	e := &set[0]
 	if e.n != n || e.w0 != w0 || e.w1 != w1 {
-		if e = p.findCall(w0, w1, n); e == nil {
+		if e = &set[1]; e.n != n || e.w0 != w0 || e.w1 != w1 {
 			return false, nil
 		}
 	}
@@ -155,7 +158,7 @@ func (p *Parser) parseFast(line []byte, no int) (handled bool, err *SyntaxError)
 		ev.RawArgs = line[j+1 : end : end]
 		err = p.parseResult(ev, line, end+1, no)
 	} else {
-		err = p.parseArgsResult(ev, line, j+1, no)
+		err = p.parseArgsResultBytes(ev, line, j+1, no)
 	}
 	if err != nil {
 		p.evRare = true

@@ -10,6 +10,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // parseFast (frame.go) must leave every event exactly as parseLine leaves
@@ -21,6 +23,15 @@ import (
 // diffParse parses data with and without parseFast and fails at the first
 // difference.
 func diffParse(t testing.TB, data []byte, opts Options) {
+	t.Helper()
+	diffParseLazy(t, data, opts, true)
+	diffParseLazy(t, data, opts, false) // no lazy state: stale fields are not cleared by it
+}
+
+// diffParseLazy is diffParse; with touch, it uses the lazy argument state
+// of some events (Args, Int, NArgs), which makes the parser clear the next
+// event in full.
+func diffParseLazy(t testing.TB, data []byte, opts Options, touch bool) {
 	t.Helper()
 	fast := NewParser(bytes.NewReader(data), "diff.4321", opts)
 	slow := NewParser(bytes.NewReader(data), "diff.4321", opts)
@@ -46,6 +57,9 @@ func diffParse(t testing.TB, data []byte, opts Options) {
 			t.Fatalf("event %d (line %d) differs:\n%+v\nwithout the fast path:\n%+v\n%s", n, ev2.Line, a, b, excerpt(data, slow.lineNo))
 		}
 		// the lazy state parseFast checks before reusing the event
+		if !touch {
+			continue
+		}
 		switch n % 5 {
 		case 1:
 			ev1.Args()
@@ -184,8 +198,16 @@ func TestParseFast(t *testing.T) {
 		var b bytes.Buffer
 		b.WriteString(s) // so that its name is known (lookupCall)
 		b.WriteByte('\n')
+		// each changed line follows a rare line (which parseFast does not
+		// take: the event is cleared) or, every other time, the line
+		// itself (parseFast reuses the event as that line left it)
+		added := 0
 		add := func(m string) {
-			b.WriteString(rareLines[b.Len()%len(rareLines)])
+			if added++; added%2 == 0 {
+				b.WriteString(s)
+			} else {
+				b.WriteString(rareLines[b.Len()%len(rareLines)])
+			}
 			b.WriteByte('\n')
 			b.WriteString(m)
 			b.WriteByte('\n')
@@ -205,6 +227,63 @@ func TestParseFast(t *testing.T) {
 			}
 		}
 		diffParse(t, b.Bytes(), Options{})
+	}
+}
+
+// TestParseFastSequences compares parsing with and without parseFast on
+// lines that follow a line parseFast took: fields that line set must not
+// leak into the next event, and the fast path must reject what parseLine
+// rejects (times out of range).
+func TestParseFastSequences(t *testing.T) {
+	tt := `01:29:07.195780 read(3, "a", 1) = 1` + "\n"
+	for _, next := range []string{
+		`01:29:07 read(3, "a", 1) = 1`,        // -t: TimePrec 0
+		`read(3, "a", 1) = 1`,                 // no time at all
+		`01:29:61.000000 read(3, "a", 1) = 1`, // seconds out of range
+		`01:29:60.000000 read(3, "a", 1) = 1`, // a leap second
+		`24:00:00.000000 read(3, "a", 1) = 1`, // hours out of range
+		`23:60:00.000000 read(3, "a", 1) = 1`, // minutes out of range
+		`01:29:07.195780 read(3, "a", 1) = 1 <0.000004>`,
+		`01:29:07.195780 read(3, "a", 1) = -1 EAGAIN (Resource temporarily unavailable)`,
+		`01:29:07.195780 read(3</a\>b>, "a", 1) = 1`,
+	} {
+		diffParse(t, []byte(strings.Repeat(tt, 4)+next+"\n"+tt), Options{})
+		diffParse(t, []byte(strings.Repeat(tt, 4)+next+"\n"+tt), Options{KeepGoing: true})
+	}
+}
+
+// TestResultShortcuts checks parseResult's shortcuts for the usual " = N"
+// and a final " <S.uuuuuu>", which both parse paths share, against what
+// the general code makes of the same text.
+func TestResultShortcuts(t *testing.T) {
+	for _, tc := range []struct {
+		result  string
+		ret     int64
+		dur     int64
+		errText string // a SyntaxError containing this, when not empty
+	}{
+		{result: " = 0", ret: 0},
+		{result: " =  0", ret: 0},              // two spaces: not the shortcut
+		{result: "     = 7", ret: 7},           // padding
+		{result: " = 0 <0.000004>", dur: 4000}, // the duration shortcut
+		{result: " = 12 <0.000004>", ret: 12, dur: 4000},
+		{result: " = 0  <0.000004>", dur: 4000},
+		{result: " = 0 <0.000004>x", errText: "unexpected text after the return value"},
+		{result: " = 0 <0.000004> ", dur: 4000},
+		{result: " = 0 <1.5>", dur: 1.5e9},
+		{result: " =0", ret: 0}, // no space after the =: the general code
+		{result: " = ", errText: "expected a return value"},
+		{result: " x 0", errText: "expected '= result'"},
+	} {
+		p := NewParser(strings.NewReader(`close(3)`+tc.result+"\n"), "r", Options{})
+		ev, err := p.Next()
+		if tc.errText != "" {
+			require.ErrorContains(t, err, tc.errText, "%q", tc.result)
+			continue
+		}
+		require.NoError(t, err, "%q", tc.result)
+		require.Equal(t, tc.ret, ev.Ret, "%q", tc.result)
+		require.Equal(t, tc.dur, ev.Duration, "%q", tc.result)
 	}
 }
 

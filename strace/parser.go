@@ -833,19 +833,24 @@ func (p *Parser) rememberCall(name string) {
 // parseArgsResult validates the arguments starting at line[open] and parses
 // the result after the closing ')'.
 func (p *Parser) parseArgsResult(ev *Event, line []byte, open, no int) *SyntaxError {
-	end := -1
 	if wideArgs {
-		end = scanArgsWide(line, open)
-	}
-	if end < 0 {
-		// scanArgs's slow path, which reports the problem (and takes the
-		// text scanArgsWide declines although it is well-formed)
-		var col int
-		var msg string
-		end, col, msg, p.brk = scanArgsBytes(line, open, p.brk)
-		if end < 0 {
-			return p.errorf(no, col+1, "%s", msg)
+		if end := scanArgsWide(line, open); end >= 0 {
+			ev.RawArgs = line[open:end:end]
+			return p.parseResult(ev, line, end+1, no)
 		}
+	}
+	return p.parseArgsResultBytes(ev, line, open, no)
+}
+
+// parseArgsResultBytes is parseArgsResult for the text scanArgsWide
+// declines: it validates the arguments a byte at a time (scanArgsBytes),
+// which reports the problem, or takes the text if it is well-formed after
+// all (brackets nested deeper than scanArgsWide keeps).
+func (p *Parser) parseArgsResultBytes(ev *Event, line []byte, open, no int) *SyntaxError {
+	end, col, msg, st := scanArgsBytes(line, open, p.brk)
+	p.brk = st
+	if end < 0 {
+		return p.errorf(no, col+1, "%s", msg)
 	}
 	ev.RawArgs = line[open:end:end]
 	return p.parseResult(ev, line, end+1, no)
