@@ -89,7 +89,8 @@
 //
 // Each fast path declines to the general code for anything unusual, and is
 // tested and fuzzed against it (fastpath_test.go, frame_test.go,
-// argscan_test.go). Tried and not kept, with their instruction counts: 128-byte
+// argscan_test.go); parseResult's shortcuts, which both paths take, have a
+// table of their own (TestResultShortcuts). Tried and not kept, with their instruction counts: 128-byte
 // mask windows (+110 a line), the masks of the first window taken before
 // the name lookup (+50), a branch-free eight-digit return value (+20), a
 // one-entry errno cache and a 4-byte " = " test (+2), the rest of the
