@@ -60,6 +60,12 @@ func TestExtentTreeBlocks(t *testing.T) {
 		// Writeback that no fsync asked for.
 		{"release after truncate to 0 allocates", "t:0 w:0:1 w:2:1 w:4:1 w:6:1 w:8:1 c p:8:1 s"},
 		{"release without truncate does not", "w:0:1 w:2:1 w:4:1 w:6:1 w:8:1 c p:8:1 s"},
+		// The truncate of creat (O_TRUNC), its descriptor kept open: the
+		// release of a reopening through /proc/self/fd allocates, unlinked
+		// or not; a creat closed at once has used the flag up itself.
+		{"release after creat allocates", "w:0:1 K w:0:1 w:2:1 w:4:1 w:6:1 w:8:1 o p:8:1 s"},
+		{"release after creat allocates, unlinked", "w:0:1 K u w:0:1 w:2:1 w:4:1 w:6:1 w:8:1 o p:8:1 s"},
+		{"creat closed at once leaves nothing to release", "w:0:1 T w:0:1 w:2:1 w:4:1 w:6:1 w:8:1 c p:8:1 s"},
 		{"rename over a file allocates", "w:0:1 w:2:1 w:4:1 w:6:1 w:8:1 r p:8:1 s"},
 		{"rename exchange does not", "w:0:1 w:2:1 w:4:1 w:6:1 w:8:1 x p:8:1 s"},
 		{"O_DIRECT read allocates what it reads", "w:0:1 w:2:1 w:4:1 w:6:1 w:8:1 R:0:16 p:8:1 s"},
@@ -145,10 +151,16 @@ const fiemapExtentDelalloc = 0x4
 // suffix:
 //
 //	w:OFF:LEN  pwrite LEN bytes of data at OFF
+//	a:OFF:LEN  fallocate(0): allocate, extending the size
 //	k:OFF:LEN  fallocate(FALLOC_FL_KEEP_SIZE)
 //	p:OFF:LEN  fallocate(FALLOC_FL_PUNCH_HOLE|FALLOC_FL_KEEP_SIZE)
 //	z:OFF:LEN  fallocate(FALLOC_FL_ZERO_RANGE|FALLOC_FL_KEEP_SIZE)
+//	Z:OFF:LEN  fallocate(FALLOC_FL_ZERO_RANGE), extending the size
 //	t:SIZE     ftruncate
+//	T          open /f with O_TRUNC (creat) and close that descriptor
+//	K          open /f with O_TRUNC (creat) and keep that descriptor open
+//	u          unlink /f (its descriptor stays open)
+//	o          open /proc/self/fd/N of the descriptor read-only and close it
 //	s, d       fsync, fdatasync
 //	c          open /f read-only again and close it
 //	r          rename /f over a new file /x, and back
@@ -195,8 +207,34 @@ func runExtentScript(t *testing.T, p *pair, script string, every bool) bool {
 			case "w":
 				_, err := s.Pwrite(fd, []byte(strings.Repeat("x", int(n))), off)
 				return err
+			case "a":
+				return s.Fallocate(fd, 0, off, n)
 			case "k":
 				return s.Fallocate(fd, unix.FALLOC_FL_KEEP_SIZE, off, n)
+			case "Z":
+				return s.Fallocate(fd, unix.FALLOC_FL_ZERO_RANGE, off, n)
+			case "T", "K":
+				fd2, err := s.Creat("/f", 0o644)
+				if err != nil || op == "K" {
+					return err
+				}
+				return s.Close(fd2)
+			case "u":
+				return s.Unlink("/f")
+			case "o":
+				link := "/proc/self/fd/" + strconv.Itoa(fd)
+				if _, ok := s.(*osKernel); ok {
+					fd2, err := unix.Open(link, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+					if err != nil {
+						return err
+					}
+					return unix.Close(fd2)
+				}
+				fd2, err := s.Open(link, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+				if err != nil {
+					return err
+				}
+				return s.Close(fd2)
 			case "p":
 				return s.Fallocate(fd, unix.FALLOC_FL_PUNCH_HOLE|unix.FALLOC_FL_KEEP_SIZE, off, n)
 			case "z":
