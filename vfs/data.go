@@ -540,6 +540,20 @@ func (d *fileData) kind(bi int64) int {
 	return 0
 }
 
+// hasDelayed reports whether a block is delayed: ext4's
+// i_reserved_data_blocks is not zero.
+func (d *fileData) hasDelayed() bool {
+	if d == nil { // no data yet
+		return false
+	}
+	for _, c := range d.chunks {
+		if c.delayed != 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // pendingMap reports whether block bi is written but not yet mapped written by
 // the extent tree (delayed or unconverted): what writeback has to map.
 func (d *fileData) pendingMap(bi int64) bool {

@@ -234,6 +234,22 @@ func (fs *FS) allocDirty(i *Inode) {
 	fs.allocDirtyRange(i, 0, -1)
 }
 
+// allocDaBlocks is ext4_alloc_da_blocks, auto_da_alloc's flush: the writeback
+// of every dirty block of i (allocDirty), started only when i has delayed
+// blocks (i_reserved_data_blocks); dirty blocks over unwritten extents alone
+// are left as they are, and so is i_disksize.
+//
+// Observed on Linux 6.18, ext4: creat (O_TRUNC) with its descriptor kept
+// open, block 0 fallocated (KEEP_SIZE), ftruncate to 100 bytes, 3000 bytes
+// written at 0, then another descriptor opened and closed: block 0 stays
+// unwritten and i_disksize 100, so that a failing O_DIRECT write at 1024
+// still counts as extending and frees a block fallocated past EOF.
+func (fs *FS) allocDaBlocks(i *Inode) {
+	if i.data.hasDelayed() {
+		fs.allocDirty(i)
+	}
+}
+
 // allocDirtyRange is allocDirty for the dirty blocks touched by [off, off+n)
 // (n < 0: to the end of file and beyond). With WithCapacity, the extent-tree
 // blocks it adds count as used space, as mutateData counts them.
@@ -415,7 +431,7 @@ func (i *Inode) releaseDelayed() {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	if i.daAllocClose.Swap(false) {
-		fs.allocDirty(i)
+		fs.allocDaBlocks(i)
 	}
 }
 

@@ -405,7 +405,7 @@ func (dir *Inode) Rename(oldpath string, newdir *Inode, newpath string, flags in
 		// of the source's dirty pages; the model allocates their delayed
 		// blocks (see Release). Observed on Linux 6.18: five delayed one-block
 		// extents get their extents and a leaf block at the rename.
-		fs.allocDirty(src)
+		fs.allocDaBlocks(src)
 		fs.unlinkLocked(np, nname)
 	}
 	fs.unlinkLocked(op, oname)

@@ -100,3 +100,31 @@ func TestFdatasyncRangeToTheEnd(t *testing.T) {
 	require.NoError(t, f.FdatasyncRange(0, 4096, nil))
 	require.Equal(t, map[string]string{"/f": "file:" + strings.Repeat("a", 8192)}, snapshot(t, fs.Crash()))
 }
+
+// TestReleaseOnlyFlushesDelayedBlocks: auto_da_alloc's flush at the release
+// after a truncate to 0 (ext4_alloc_da_blocks) writes back only an inode
+// with delayed blocks. A file that has no data at all, and one whose dirty
+// data is all over an unwritten extent, are left as they are: the latter's
+// block stays unwritten in the tree, so st_blocks after a writeback of its
+// own is what ext4 shows (sim's TestExtentTreeBlocks compares the kernel).
+func TestReleaseOnlyFlushesDelayedBlocks(t *testing.T) {
+	fs := vfs.New()
+	empty := create(t, fs.Root(), "empty")
+	require.NoError(t, empty.Truncate(0))
+	empty.Release() // no data: nothing to look at
+
+	f := create(t, fs.Root(), "f")
+	require.NoError(t, f.Truncate(0)) // sets the release's flag
+	require.NoError(t, f.Fallocate(vfs.FallocKeepSize, 0, 4096))
+	write(t, f, strings.Repeat("x", 3000), 0) // over the unwritten block: not delayed
+	f.Release()
+	// a failing O_DIRECT write at 1024 still extends past i_disksize (0):
+	// nothing mapped the block at the release
+	require.True(t, f.FlushForDirectWrite(1024, 511))
+
+	g := create(t, fs.Root(), "g")
+	require.NoError(t, g.Truncate(0))
+	write(t, g, strings.Repeat("x", 3000), 0) // a delayed block
+	g.Release()
+	require.False(t, g.FlushForDirectWrite(1024, 511), "the release wrote back block 0: i_disksize is 3000")
+}
