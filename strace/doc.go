@@ -64,10 +64,11 @@
 //
 // BenchmarkParse compares Next with bufio.Scanner line scanning of the same
 // text (the whole corpus, 8 times; lines average 105 bytes). Next executes
-// 1,043 instructions per line (cachegrind; the scan 182), and on the 2-core
-// test machine, shared with other work, takes 96-130 ns per line against the
-// scan's 22-31 ns: 4.4x the scan, the median of 30 alternated rounds (3.3-5.7x;
-// 5.8x, 1,625 instructions, before the work described here). Where it goes:
+// 1,042 instructions per line (cachegrind; the scan 182), and on the 2-core
+// test machine, shared with other work, takes 96-140 ns per line (fastest
+// and median) against the scan's 21-31 ns: 4.3-4.4x the scan, the medians of
+// two batches of 30 alternated rounds (single rounds 3.1-7.2x). Before the
+// work described here: 1,625 instructions, 5.8-6.4x. Where it goes:
 //
 //   - Finding the line is the scan's own work (IndexByte), and so is copying
 //     the input into the read buffer: together about a sixth of the time.
