@@ -4,7 +4,8 @@ package strace
 
 import "golang.org/x/sys/cpu"
 
-// wideArgs makes scanArgs take scanArgsWide: argMasks is vectorised here.
+// wideArgs makes the parser try scanArgsWide first: argMasks is vectorised
+// here.
 const wideArgs = true
 
 // haveAVX2 makes argMasks look at 32 bytes per instruction instead of 16.

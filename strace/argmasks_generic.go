@@ -3,7 +3,7 @@
 package strace
 
 // wideArgs is false: argMasksGeneric takes longer than scanArgsBytes's byte
-// loop over the same bytes, so scanArgs does without scanArgsWide (which the
+// loop over the same bytes, so the parser does without scanArgsWide (which the
 // tests still check here).
 const wideArgs = false
 

@@ -1200,9 +1200,9 @@ func (p *Parser) parseSignal(ev *Event, line []byte, i, no int) *SyntaxError {
 		args = args[1:]
 	}
 	if len(args) > 0 && args[0] == '{' {
-		// Balanced text makes scanArgs run off the end looking for the ')'
+		// Balanced text makes scanArgsBytes run off the end looking for the ')'
 		// that would close an argument list.
-		end, col, msg, st := scanArgs(args, 0, p.brk)
+		end, col, msg, st := scanArgsBytes(args, 0, p.brk) // rare: no wide scan
 		p.brk = st
 		if end >= 0 {
 			col, msg = end, "unbalanced ')' in siginfo"

@@ -19,7 +19,7 @@ var special = func() (t [256]bool) {
 	return t
 }()
 
-// argClass sorts the special bytes for scanArgs's switch: one table load
+// argClass sorts the special bytes for the argument scans' switch: one table load
 // and a small dense switch instead of a search among nine byte values.
 var argClass = [256]uint8{'"': clsQuote, '/': clsSlash, '<': clsLess,
 	'(': clsOpen, '[': clsOpen, '{': clsOpen, ')': clsClose, ']': clsClose, '}': clsClose}
@@ -234,21 +234,11 @@ func closerOf(c byte) byte {
 	return '}'
 }
 
-// scanArgs validates the argument text starting at b[i] (just after the
-// call's '(') and returns the index of the ')' that closes the argument list.
-// On failure it returns a negative index, the column of the problem and a
-// message. Where argMasks is vectorised (wideArgs), well-formed text takes
-// scanArgsWide; scanArgsBytes finds and reports the problems.
-func scanArgs(b []byte, i int, stack []byte) (end int, col int, msg string, st []byte) {
-	if wideArgs {
-		if end := scanArgsWide(b, i); end >= 0 {
-			return end, 0, "", stack[:0]
-		}
-	}
-	return scanArgsBytes(b, i, stack)
-}
-
-// scanArgsBytes is scanArgs a byte at a time.
+// scanArgsBytes validates the argument text starting at b[i] (just after
+// the call's '(') a byte at a time and returns the index of the ')' that
+// closes the argument list. On failure it returns a negative index, the
+// column of the problem and a message. Where argMasks is vectorised
+// (wideArgs), parseArgsResult tries scanArgsWide first.
 func scanArgsBytes(b []byte, i int, stack []byte) (end int, col int, msg string, st []byte) {
 	stack = stack[:0]
 	for i < len(b) {
