@@ -4,10 +4,10 @@ package strace
 
 import "testing"
 
-// TestArgMasksSSE2 runs the tests of argMasks and scanArgsWide with
-// argMasks's SSE2 code, which processors without AVX2 take (on those the
-// tests ran it already).
-func TestArgMasksSSE2(t *testing.T) {
+// TestSSE2 runs the tests of argMasks, scanArgsWide and frameNext with
+// their SSE2 code, which processors without AVX2 take (on those the tests
+// ran it already).
+func TestSSE2(t *testing.T) {
 	if !haveAVX2 {
 		t.Skip("no AVX2: TestArgMasks checked the SSE2 code")
 	}
@@ -16,4 +16,6 @@ func TestArgMasksSSE2(t *testing.T) {
 	TestArgMasks(t)
 	TestScanArgsWideCorpus(t)
 	TestScanArgsWideMutations(t)
+	TestFrameNext(t)
+	TestFrameNextPlaces(t)
 }

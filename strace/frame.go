@@ -1,6 +1,7 @@
 package strace
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math/bits"
 )
@@ -205,4 +206,17 @@ func secondsMicros(b []byte, i int) (ns int64, end int, ok bool) {
 		return 0, 0, false
 	}
 	return int64(sec)*1e9 + us*1000, j + 7, true
+}
+
+// frameSlack is how many bytes past its length the read buffer's capacity
+// holds for frameNext, which reads there instead of handling a short tail.
+const frameSlack = 64
+
+// frameBytes is frameNext with bytes.IndexByte and hasBar24.
+func frameBytes(b []byte, i int) (k int, bar bool) {
+	k = bytes.IndexByte(b[i:], '\n')
+	if n := i + k + 1; k >= 0 && n+24 <= len(b) {
+		bar = hasBar24(b[n:])
+	}
+	return k, bar
 }

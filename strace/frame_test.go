@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -271,6 +272,14 @@ func TestResultShortcuts(t *testing.T) {
 		{result: " = 0 <0.000004>x", errText: "unexpected text after the return value"},
 		{result: " = 0 <0.000004> ", dur: 4000},
 		{result: " = 0 <1.5>", dur: 1.5e9},
+		{result: " = 3 <12.000004>", ret: 3, dur: 12000004000}, // two digits: the general code
+		{result: " = 0 >0.000004>", errText: "unexpected text after the return value"},
+		{result: " = 0  0.000004>", errText: "unexpected text after the return value"},
+		{result: " = 0 <0.000004)", errText: "expected a duration"},
+		{result: " = 0 <a.000004>", errText: "expected a duration"},
+		{result: " = 0 <0.00000a>", errText: "expected a duration"},
+		{result: " =\t0", errText: "expected a return value"}, // not " = ": the general code
+		{result: " = -1 EBADF (Bad file descriptor) <0.000004>", ret: -1, dur: 4000},
 		{result: " =0", ret: 0}, // no space after the =: the general code
 		{result: " = ", errText: "expected a return value"},
 		{result: " x 0", errText: "expected '= result'"},
@@ -423,4 +432,76 @@ func TestParseFastFirstLine(t *testing.T) {
 	if !reflect.DeepEqual(a, b) {
 		t.Fatalf("first event:\n%+v\nwithout the fast path:\n%+v", a, b)
 	}
+}
+
+// TestFrameNext compares frameNext (assembly on amd64) with frameBytes on
+// random buffers, from every offset: newlines and bars fall at every
+// position of the 16-, 32- and 64-byte blocks it reads, and the bytes past
+// the buffer's length, which it reads but must not count, are newlines and
+// bars.
+func TestFrameNext(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 400 {
+		size := rng.IntN(260)
+		buf := make([]byte, size+frameSlack)
+		for i := range buf {
+			switch r := rng.IntN(60); {
+			case i >= size:
+				buf[i] = "\n|"[i%2]
+			case r == 0:
+				buf[i] = '\n'
+			case r < 8:
+				buf[i] = '|'
+			default:
+				buf[i] = 'a'
+			}
+		}
+		b := buf[:size]
+		for i := 0; i <= size; i++ {
+			checkFrameNext(t, b, i)
+		}
+	}
+}
+
+// TestFrameNextPlaces puts a newline at each position of the blocks
+// frameNext reads and a '|' at each distance after it up to 33 bytes (and
+// none), and frames from a few bytes before the newline.
+func TestFrameNextPlaces(t *testing.T) {
+	for nl := range 2 * windowLen {
+		for bar := 0; bar <= 33; bar++ {
+			buf := bytes.Repeat([]byte("a"), 4*windowLen+frameSlack)
+			buf[nl] = '\n'
+			if bar > 0 {
+				buf[nl+bar] = '|'
+			}
+			b := buf[:4*windowLen]
+			for _, i := range []int{0, max(nl-1, 0), max(nl-17, 0), max(nl-33, 0), nl} {
+				checkFrameNext(t, b, i)
+			}
+		}
+	}
+}
+
+func checkFrameNext(t *testing.T, b []byte, i int) {
+	t.Helper()
+	k, bar := frameNext(b, i)
+	wantK, wantBar := frameBytes(b, i)
+	require.Equal(t, wantK, k, "frameNext(%q, %d)", b, i)
+	if k >= 0 && i+k+1+24 <= len(b) {
+		require.Equal(t, wantBar, bar, "frameNext(%q, %d): the bar", b, i)
+	}
+}
+
+// FuzzFrameNext compares frameNext with frameBytes.
+//
+//	go test -fuzz=FuzzFrameNext ./strace
+func FuzzFrameNext(f *testing.F) {
+	f.Add([]byte("read(3) = 0\n | 00000  61  a |\n"), 0)
+	f.Fuzz(func(t *testing.T, data []byte, i int) {
+		if i < 0 || i > len(data) {
+			return
+		}
+		b := append(data, make([]byte, frameSlack)...)[:len(data)]
+		checkFrameNext(t, b, i)
+	})
 }

@@ -296,27 +296,28 @@ func (p *Parser) Next() (*Event, error) {
 	// The common case, written out: a whole line in the buffer (readLine's
 	// first case) that parseFast takes.
 	in := &p.in
-	buf := in.buf[in.r:in.w]
-	if k := bytes.IndexByte(buf, '\n'); !p.noFast && !p.eof && k >= 0 && k <= p.maxLen && len(buf)-(k+1) >= peekLen {
-		in.r += k + 1
-		p.lineNo++
-		p.aliased = true
-		line := buf[:k]
-		if k > 0 && line[k-1] == '\r' {
-			line = trimEOL(line)
-		}
-		handled, serr := p.parseFast(line, p.lineNo)
-		if !handled || serr != nil {
-			return p.next(line, p.lineNo, true, handled, serr)
-		}
-		// the test below, for the KindSyscall event of parseFast and the
-		// peekLen bytes known to follow the line
-		if next := buf[k+1 : k+1+peekLen]; hasBar24(next) && isDumpLine(next) {
-			p.readDumps(p.lineNo)
-		}
-		return &p.ev, nil
+	r, w := in.r, in.w
+	k, bar := frameNext(in.buf[:w], r)
+	if k < 0 || k > p.maxLen || w-r-(k+1) < peekLen || p.noFast || p.eof {
+		return p.next(nil, 0, false, false, nil)
 	}
-	return p.next(nil, 0, false, false, nil)
+	in.r = r + k + 1
+	p.lineNo++
+	p.aliased = true
+	line := in.buf[r : r+k]
+	if k > 0 && line[k-1] == '\r' {
+		line = trimEOL(line)
+	}
+	handled, serr := p.parseFast(line, p.lineNo)
+	if !handled || serr != nil {
+		return p.next(line, p.lineNo, true, handled, serr)
+	}
+	// the test below, for the KindSyscall event of parseFast and the
+	// peekLen bytes known to follow the line (bar: frameNext's hasBar24)
+	if bar && isDumpLine(in.buf[in.r:in.r+peekLen]) {
+		p.readDumps(p.lineNo)
+	}
+	return &p.ev, nil
 }
 
 // next is Next's loop. When have is set, it starts with line number no,
@@ -858,7 +859,7 @@ func (p *Parser) parseArgsResultBytes(ev *Event, line []byte, open, no int) *Syn
 
 // parseResult parses ` = value [ERRNO (desc)] [(comment)] [(INJECTED)] [<dur>]`.
 func (p *Parser) parseResult(ev *Event, line []byte, i, no int) *SyntaxError {
-	if i >= 0 && i+3 < len(line) && string(line[i:i+3]) == " = " && line[i+3] != ' ' {
+	if i >= 0 && i+4 <= len(line) && isEquals(binary.LittleEndian.Uint32(line[i:i+4])) {
 		i += 3 // the usual " = ": what the general case below finds
 	} else {
 		i = skipPad(line, i)
@@ -917,11 +918,13 @@ func (p *Parser) parseResult(ev *Event, line []byte, i, no int) *SyntaxError {
 	if i == len(line) {
 		return nil
 	}
-	if i >= 0 && i+11 == len(line) && line[i] == ' ' && line[i+1] == '<' && line[i+2]-'0' < 10 {
-		// durationMicros, written out
-		if us, ok := fracMicros(binary.LittleEndian.Uint64(line[i+3:i+11]), fracClose); ok {
-			ev.Duration, ev.HasDuration, ev.DurPrec = int64(line[i+2]-'0')*1e9+us*1000, true, 6
-			return nil
+	if i >= 0 && i+11 == len(line) {
+		// durationMicros, written out: " <S" then ".uuuuuu>"
+		if v := binary.LittleEndian.Uint32(line[i : i+4]); v&0xffff == ' '|'<'<<8 && byte(v>>16)-'0' < 10 {
+			if us, ok := fracMicros(binary.LittleEndian.Uint64(line[i+3:i+11]), fracClose); ok {
+				ev.Duration, ev.HasDuration, ev.DurPrec = int64(byte(v>>16)-'0')*1e9+us*1000, true, 6
+				return nil
+			}
 		}
 	}
 	for {

@@ -13,9 +13,9 @@ import (
 // the start of the next one, without a call into bufio for each.
 type lineReader struct {
 	rd   io.Reader
-	buf  []byte
-	r, w int   // buf[r:w] holds the bytes read from rd and not yet consumed
-	err  error // the error rd returned, not yet reported
+	buf  []byte // its capacity holds frameSlack bytes more, never written
+	r, w int    // buf[r:w] holds the bytes read from rd and not yet consumed
+	err  error  // the error rd returned, not yet reported
 }
 
 // maxEmptyReads is bufio's limit on consecutive reads returning no data and
@@ -25,7 +25,7 @@ const maxEmptyReads = 100
 var errNegativeRead = errors.New("strace: reader returned negative count from Read")
 
 func newLineReader(rd io.Reader, size int) lineReader {
-	return lineReader{rd: rd, buf: make([]byte, size)}
+	return lineReader{rd: rd, buf: make([]byte, size, size+frameSlack)}
 }
 
 // buffered returns how many unread bytes the buffer holds.

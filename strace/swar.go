@@ -134,3 +134,9 @@ func eightDigits(d uint64) uint64 {
 	d = (d * (100<<16 + 1)) >> 16 & 0x0000ffff0000ffff
 	return (d * (10000<<32 + 1)) >> 32
 }
+
+// isEquals reports whether the four bytes of v are " = " and then not a
+// space: parseResult's usual start.
+func isEquals(v uint32) bool {
+	return v&0xffffff == ' '|'='<<8|' '<<16 && v>>24 != ' '
+}
