@@ -64,14 +64,16 @@
 //
 // BenchmarkParse compares Next with bufio.Scanner line scanning of the same
 // text (the whole corpus, 8 times; lines average 105 bytes). Next executes
-// 1,042 instructions per line (cachegrind; the scan 182), and on the 2-core
-// test machine, shared with other work, takes 96-140 ns per line (fastest
-// and median) against the scan's 21-31 ns: 4.3-4.4x the scan, the medians of
-// two batches of 30 alternated rounds (single rounds 3.1-7.2x). Before the
-// work described here: 1,625 instructions, 5.8-6.4x. Where it goes:
+// 997 instructions per line (cachegrind; the scan 182). On the 2-core test
+// machine, shared with other work, a line takes 94-145 ns (fastest and
+// median rounds) against the scan's 20-34 ns: 4.25-4.46x the scan, the
+// per-round medians of two batches of 30 alternated rounds; built as iosim
+// builds it (`-pgo`, below), 4.01-4.13x. Where it goes:
 //
-//   - Finding the line is the scan's own work (IndexByte), and so is copying
-//     the input into the read buffer: together about a sixth of the time.
+//   - Finding the line, and whether the next one may be a hex dump, is one
+//     call to assembly (frameNext: 64 bytes a step with AVX2, reading into
+//     slack past the read buffer instead of handling a tail). Copying the
+//     input into the read buffer is the scan's own work too.
 //   - The usual line takes a fast path (parseFast, frame.go): the pid column
 //     and the -tt/-r/-ttt timestamp are read eight bytes at a time, the
 //     syscall name is found by its first 16 bytes in a 2-way cache of the
@@ -82,23 +84,38 @@
 //   - The argument text is validated (balanced brackets, terminated strings,
 //     comments and -y decorations, so that a malformed line is reported at
 //     Next with its column) from bit masks of 64 bytes at a time
-//     (scanArgsWide, argscan.go; the masks in SSE2/AVX2 assembly): over a
-//     quarter of the time, most of it the masks of 1.4 windows a line and
-//     the visit of 2.4 bytes that matter a line. The byte loop it replaced
+//     (scanArgsWide, argscan.go; the masks in SSE2/AVX2 assembly): 27-30%
+//     of the time, the masks of 1.4 windows a line and the visit of 2.4
+//     bytes that matter a line. The byte loop it replaced
 //     (scanArgsBytes) stays for malformed text, for other architectures and
 //     for builds with the purego tag (`go test -tags purego ./strace`).
+//
+// The go command builds iosim with profile-guided optimization
+// (cmd/iosim/default.pgo); `go test -pgo=$PWD/cmd/iosim/default.pgo` builds
+// this package as iosim has it. That changes the layout and inlining of the
+// hot code, not its instruction count.
 //
 // Each fast path declines to the general code for anything unusual, and is
 // tested and fuzzed against it (fastpath_test.go, frame_test.go,
 // argscan_test.go); parseResult's shortcuts, which both paths take, have a
-// table of their own (TestResultShortcuts). Tried and not kept, with their instruction counts: 128-byte
-// mask windows (+110 a line), the masks of the first window taken before
-// the name lookup (+50), a branch-free eight-digit return value (+20), a
-// one-entry errno cache and a 4-byte " = " test (+2), the rest of the
-// arguments after a long string a byte at a time (+11). Building the
-// argument tree roughly doubles the cost of a line; it is paid only for the
-// events whose Args are used, and not for the Int/Str/NArgs answers of flat
-// lists.
+// table of their own (TestResultShortcuts).
+//
+// Tried and not kept, measured in alternated rounds: the masks of the whole
+// read buffer made once per read, framing lines with their newline masks
+// (15% more instructions, and slower: the windows no longer start at the
+// arguments, so more strings and decorations cross them); framing each
+// line with the newline that the argument scan's masks show, and a search
+// after the ')' otherwise (4% more instructions, no faster); the window loop of the argument scan
+// in assembly (34 fewer instructions a line, no faster); a return value
+// of up to seven digits read as one word, without a branch on its length
+// (4-5% slower than the byte loop); dispatching the visited bytes by mask
+// bits instead of a table (no change); read buffers of 8 to 128 KiB (no
+// change). Earlier, with instruction counts: 128-byte mask windows (+110 a
+// line), the masks of the first window taken before the name lookup (+50),
+// the rest of the arguments after a long string a byte at a time (+11).
+// Building the argument tree roughly doubles the cost of a line; it is paid
+// only for the events whose Args are used, and not for the Int/Str/NArgs
+// answers of flat lists.
 //
 // Numeric values of symbolic constants (O_RDONLY|O_CLOEXEC, SEEK_END,
 // AT_FDCWD, FALLOC_FL_*, F_SETFD, ...) are those of Linux x86_64, whatever the
