@@ -8,7 +8,8 @@ import "golang.org/x/sys/cpu"
 // here.
 const wideArgs = true
 
-// haveAVX2 makes argMasks look at 32 bytes per instruction instead of 16.
+// haveAVX2 makes argMasks and frameNext look at 32 bytes per instruction
+// instead of 16.
 var haveAVX2 = cpu.X86.HasAVX2
 
 // argMasks sets m to the masks of the 64 bytes at w. It is argMasksGeneric

@@ -9,7 +9,7 @@ import "testing"
 // ran it already).
 func TestSSE2(t *testing.T) {
 	if !haveAVX2 {
-		t.Skip("no AVX2: TestArgMasks checked the SSE2 code")
+		t.Skip("no AVX2: the other tests checked the SSE2 code")
 	}
 	haveAVX2 = false
 	defer func() { haveAVX2 = true }()
@@ -18,4 +18,5 @@ func TestSSE2(t *testing.T) {
 	TestScanArgsWideMutations(t)
 	TestFrameNext(t)
 	TestFrameNextPlaces(t)
+	TestFrameNextGuardPage(t)
 }

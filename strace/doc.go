@@ -91,8 +91,8 @@
 //     for builds with the purego tag (`go test -tags purego ./strace`).
 //
 // The go command builds iosim with profile-guided optimization
-// (cmd/iosim/default.pgo); `go test -pgo=$PWD/cmd/iosim/default.pgo` builds
-// this package as iosim has it. That changes the layout and inlining of the
+// (cmd/iosim/default.pgo); `go test -pgo=$PWD/cmd/iosim/default.pgo`, run
+// from the repository root, builds this package as iosim has it. That changes the layout and inlining of the
 // hot code, not its instruction count.
 //
 // Each fast path declines to the general code for anything unusual, and is
@@ -112,7 +112,8 @@
 // bits instead of a table (no change); read buffers of 8 to 128 KiB (no
 // change). Earlier, with instruction counts: 128-byte mask windows (+110 a
 // line), the masks of the first window taken before the name lookup (+50),
-// the rest of the arguments after a long string a byte at a time (+11).
+// a branch-free eight-digit return value (+20), the rest of the arguments
+// after a long string a byte at a time (+11), a one-entry errno cache (+2).
 // Building the argument tree roughly doubles the cost of a line; it is paid
 // only for the events whose Args are used, and not for the Int/Str/NArgs
 // answers of flat lists.

@@ -212,7 +212,9 @@ func secondsMicros(b []byte, i int) (ns int64, end int, ok bool) {
 // holds for frameNext, which reads there instead of handling a short tail.
 const frameSlack = 64
 
-// frameBytes is frameNext with bytes.IndexByte and hasBar24.
+// frameBytes is frameNext with bytes.IndexByte and hasBar24. bar is false
+// when fewer than 24 bytes follow the newline, or there is none; frameNext's
+// bar then may be anything (Next looks at it only with 32 bytes there).
 func frameBytes(b []byte, i int) (k int, bar bool) {
 	k = bytes.IndexByte(b[i:], '\n')
 	if n := i + k + 1; k >= 0 && n+24 <= len(b) {

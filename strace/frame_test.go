@@ -254,8 +254,9 @@ func TestParseFastSequences(t *testing.T) {
 }
 
 // TestResultShortcuts checks parseResult's shortcuts for the usual " = N"
-// and a final " <S.uuuuuu>", which both parse paths share, against what
-// the general code makes of the same text.
+// and a final " <S.uuuuuu>", which both parse paths share and diffParse
+// cannot compare, against the results and errors the general code gives
+// for the same text (written down here).
 func TestResultShortcuts(t *testing.T) {
 	for _, tc := range []struct {
 		result  string
@@ -280,7 +281,9 @@ func TestResultShortcuts(t *testing.T) {
 		{result: " = 0 <0.00000a>", errText: "expected a duration"},
 		{result: " =\t0", errText: "expected a return value"}, // not " = ": the general code
 		{result: " = -1 EBADF (Bad file descriptor) <0.000004>", ret: -1, dur: 4000},
-		{result: " =0", ret: 0}, // no space after the =: the general code
+		{result: "x= 0", errText: "expected '= result'"},             // not " = " in its first byte
+		{result: "\t= 0 <0.000004>", errText: "expected '= result'"}, // nor a tab
+		{result: " =0", ret: 0},                                      // no space after the =: the general code
 		{result: " = ", errText: "expected a return value"},
 		{result: " x 0", errText: "expected '= result'"},
 	} {
@@ -492,16 +495,18 @@ func checkFrameNext(t *testing.T, b []byte, i int) {
 	}
 }
 
-// FuzzFrameNext compares frameNext with frameBytes.
+// FuzzFrameNext compares frameNext with frameBytes, on a buffer and the
+// stale bytes after it, which the fuzzer chooses too.
 //
 //	go test -fuzz=FuzzFrameNext ./strace
 func FuzzFrameNext(f *testing.F) {
-	f.Add([]byte("read(3) = 0\n | 00000  61  a |\n"), 0)
-	f.Fuzz(func(t *testing.T, data []byte, i int) {
-		if i < 0 || i > len(data) {
-			return
-		}
-		b := append(data, make([]byte, frameSlack)...)[:len(data)]
-		checkFrameNext(t, b, i)
+	f.Add([]byte("read(3) = 0\n | 00000  61  a |\n"), uint16(12), uint16(0))
+	f.Fuzz(func(t *testing.T, data []byte, size, i uint16) {
+		// data[:size] is the buffer and the rest stale bytes in its slack
+		n := min(int(size), len(data))
+		buf := make([]byte, n+frameSlack)
+		copy(buf, data)
+		b := buf[:n]
+		checkFrameNext(t, b, int(i)%(n+1))
 	})
 }

@@ -13,7 +13,7 @@ import (
 // the start of the next one, without a call into bufio for each.
 type lineReader struct {
 	rd   io.Reader
-	buf  []byte // its capacity holds frameSlack bytes more, never written
+	buf  []byte // its capacity holds frameSlack bytes more, never read into
 	r, w int    // buf[r:w] holds the bytes read from rd and not yet consumed
 	err  error  // the error rd returned, not yet reported
 }
@@ -40,7 +40,7 @@ func (b *lineReader) fill() {
 		b.r = 0
 	}
 	for i := maxEmptyReads; i > 0; i-- {
-		n, err := b.rd.Read(b.buf[b.w:])
+		n, err := b.rd.Read(b.buf[b.w:len(b.buf):len(b.buf)]) // not into the slack
 		if n < 0 {
 			b.err = errNegativeRead // a broken io.Reader: an error, not a panic
 			return

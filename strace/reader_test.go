@@ -6,8 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"testing"
 	"testing/iotest"
+
+	"github.com/stretchr/testify/require"
 )
 
 // readers returns the io.Readers the lineReader tests feed data through:
@@ -126,4 +129,17 @@ func TestBrokenReaderIsAnError(t *testing.T) {
 	if !errors.Is(err, errNegativeRead) {
 		t.Fatalf("Next = %v, want the negative-count error", err)
 	}
+}
+
+// TestLineReaderSlack: the read buffer's capacity holds the frameSlack bytes
+// frameNext reads past its end (TestFrameNextGuardPage shows it needs them),
+// and a fill does not read into them.
+func TestLineReaderSlack(t *testing.T) {
+	lr := newLineReader(strings.NewReader(strings.Repeat("x\n", 100)), 64)
+	require.GreaterOrEqual(t, cap(lr.buf), len(lr.buf)+frameSlack)
+	lr.fill()
+	require.Equal(t, 64, lr.w)
+	require.Equal(t, make([]byte, frameSlack), lr.buf[len(lr.buf):cap(lr.buf)])
+	p := NewParser(strings.NewReader(""), "x", Options{})
+	require.GreaterOrEqual(t, cap(p.in.buf), len(p.in.buf)+frameSlack)
 }
