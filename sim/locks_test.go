@@ -107,6 +107,17 @@ func TestOFDLocks(t *testing.T) {
 	// The last fd's close releases it.
 	require.NoError(t, p.Close(d))
 	require.NoError(t, p.FcntlFlock(uintptr(b), unix.F_OFD_SETLK, flk(unix.F_WRLCK, 5, 10)))
+	// A child forked while the fd is open has its own fd of the description:
+	// the lock outlives the parent's close until the child closes its copy
+	// (what TestConcurrentThreads once ran into: a fork during another
+	// thread's open-lock-close loop, and a wait that never ended).
+	e, _ := p.Open("/f", unix.O_RDWR, 0)
+	require.NoError(t, p.FcntlFlock(uintptr(e), unix.F_OFD_SETLK, flk(unix.F_WRLCK, 50, 10)))
+	c := p.Fork()
+	require.NoError(t, p.Close(e))
+	require.Equal(t, unix.EAGAIN, p.FcntlFlock(uintptr(b), unix.F_OFD_SETLK, flk(unix.F_WRLCK, 55, 1)))
+	require.NoError(t, c.Close(e))
+	require.NoError(t, p.FcntlFlock(uintptr(b), unix.F_OFD_SETLK, flk(unix.F_WRLCK, 55, 1)))
 }
 
 func TestFlock(t *testing.T) {

@@ -219,14 +219,21 @@ func TestConcurrentThreads(t *testing.T) {
 	k, p := newProc(t, WithLockWait(true))
 	mkfile(t, p, "/f", make([]byte, 4096))
 	shared, _ := p.Open("/f", unix.O_RDWR, 0)
-	var wg sync.WaitGroup
-	for i := range 4 {
-		var q *Process
+	// Every thread and child exists before any of them opens a file: a fork
+	// while a thread of p has its file open would copy that descriptor, and
+	// the child's reference would keep the description's OFD lock after the
+	// thread closed it, as on Linux, and every later F_OFD_SETLKW would wait
+	// forever.
+	procs := make([]*Process, 4)
+	for i := range procs {
 		if i%2 == 0 {
-			q = p.NewThread()
+			procs[i] = p.NewThread()
 		} else {
-			q = p.Fork()
+			procs[i] = p.Fork()
 		}
+	}
+	var wg sync.WaitGroup
+	for _, q := range procs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
