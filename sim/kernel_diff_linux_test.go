@@ -489,12 +489,13 @@ func ext4Leaves(n int) int64 {
 //     past EOF (layoutSeen.pastEOF), which the probe does not look at: their
 //     extents may have lain apart and been truncated away since (seed
 //     14099079616993930961: kernel 16, model 8 after fallocate KEEP_SIZE at
-//     block 16, then of blocks 0-16, then ftruncate to one block). ext4 then had more extents than the model
-//     counts, so it may have taken a leaf block (a 5th extent) where the model
-//     did not, or kept one where the model's merge-up (at most 4 extents
-//     after an insertion) freed it, and it keeps that leaf through removals
-//     until the tree is empty (vfs fileData.Blocks) — even when the fragments
-//     are gone by the time of this comparison;
+//     block 16, then of blocks 0-16, then ftruncate to one block). ext4 then
+//     had more extents than the model counts, so it may have taken a leaf
+//     block (a 5th extent) where the model did not, or kept one where the
+//     model's merge-up (at most 4 extents after an insertion) freed it, and
+//     it keeps that leaf through removals until the tree is empty (vfs
+//     fileData.Blocks) — even when the fragments are gone by the time of
+//     this comparison;
 //   - the kernel is higher (kb > mb), by whole blocks (a multiple of 8):
 //     fragmentation only ever adds extents, so a model above the kernel is
 //     never masked;
