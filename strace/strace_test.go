@@ -695,6 +695,38 @@ func TestLongLine(t *testing.T) {
 	require.Len(t, b, 1<<20)
 }
 
+// TestMaxLineLenBoundary: a line of exactly MaxLineLen bytes parses and
+// one byte more is the error, whether Next's fast path frames the line (more
+// lines follow it in the buffer) or the general one does (the last lines).
+func TestMaxLineLenBoundary(t *testing.T) {
+	const maxLen = 40
+	pad := func(n int) string { // a close(3) line of n bytes
+		s := "close(3) = 0"
+		return strings.Repeat(" ", n-len(s)) + s
+	}
+	filler := strings.Repeat("close(4) = 0\n", 8)
+	for _, tail := range []string{filler, ""} {
+		for _, n := range []int{maxLen, maxLen + 1} {
+			text := filler + pad(n) + "\n" + tail
+			p := strace.NewParser(strings.NewReader(text), "max", strace.Options{MaxLineLen: maxLen})
+			var err error
+			for range 9 {
+				if _, err = p.Next(); err != nil {
+					break
+				}
+			}
+			if n <= maxLen {
+				require.NoError(t, err, "a line of %d bytes, %q after it", n, tail)
+				continue
+			}
+			var se *strace.SyntaxError
+			require.ErrorAs(t, err, &se, "a line of %d bytes, %q after it", n, tail)
+			require.Equal(t, 9, se.Line)
+			require.Contains(t, se.Msg, "line longer than 40 bytes")
+		}
+	}
+}
+
 func TestDeepNesting(t *testing.T) {
 	deep := "f(" + strings.Repeat("[", 5000) + strings.Repeat("]", 5000) + ") = 0"
 	ev := one(t, deep)
