@@ -5,7 +5,9 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"slices"
 	"testing"
+	"time"
 
 	"iosim/strace"
 )
@@ -26,7 +28,11 @@ func benchCorpus(b *testing.B) ([]byte, int) {
 }
 
 // BenchmarkParse compares Next (and Next plus building the argument tree)
-// with plain bufio.Scanner line scanning of the same input.
+// with plain bufio.Scanner line scanning of the same input. Its ratio
+// sub-benchmark runs the two side by side and reports parse/scan, the
+// median of the per-iteration ratios:
+//
+//	go test ./strace -run x -bench Parse/ratio -benchtime 100x
 func BenchmarkParse(b *testing.B) {
 	data, lines := benchCorpus(b)
 	report := func(b *testing.B) {
@@ -36,49 +42,93 @@ func BenchmarkParse(b *testing.B) {
 	b.Run("scan", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			sc := bufio.NewScanner(bytes.NewReader(data))
-			sc.Buffer(make([]byte, 64<<10), 16<<20)
-			n := 0
-			for sc.Scan() {
-				n++
-			}
-			if n != lines {
-				b.Fatal(n, lines)
-			}
+			scanLines(b, data, lines)
 		}
 		report(b)
 	})
 	b.Run("parse", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			p := strace.NewParser(bytes.NewReader(data), "bench", strace.Options{})
-			for {
-				_, err := p.Next()
-				if err == io.EOF {
-					break
-				}
-				if err != nil {
-					b.Fatal(err)
-				}
-			}
+			parseLines(b, data, false)
 		}
 		report(b)
 	})
 	b.Run("parse+args", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			p := strace.NewParser(bytes.NewReader(data), "bench", strace.Options{})
-			for {
-				ev, err := p.Next()
-				if err == io.EOF {
-					break
-				}
-				if err != nil {
-					b.Fatal(err)
-				}
-				ev.Args()
-			}
+			parseLines(b, data, true)
 		}
 		report(b)
 	})
+	// ratio scans and parses the input once each per iteration, in turn
+	// (which goes first alternates), so that both see the same machine: on
+	// a shared machine the load moves the time of either by tens of
+	// percent from one second to the next, but much less within a pair.
+	b.Run("ratio", func(b *testing.B) {
+		var ratios []float64
+		var scanT, parseT time.Duration
+		for b.Loop() {
+			var ts, tp time.Duration
+			if len(ratios)%2 == 0 {
+				ts = timed(func() { scanLines(b, data, lines) })
+				tp = timed(func() { parseLines(b, data, false) })
+			} else {
+				tp = timed(func() { parseLines(b, data, false) })
+				ts = timed(func() { scanLines(b, data, lines) })
+			}
+			ratios = append(ratios, float64(tp)/float64(ts))
+			scanT, parseT = scanT+ts, parseT+tp
+		}
+		n := float64(len(ratios) * lines)
+		b.ReportMetric(median(ratios), "parse/scan")
+		b.ReportMetric(float64(scanT.Nanoseconds())/n, "scan-ns/line")
+		b.ReportMetric(float64(parseT.Nanoseconds())/n, "parse-ns/line")
+		b.ReportMetric(0, "ns/op") // the pair's time says nothing on its own
+	})
+}
+
+// scanLines counts the lines of data with bufio.Scanner.
+func scanLines(b *testing.B, data []byte, lines int) {
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	n := 0
+	for sc.Scan() {
+		n++
+	}
+	if n != lines {
+		b.Fatal(n, lines)
+	}
+}
+
+// parseLines parses every event of data, and builds its argument tree
+// when args is set.
+func parseLines(b *testing.B, data []byte, args bool) {
+	p := strace.NewParser(bytes.NewReader(data), "bench", strace.Options{})
+	for {
+		ev, err := p.Next()
+		if err == io.EOF {
+			return
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		if args {
+			ev.Args()
+		}
+	}
+}
+
+func timed(f func()) time.Duration {
+	t := time.Now()
+	f()
+	return time.Since(t)
+}
+
+// median returns the median of v, which it sorts.
+func median(v []float64) float64 {
+	slices.Sort(v)
+	if n := len(v); n%2 == 0 {
+		return (v[n/2-1] + v[n/2]) / 2
+	}
+	return v[len(v)/2]
 }
