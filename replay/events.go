@@ -48,7 +48,15 @@ func (r *replayer) event(ev *strace.Event) {
 // task returns the simulated task of a traced tid, creating it (and its parents)
 // as the plan says: a thread shares its creator's fd table, a child process gets a
 // copy; a task with no known creator is a process of its own, started with the
-// inherited fds 0, 1 and 2.
+// inherited fds 0, 1 and 2. When the first such task began before the trace
+// (its first call is not an execve: strace -p attached to it), the other
+// tasks with no known creator are its threads: `strace -f -p PID` attaches to
+// every thread of PID.
+//
+// A task that began before the trace may share its fd table with tasks the
+// trace does not show (threads traced without -f, the other files of an -ff
+// set): its fd table is blind, and fdAllowed takes fd numbers that the lowest
+// free one does not explain.
 func (r *replayer) task(tid int, ev *strace.Event) *sim.Task {
 	if t := r.tasks[tid]; t != nil {
 		return t
@@ -65,6 +73,10 @@ func (r *replayer) task(tid int, ev *strace.Event) *sim.Task {
 		if err != nil {
 			t = nil
 		}
+	} else if r.attached != nil && r.blind[r.attached.Group()] != 0 {
+		if c, err := r.attached.Clone(tid); err == nil {
+			t = c
+		}
 	}
 	if t == nil {
 		var err error
@@ -76,11 +88,20 @@ func (r *replayer) task(tid int, ev *strace.Event) *sim.Task {
 		r.installSpecial(t, 0, sim.DevNull{}, syscall.O_RDWR)
 		r.installSpecial(t, 1, &sim.Placeholder{Kind: vfs.S_IFREG}, syscall.O_WRONLY|syscall.O_APPEND)
 		r.installSpecial(t, 2, &sim.Placeholder{Kind: vfs.S_IFREG}, syscall.O_WRONLY|syscall.O_APPEND)
+		if ev.Pid != tid || !isExec(ev.Name) {
+			r.blind[t.Group()] = beganBefore
+		}
+		if r.attached == nil {
+			r.attached = t
+		}
 	}
 	r.tasks[tid] = t
 	r.report.Processes++
 	return t
 }
+
+// isExec says whether a call starts a program.
+func isExec(name string) bool { return name == "execve" || name == "execveat" }
 
 func isRestart(name string) bool { return strings.HasPrefix(name, "ERESTART") }
 
@@ -110,7 +131,13 @@ func (r *replayer) syscall(ev *strace.Event) {
 	switch nr {
 	case sim.SYS_CLONE, sim.SYS_CLONE3, sim.SYS_FORK, sim.SYS_VFORK:
 		if ev.RetKnown && ev.Ret > 0 && !ev.Failed() {
-			r.task(int(ev.Ret), ev)
+			child := int(ev.Ret)
+			r.task(child, ev)
+			if cloneFlags(ev)&(cloneThread|cloneFiles) != 0 && !r.plan.appears(child) {
+				// A thread that the trace does not follow (traced without
+				// -f): the fds it opens and closes are not in the trace.
+				r.blind[t.Group()] = untracedThread
+			}
 		}
 		r.report.Replayed++
 		return

@@ -97,7 +97,7 @@ func (r *replayer) ensureFd(t *sim.Task, ev *strace.Event, idx, fd int) {
 	if fd < 0 || t.File(fd) != nil || ev.Errno == syscall.EBADF || !ev.RetKnown {
 		return
 	}
-	if r.plan.created(ev, fd) {
+	if r.plan.created(ev, fd) && r.blind[t.Group()] != untracedThread {
 		return // the trace made this fd itself: its absence is the model's
 	}
 	if fd >= sim.NrOpen {

@@ -1,11 +1,15 @@
 package replay
 
 import (
+	"bufio"
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -131,4 +135,86 @@ os.close(fd)`}})
 			require.Greater(t, rep.Verified, int64(100))
 		})
 	}
+}
+
+// TestLiveStraceAttach attaches strace -f -p to a running multithreaded
+// Python program, as one attaches to a database server, and replays the trace
+// with verification. No task's creation is in such a trace: the threads must
+// share one fd table (one opens a file, another writes and reads it through
+// the same fd), and the fds opened before the attach are unknown.
+func TestLiveStraceAttach(t *testing.T) {
+	straceBin, err := exec.LookPath("strace")
+	if err != nil {
+		t.Skip("strace is not installed")
+	}
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	script := `import os, threading, time
+held = os.open("before", os.O_CREAT | os.O_RDWR, 0o644)  # open before the attach
+box, opened = {}, threading.Event()
+def work(i):
+    while not os.path.exists("go"):
+        time.sleep(0.005)
+    if i == 0:
+        box["fd"] = os.open("handoff", os.O_CREAT | os.O_RDWR | os.O_TRUNC, 0o644)
+        opened.set()
+    for k in range(3):
+        fd = os.open("f%d" % i, os.O_CREAT | os.O_WRONLY | os.O_APPEND, 0o644)
+        os.write(fd, b"x" * (100 + i))
+        time.sleep(0.002 * (i + 1))
+        os.close(fd)
+ts = [threading.Thread(target=work, args=(i,)) for i in range(3)]
+for t in ts:
+    t.start()
+print("ready", flush=True)
+opened.wait()
+os.pwrite(box["fd"], b"handed over", 0)
+assert os.pread(box["fd"], 64, 0) == b"handed over"
+os.pwrite(held, b"after", 0)
+for t in ts:
+    t.join()
+os.close(box["fd"])
+`
+	dir := t.TempDir()
+	work := filepath.Join(dir, "work")
+	require.NoError(t, os.Mkdir(work, 0o755))
+	trace := filepath.Join(dir, "attach.strace")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+
+	py := exec.CommandContext(ctx, "python3", "-c", script)
+	py.Dir = work
+	out, err := py.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, py.Start())
+	goFile := filepath.Join(work, "go")
+	defer func() {
+		_ = os.WriteFile(goFile, nil, 0o644) // never leave it waiting
+		_ = py.Wait()
+	}()
+	line, err := bufio.NewReader(out).ReadString('\n')
+	require.NoError(t, err)
+	require.Equal(t, "ready\n", line)
+
+	st := exec.CommandContext(ctx, straceBin, "-f", "-p", strconv.Itoa(py.Process.Pid), "-o", trace)
+	stderr, err := st.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, st.Start())
+	msg, _ := bufio.NewReader(stderr).ReadString('\n') // "strace: Process N attached with 4 threads"
+	if !strings.Contains(msg, "attached") {
+		_ = st.Wait()
+		t.Skipf("strace cannot attach here: %s", msg)
+	}
+	require.NoError(t, os.WriteFile(goFile, nil, 0o644))
+	require.NoError(t, py.Wait())
+	require.NoError(t, st.Wait())
+
+	rep, err := Run([]string{trace}, Options{Verify: true, Cwd: work})
+	require.NoError(t, err)
+	require.Zero(t, rep.ParseErrors)
+	for _, d := range rep.DivergenceList {
+		t.Error(d)
+	}
+	require.Greater(t, rep.Verified, int64(20))
 }

@@ -24,6 +24,19 @@
 // order, how many AIO completions io_getevents returns, the pid a fork gets, the fd
 // numbers of fds inherited before tracing), replay checks that the recorded result
 // is one the model allows and follows it.
+//
+// # Tasks the trace does not show
+//
+// A trace attached to a running program (`strace -f -p PID`) shows no task being
+// created: the tasks without a creator are taken as the threads of the first one,
+// sharing its fd table, when that one's first call is not an execve. Tasks the
+// trace does not show at all (threads of a program traced without -f, the other
+// files of an -ff set, threads that existed before an attach) may take and free
+// fds of the table they share with traced ones: in such a table an fd number
+// above the lowest free one is accepted (the fds below are then held by them),
+// and so is one they held that the traced tasks get back. A thread that the
+// trace shows being created but never shows running (traced without -f) may
+// also have opened an fd that a traced task uses.
 package replay
 
 import (
@@ -212,8 +225,15 @@ type replayer struct {
 	report *Report
 	world  *world
 
-	tasks     map[int]*sim.Task // traced tid → simulated task
-	umaskSeen bool              // a umask call has shown the inherited mask
+	tasks map[int]*sim.Task // traced tid → simulated task
+	// attached is the first task with no creator in the trace; the other
+	// tasks without one are its threads (see task).
+	attached *sim.Task
+	// blind holds the fd tables that tasks the trace does not show may use
+	// too, so that the lowest free fd is not the only one Linux could have
+	// returned (see task and fdAllowed), and why.
+	blind     map[*sim.ThreadGroup]blindness
+	umaskSeen bool // a umask call has shown the inherited mask
 	names     map[string]*nameInfo
 	pos       map[*sim.File]int64 // offsets as the recorded program had them (recPos)
 	cur       *sim.File           // the description of the current fd call, if any
@@ -226,13 +246,26 @@ type replayer struct {
 	closedEarly map[closeKey]bool
 }
 
+// blindness says why tasks the trace does not show may share an fd table.
+type blindness uint8
+
+const (
+	// beganBefore: the table's first task began before the trace (attached
+	// with -p, one file of an -ff set) and may have had other threads.
+	beganBefore blindness = 1 + iota
+	// untracedThread: a task of the table created a thread that has no line
+	// in the trace (traced without -f). Such a thread may also open an fd
+	// that a traced task then uses (see ensureFd).
+	untracedThread
+)
+
 // closeKey names a call by its task and start line.
 type closeKey struct{ pid, line int }
 
 func newReplayer(opts Options, pl *plan) (*replayer, error) {
 	fs := vfs.New()
 	k := sim.New(fs)
-	r := &replayer{opts: opts, plan: pl, fs: fs, k: k, tasks: map[int]*sim.Task{}, aioCtx: map[uint64]uint64{}, names: map[string]*nameInfo{}, pos: map[*sim.File]int64{}, closedEarly: map[closeKey]bool{}}
+	r := &replayer{opts: opts, plan: pl, fs: fs, k: k, tasks: map[int]*sim.Task{}, blind: map[*sim.ThreadGroup]blindness{}, aioCtx: map[uint64]uint64{}, names: map[string]*nameInfo{}, pos: map[*sim.File]int64{}, closedEarly: map[closeKey]bool{}}
 	r.kcount = &counter{next: k}
 	r.top = r.kcount
 	if len(opts.Stack) > 0 {

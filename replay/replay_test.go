@@ -45,6 +45,11 @@ func TestBundledTracesVerify(t *testing.T) {
 		{[]string{"pg.backend"}, 567},
 		{[]string{"threads.f"}, 292},
 		{[]string{"threads.ffpid25447", "threads.ffpid25448", "threads.ffpid25449", "threads.ffpid25450"}, 292},
+		// One file of the -ff set alone: the other threads' fds are not in it.
+		{[]string{"threads.ffpid25447"}, 71},
+		{[]string{"threads.ffpid25448"}, 90},
+		{[]string{"threads.ffpid25449"}, 90},
+		{[]string{"threads.ffpid25450"}, 41},
 	}
 	for _, tc := range cases {
 		t.Run(strings.Join(tc.files, "+"), func(t *testing.T) {
@@ -282,6 +287,7 @@ func TestStackEndToEnd(t *testing.T) {
 // is followed, not a divergence. Without the overlap it is one.
 func TestCloseRacingOpen(t *testing.T) {
 	head := []string{
+		`100 execve("/bin/prog", ["prog"], 0x7ffc0 /* 1 var */) = 0`, // the whole process is traced
 		`100 openat(AT_FDCWD, "a", O_WRONLY|O_CREAT, 0644) = 3`,
 		`100 clone(child_stack=0x7f, flags=CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_SIGHAND|CLONE_THREAD|CLONE_SYSVSEM) = 101`,
 	}
@@ -342,4 +348,74 @@ func TestOpenTakesFdOfCloseInFlight(t *testing.T) {
 	require.NotZero(t, rep.Divergences)
 	require.Equal(t, 5, rep.DivergenceList[0].Line)
 	require.Equal(t, "return value", rep.DivergenceList[0].What)
+}
+
+// TestUntracedTasks: the tasks a trace does not show may take and free fds of
+// the table they share with the traced ones, so fd numbers that the lowest free
+// one does not explain are not divergences there; where the trace shows every
+// task, they are.
+func TestUntracedTasks(t *testing.T) {
+	exec := `100 execve("/bin/prog", ["prog"], 0x7ffc0 /* 1 var */) = 0`
+	thread := `100 clone(child_stack=0x7f, flags=CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_SIGHAND|CLONE_THREAD|CLONE_SYSVSEM) = 101`
+	// fd 3 is made and freed by the trace: not an fd inherited from before it
+	opened, closed := `100 openat(AT_FDCWD, "x", O_RDONLY|O_CREAT, 0644) = 3`, `100 close(3) = 0`
+	cases := []struct {
+		name  string
+		lines []string
+		lineN int // the line of the one divergence, or 0 for none
+	}{
+		{"a thread traced without -f", []string{
+			exec, opened, closed, thread,
+			`100 openat(AT_FDCWD, "a", O_WRONLY|O_CREAT, 0644) = 4`, // 101 took 3
+			`100 openat(AT_FDCWD, "b", O_WRONLY|O_CREAT, 0644) = 3`, // and closed it
+			`100 write(3, "b", 1) = 1`,
+			`100 write(4, "a", 1) = 1`,
+		}, 0},
+		{"an fd that an untraced thread opened", []string{
+			exec, opened, closed, thread,
+			`100 write(3, "z", 1) = 1`, // the thread's fd, its number passed in memory
+		}, 0},
+		{"the same thread traced", []string{
+			exec, opened, closed, thread,
+			`101 getpid() = 100`,
+			`100 openat(AT_FDCWD, "a", O_WRONLY|O_CREAT, 0644) = 4`,
+		}, 6},
+		{"before the thread", []string{
+			exec, opened, closed,
+			`100 openat(AT_FDCWD, "a", O_WRONLY|O_CREAT, 0644) = 4`,
+			thread,
+		}, 4},
+		{"attached to the threads of a process", []string{
+			// strace -f -p: no task's creation is in the trace; they share
+			// one fd table, so 201 writes to the file 200 opened.
+			`200 openat(AT_FDCWD, "a", O_RDWR|O_CREAT|O_TRUNC, 0644) = 3`,
+			`201 pwrite64(3, "shared", 6, 0) = 6`,
+			`201 openat(AT_FDCWD, "b", O_WRONLY|O_CREAT, 0644) = 4`,
+			`200 pread64(3, "shared", 64, 0) = 6`,
+			`202 openat(AT_FDCWD, "c", O_WRONLY|O_CREAT, 0644) = 7`, // untraced threads hold 5 and 6
+		}, 0},
+		{"attached: a byte read back wrong", []string{
+			`200 openat(AT_FDCWD, "a", O_RDWR|O_CREAT|O_TRUNC, 0644) = 3`,
+			`201 pwrite64(3, "shared", 6, 0) = 6`,
+			`200 pread64(3, "sharex", 64, 0) = 6`,
+		}, 3},
+		{"attached: an fd the traced threads hold", []string{
+			`200 openat(AT_FDCWD, "a", O_WRONLY|O_CREAT, 0644) = 3`,
+			`201 openat(AT_FDCWD, "b", O_WRONLY|O_CREAT, 0644) = 3`,
+		}, 2},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := writeTrace(t, strings.Join(append(tc.lines, ""), "\n"))
+			rep, err := Run([]string{p}, Options{Verify: true, Cwd: "/w"})
+			require.NoError(t, err)
+			if tc.lineN == 0 {
+				require.Zero(t, rep.Divergences, "%v", rep.DivergenceList)
+				require.Positive(t, rep.Verified)
+				return
+			}
+			require.EqualValues(t, 1, rep.Divergences, "%v", rep.DivergenceList)
+			require.Equal(t, tc.lineN, rep.DivergenceList[0].Line, "%v", rep.DivergenceList[0])
+		})
+	}
 }

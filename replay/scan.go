@@ -29,6 +29,7 @@ type plan struct {
 
 	parent map[int]int  // child tid → the tid that created it
 	thread map[int]bool // child created with CLONE_THREAD (shares the fd table)
+	seen   map[int]bool // the tids that have a line of their own (a call, a signal, an exit)
 	cwd    string       // the initial working directory, when the trace shows it
 
 	// fdMade maps, per file, an fd number to the first line where a call
@@ -143,6 +144,16 @@ func (pl *plan) parentOf(tid int, ev *strace.Event) (parent int, thread, ok bool
 	return parent, pl.thread[tid], ok
 }
 
+// appears reports whether tid has a line of its own anywhere in the input (a
+// task whose creator was traced without -f has none). It waits for the whole
+// pass.
+func (pl *plan) appears(tid int) bool {
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	pl.wait(func() bool { return false })
+	return pl.seen[tid]
+}
+
 // initialCwd returns the working directory the start of the trace reveals, or "".
 func (pl *plan) initialCwd() string {
 	pl.mu.Lock()
@@ -201,7 +212,7 @@ const (
 // startScan starts the read-ahead pass over the traces and returns its plan.
 // Call stopScan when the replay ends.
 func startScan(files []string, opts strace.Options) *plan {
-	pl := &plan{parent: map[int]int{}, thread: map[int]bool{}, fdMade: map[string]map[int]int{}, reached: map[string]*int{}, nfiles: len(files)}
+	pl := &plan{parent: map[int]int{}, thread: map[int]bool{}, seen: map[int]bool{}, fdMade: map[string]map[int]int{}, reached: map[string]*int{}, nfiles: len(files)}
 	pl.cond.L = &pl.mu
 	go pl.run(files, opts)
 	return pl
@@ -266,6 +277,7 @@ func (pl *plan) run(files []string, opts strace.Options) {
 
 // add records what one event tells. Called with pl.mu held.
 func (pl *plan) add(ev *strace.Event, name string, nfiles int, chdired map[int]bool) {
+	pl.seen[ev.Pid] = true
 	if ev.Kind != strace.KindSyscall {
 		return
 	}
