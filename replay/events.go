@@ -48,10 +48,12 @@ func (r *replayer) event(ev *strace.Event) {
 // task returns the simulated task of a traced tid, creating it (and its parents)
 // as the plan says: a thread shares its creator's fd table, a child process gets a
 // copy; a task with no known creator is a process of its own, started with the
-// inherited fds 0, 1 and 2. When the first such task began before the trace
-// (its first call is not an execve: strace -p attached to it), the other
-// tasks with no known creator are its threads: `strace -f -p PID` attaches to
-// every thread of PID.
+// inherited fds 0, 1 and 2. A task with no known creator whose end a SIGCHLD
+// told a traced task of is that task's child (made by a call that an
+// -e trace= subset does not show). When the first task with no known creator
+// began before the trace (its first call is not an execve: strace -p attached
+// to it), the other such tasks are its threads: `strace -f -p PID` attaches
+// to every thread of PID.
 //
 // A task that began before the trace may share its fd table with tasks the
 // trace does not show (threads traced without -f, the other files of an -ff
@@ -73,9 +75,20 @@ func (r *replayer) task(tid int, ev *strace.Event) *sim.Task {
 		if err != nil {
 			t = nil
 		}
-	} else if r.attached != nil && r.blind[r.attached.Group()] != 0 {
-		if c, err := r.attached.Clone(tid); err == nil {
-			t = c
+	} else if r.attached != nil {
+		// Not the first task with no known creator. (forkedBy waits for the
+		// read-ahead pass to end: not asked for the first one, which every
+		// trace has.)
+		if parent, ok := r.plan.forkedBy(tid); ok && parent != tid {
+			// Its parent was told of its end: a child process that a call
+			// the trace does not show made.
+			if c, err := r.task(parent, ev).Fork(tid); err == nil {
+				t = c
+			}
+		} else if r.blind[r.attached.Group()] != 0 {
+			if c, err := r.attached.Clone(tid); err == nil {
+				t = c
+			}
 		}
 	}
 	if t == nil {

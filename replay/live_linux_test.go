@@ -53,6 +53,11 @@ test -e nothing || true
 		{"sh", []string{"-f", "-e", "write=all", "-e", "read=all"}, []string{"sh", "-c", script}},
 		{"sh", []string{"-f", "-n", "-i"}, []string{"sh", "-c", script}},
 		{"sh", []string{"-f", "-k"}, []string{"sh", "-c", script}},
+		// -e trace= subsets: the calls they leave out (close, write, clone,
+		// socket) made and freed fds and changed sizes unseen
+		{"sh", []string{"-f", "-e", "trace=%file"}, []string{"sh", "-c", script}},
+		{"sh", []string{"-f", "-e", "trace=%file,%desc"}, []string{"sh", "-c", script}},
+		{"sh", []string{"-f", "-e", "trace=openat,close,read,write,lseek"}, []string{"sh", "-c", script}},
 	}
 	runs = append(runs, run{"tools", []string{"-f"}, []string{"sh", "-c",
 		`dd if=/dev/zero of=d bs=4096 count=10 oflag=direct status=none

@@ -37,6 +37,16 @@
 // and so is one they held that the traced tasks get back. A thread that the
 // trace shows being created but never shows running (traced without -f) may
 // also have opened an fd that a traced task uses.
+//
+// # Traces of some calls
+//
+// A trace recorded with -e trace= shows some calls only (see shows: a program
+// starts in it without the calls every program makes at start-up, or several
+// tasks appear without the calls that make tasks). Calls it leaves out may have
+// made the fds that shown calls use (socket, pipe, dup), freed fds (close),
+// made processes (fork: a task whose end a SIGCHLD reports is taken as the
+// receiver's child) and written data (write: sizes are then not compared).
+// fd numbers are then taken as recorded, as in a blind fd table.
 package replay
 
 import (
@@ -232,7 +242,10 @@ type replayer struct {
 	// blind holds the fd tables that tasks the trace does not show may use
 	// too, so that the lowest free fd is not the only one Linux could have
 	// returned (see task and fdAllowed), and why.
-	blind     map[*sim.ThreadGroup]blindness
+	blind map[*sim.ThreadGroup]blindness
+	// subset is what the trace shows of the program's calls (see shows),
+	// once known.
+	subset    traceSubset
 	umaskSeen bool // a umask call has shown the inherited mask
 	names     map[string]*nameInfo
 	pos       map[*sim.File]int64 // offsets as the recorded program had them (recPos)
@@ -258,6 +271,49 @@ const (
 	// that a traced task then uses (see ensureFd).
 	untracedThread
 )
+
+// traceSubset says how much of a program's calls a trace shows.
+type traceSubset uint8
+
+const (
+	subsetUnknown traceSubset = iota // not yet asked
+	allCalls                         // a plain trace
+	// someCalls: strace -e trace= chose the calls: a program starts in the
+	// trace and none of startCalls is in it, or several tasks are in it and
+	// none of the calls that make tasks. Calls it does not show
+	// (socket, pipe, dup) may have made the fds that shown calls use, and
+	// freed others.
+	someCalls
+	// someCallsNoClose: someCalls without close, so that fds are freed
+	// where the trace does not show it.
+	someCallsNoClose
+)
+
+// startCalls are calls that every program makes after execve (the dynamic
+// loader, libc's and Go's start-up), none of which takes an fd or a path, so
+// that no -e trace=%file or %desc shows them.
+var startCalls = []string{"brk", "arch_prctl", "set_tid_address", "set_robust_list", "rseq",
+	"rt_sigaction", "rt_sigprocmask", "munmap", "mprotect", "prlimit64", "getrandom"}
+
+// shows returns what the trace shows of the program's calls. It waits for
+// the read-ahead pass to read the whole input.
+func (r *replayer) shows() traceSubset {
+	if r.subset == subsetUnknown {
+		switch {
+		case r.plan.hasCall("execve", "execveat") && !r.plan.hasCall(startCalls...),
+			r.plan.tasks() > 1 && !r.plan.hasCall("clone", "clone3", "fork", "vfork"):
+			// a program started but its start-up is not shown, or tasks
+			// are shown but not the calls that made them
+			r.subset = someCalls
+			if !r.plan.hasCall("close", "close_range") {
+				r.subset = someCallsNoClose
+			}
+		default:
+			r.subset = allCalls
+		}
+	}
+	return r.subset
+}
 
 // closeKey names a call by its task and start line.
 type closeKey struct{ pid, line int }

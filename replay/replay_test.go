@@ -287,7 +287,9 @@ func TestStackEndToEnd(t *testing.T) {
 // is followed, not a divergence. Without the overlap it is one.
 func TestCloseRacingOpen(t *testing.T) {
 	head := []string{
-		`100 execve("/bin/prog", ["prog"], 0x7ffc0 /* 1 var */) = 0`, // the whole process is traced
+		// the whole process is traced: it starts, and the trace has all its calls
+		`100 execve("/bin/prog", ["prog"], 0x7ffc0 /* 1 var */) = 0`,
+		`100 brk(NULL) = 0x55e94258b000`,
 		`100 openat(AT_FDCWD, "a", O_WRONLY|O_CREAT, 0644) = 3`,
 		`100 clone(child_stack=0x7f, flags=CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_SIGHAND|CLONE_THREAD|CLONE_SYSVSEM) = 101`,
 	}
@@ -355,7 +357,8 @@ func TestOpenTakesFdOfCloseInFlight(t *testing.T) {
 // one does not explain are not divergences there; where the trace shows every
 // task, they are.
 func TestUntracedTasks(t *testing.T) {
-	exec := `100 execve("/bin/prog", ["prog"], 0x7ffc0 /* 1 var */) = 0`
+	// the program starts, and the trace has all its calls
+	exec := "100 execve(\"/bin/prog\", [\"prog\"], 0x7ffc0 /* 1 var */) = 0\n100 brk(NULL) = 0x55e94258b000"
 	thread := `100 clone(child_stack=0x7f, flags=CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_SIGHAND|CLONE_THREAD|CLONE_SYSVSEM) = 101`
 	// fd 3 is made and freed by the trace: not an fd inherited from before it
 	opened, closed := `100 openat(AT_FDCWD, "x", O_RDONLY|O_CREAT, 0644) = 3`, `100 close(3) = 0`
@@ -379,12 +382,12 @@ func TestUntracedTasks(t *testing.T) {
 			exec, opened, closed, thread,
 			`101 getpid() = 100`,
 			`100 openat(AT_FDCWD, "a", O_WRONLY|O_CREAT, 0644) = 4`,
-		}, 6},
+		}, 7},
 		{"before the thread", []string{
 			exec, opened, closed,
 			`100 openat(AT_FDCWD, "a", O_WRONLY|O_CREAT, 0644) = 4`,
 			thread,
-		}, 4},
+		}, 5},
 		{"attached to the threads of a process", []string{
 			// strace -f -p: no task's creation is in the trace; they share
 			// one fd table, so 201 writes to the file 200 opened.
@@ -400,9 +403,10 @@ func TestUntracedTasks(t *testing.T) {
 			`200 pread64(3, "sharex", 64, 0) = 6`,
 		}, 3},
 		{"attached: an fd the traced threads hold", []string{
+			`201 close(5) = 0`, // an fd from before the attach: the trace shows closes
 			`200 openat(AT_FDCWD, "a", O_WRONLY|O_CREAT, 0644) = 3`,
 			`201 openat(AT_FDCWD, "b", O_WRONLY|O_CREAT, 0644) = 3`,
-		}, 2},
+		}, 3},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -418,4 +422,29 @@ func TestUntracedTasks(t *testing.T) {
 			require.Equal(t, tc.lineN, rep.DivergenceList[0].Line, "%v", rep.DivergenceList[0])
 		})
 	}
+}
+
+// TestTraceOfSomeCalls: a trace recorded with -e trace=%file shows no close and
+// no write, so fd numbers and sizes that those calls explain are taken as
+// recorded; the same lines in a trace of every call are divergences.
+func TestTraceOfSomeCalls(t *testing.T) {
+	lines := []string{
+		`100 execve("/bin/prog", ["prog"], 0x7ffc0 /* 1 var */) = 0`,
+		`100 openat(AT_FDCWD, "a", O_WRONLY|O_CREAT, 0644) = 3`,
+		`100 openat(AT_FDCWD, "b", O_RDONLY|O_CREAT, 0644) = 3`,                        // a close between
+		`100 newfstatat(AT_FDCWD, "a", {st_mode=S_IFREG|0644, st_size=5, ...}, 0) = 0`, // a write before
+		``,
+	}
+	rep, err := Run([]string{writeTrace(t, strings.Join(lines, "\n"))}, Options{Verify: true, Cwd: "/w"})
+	require.NoError(t, err)
+	require.Zero(t, rep.Divergences, "%v", rep.DivergenceList)
+	require.EqualValues(t, 3, rep.Verified) // the opens and the stat
+
+	all := append([]string{lines[0], `100 brk(NULL) = 0x55e94258b000`}, lines[1:]...)
+	rep, err = Run([]string{writeTrace(t, strings.Join(all, "\n"))}, Options{Verify: true, Cwd: "/w"})
+	require.NoError(t, err)
+	require.EqualValues(t, 2, rep.Divergences, "%v", rep.DivergenceList)
+	require.Equal(t, 4, rep.DivergenceList[0].Line)
+	require.Equal(t, 5, rep.DivergenceList[1].Line)
+	require.Equal(t, "st_size", rep.DivergenceList[1].What)
 }

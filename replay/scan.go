@@ -27,10 +27,14 @@ type plan struct {
 	events  int             // events read
 	nfiles  int             // trace files read together
 
-	parent map[int]int  // child tid → the tid that created it
-	thread map[int]bool // child created with CLONE_THREAD (shares the fd table)
-	seen   map[int]bool // the tids that have a line of their own (a call, a signal, an exit)
-	cwd    string       // the initial working directory, when the trace shows it
+	parent map[int]int     // child tid → the tid that created it
+	thread map[int]bool    // child created with CLONE_THREAD (shares the fd table)
+	seen   map[int]bool    // the tids that have a line of their own (a call, a signal, an exit)
+	names  map[string]bool // the syscall names in the input
+	// sigchld maps a tid to the task that a SIGCHLD told of its end: its
+	// parent process, which the trace may not show creating it.
+	sigchld map[int]int
+	cwd     string // the initial working directory, when the trace shows it
 
 	// fdMade maps, per file, an fd number to the first line where a call
 	// returned it; fds used but never made are inherited.
@@ -154,6 +158,39 @@ func (pl *plan) appears(tid int) bool {
 	return pl.seen[tid]
 }
 
+// forkedBy returns the task that a SIGCHLD in the input told of tid's end:
+// tid was a child process of its. It waits for the whole pass.
+func (pl *plan) forkedBy(tid int) (parent int, ok bool) {
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	pl.wait(func() bool { return false })
+	parent, ok = pl.sigchld[tid]
+	return parent, ok
+}
+
+// tasks returns how many tasks have a line in the input. It waits for the
+// whole pass.
+func (pl *plan) tasks() int {
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	pl.wait(func() bool { return false })
+	return len(pl.seen)
+}
+
+// hasCall reports whether a call of any of the names is in the input. It
+// waits for the whole pass.
+func (pl *plan) hasCall(names ...string) bool {
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	pl.wait(func() bool { return false })
+	for _, n := range names {
+		if pl.names[n] {
+			return true
+		}
+	}
+	return false
+}
+
 // initialCwd returns the working directory the start of the trace reveals, or "".
 func (pl *plan) initialCwd() string {
 	pl.mu.Lock()
@@ -212,7 +249,7 @@ const (
 // startScan starts the read-ahead pass over the traces and returns its plan.
 // Call stopScan when the replay ends.
 func startScan(files []string, opts strace.Options) *plan {
-	pl := &plan{parent: map[int]int{}, thread: map[int]bool{}, seen: map[int]bool{}, fdMade: map[string]map[int]int{}, reached: map[string]*int{}, nfiles: len(files)}
+	pl := &plan{parent: map[int]int{}, thread: map[int]bool{}, seen: map[int]bool{}, names: map[string]bool{}, sigchld: map[int]int{}, fdMade: map[string]map[int]int{}, reached: map[string]*int{}, nfiles: len(files)}
 	pl.cond.L = &pl.mu
 	go pl.run(files, opts)
 	return pl
@@ -278,8 +315,22 @@ func (pl *plan) run(files []string, opts strace.Options) {
 // add records what one event tells. Called with pl.mu held.
 func (pl *plan) add(ev *strace.Event, name string, nfiles int, chdired map[int]bool) {
 	pl.seen[ev.Pid] = true
+	if ev.Kind == strace.KindSignal && ev.Name == "SIGCHLD" {
+		if a := ev.Arg(0); a != nil {
+			if f := a.Field("si_pid"); f != nil {
+				if v, ok := f.Value(); ok && v > 0 && v < 1<<22 && int(v) != ev.Pid {
+					if _, ok := pl.sigchld[int(v)]; !ok {
+						pl.sigchld[int(v)] = ev.Pid
+					}
+				}
+			}
+		}
+	}
 	if ev.Kind != strace.KindSyscall {
 		return
+	}
+	if !pl.names[ev.Name] {
+		pl.names[ev.Name] = true
 	}
 	if makesFd(ev.Name) && ev.RetKnown && ev.Ret >= 0 && ev.ErrnoName == "" {
 		m := pl.fdMade[name]

@@ -257,9 +257,19 @@ func (w *world) before(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call)
 		abs := w.abs(t, dirfd, c.Path)
 		if dev, isDev := device(abs); isDev {
 			if ok {
-				if w.r.opts.Verify {
-					if want := lowestFree(t, 0); int64(want) != ev.Ret {
-						w.r.diverge(ev, "fd", itoa(ev.Ret), itoa(int64(want)))
+				if got := lowestFree(t, 0); int64(got) != ev.Ret {
+					// fdAllowed's rules, as for the files of the model
+					allowed, inherited := w.r.fdAllowed(t, ev, int64(got))
+					if !allowed && w.r.opts.Verify {
+						w.r.diverge(ev, "fd", itoa(ev.Ret), itoa(int64(got)))
+					}
+					if t.File(int(ev.Ret)) != nil {
+						w.r.top.Syscall(sim.Call{Nr: sim.SYS_CLOSE, Task: t, Args: [6]int64{ev.Ret}})
+					}
+					for fd := got; inherited && fd < int(ev.Ret); fd++ {
+						if t.File(fd) == nil {
+							w.r.placeholder(t, fd, syscall.O_RDWR, 0)
+						}
 					}
 				}
 				w.r.installSpecial(t, int(ev.Ret), dev, int(flags))
