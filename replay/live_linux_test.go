@@ -59,13 +59,15 @@ test -e nothing || true
 		{"sh", []string{"-f", "-e", "trace=%file,%desc"}, []string{"sh", "-c", script}},
 		{"sh", []string{"-f", "-e", "trace=openat,close,read,write,lseek"}, []string{"sh", "-c", script}},
 	}
-	runs = append(runs, run{"tools", []string{"-f"}, []string{"sh", "-c",
-		`dd if=/dev/zero of=d bs=4096 count=10 oflag=direct status=none
+	tools := `dd if=/dev/zero of=d bs=4096 count=10 oflag=direct status=none
 dd if=d of=e bs=512 skip=3 count=5 iflag=direct status=none
 cp --sparse=always d f; truncate -s 100M f; cp --sparse=always f g
 sort /etc/passwd > s; mkdir -p a/b; touch a/b/c
 tar cf t.tar a; tar xf t.tar -C a/b; find . -type f > /dev/null
-ln -sf s link; readlink link > /dev/null; rm -rf a`}})
+ln -sf s link; readlink link > /dev/null; readlink -f /bin/sh > /dev/null; rm -rf a`
+	runs = append(runs,
+		run{"tools", []string{"-f"}, []string{"sh", "-c", tools}},
+		run{"tools", []string{"-f", "-s", "0"}, []string{"sh", "-c", tools}}) // no string shown
 	if _, err := exec.LookPath("python3"); err == nil {
 		runs = append(runs, run{"python-threads", []string{"-f"}, []string{"python3", "-c", `import tempfile, os, threading
 def w(i):

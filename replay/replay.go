@@ -20,10 +20,12 @@
 // Return values and errnos of every modelled call, returned fd numbers, the bytes of
 // reads wherever the trace shows them and the model knows them (bytes that a write
 // shown with -s truncation did not show are unknown, not zeros), stat sizes and
-// types, getcwd and readlink strings. Where Linux leaves a result open (directory
-// order, how many AIO completions io_getevents returns, the pid a fork gets, the fd
-// numbers of fds inherited before tracing), replay checks that the recorded result
-// is one the model allows and follows it.
+// types, getcwd and readlink strings (a link whose target the trace does not
+// show, at a path the model has no link at, is not compared). Where Linux
+// leaves a result open (directory order, how many AIO completions io_getevents
+// returns, the pid a fork gets, the fd numbers of fds inherited before
+// tracing), replay checks that the recorded result is one the model allows and
+// follows it.
 //
 // # Tasks the trace does not show
 //

@@ -448,3 +448,42 @@ func TestTraceOfSomeCalls(t *testing.T) {
 	require.Equal(t, 5, rep.DivergenceList[1].Line)
 	require.Equal(t, "st_size", rep.DivergenceList[1].What)
 }
+
+// TestReadlinkTargetNotShown: with -s 0 a readlink shows no target. At a path
+// that replay inferred as a file from an execve (which follows links) the
+// model cannot know the link: nothing to compare. At a file the trace made, a
+// successful readlink is a divergence.
+func TestReadlinkTargetNotShown(t *testing.T) {
+	start := []string{
+		`100 execve("/usr/bin/py", ["py"], 0x7ffc0 /* 1 var */) = 0`,
+		`100 brk(NULL) = 0x55e94258b000`,
+	}
+	for _, tc := range []struct {
+		name     string
+		lines    []string
+		diverged int
+	}{
+		{"a path the model does not have", []string{`100 readlink("/usr/bin/py", ""..., 4096) = 10`}, 0},
+		{"a path inferred as a file", []string{
+			`100 newfstatat(AT_FDCWD, "/usr/bin/py", {st_mode=S_IFREG|0755, st_size=100, ...}, 0) = 0`,
+			`100 readlink("/usr/bin/py", ""..., 4096) = 10`,
+		}, 0},
+		{"a path the trace removed", []string{
+			`100 unlink("/w/g") = 0`,
+			`100 readlink("/w/g", ""..., 4096) = 10`,
+		}, 1},
+		{"target shown", []string{`100 readlink("/usr/bin/py", "python3.11", 4096) = 10`}, 0},
+		{"a file the trace made", []string{
+			`100 openat(AT_FDCWD, "/w/f", O_WRONLY|O_CREAT, 0644) = 3`,
+			`100 readlink("/w/f", ""..., 4096) = 10`,
+		}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := writeTrace(t, strings.Join(append(append(append([]string{}, start...), tc.lines...), ""), "\n"))
+			rep, err := Run([]string{p}, Options{Verify: true, Cwd: "/w"})
+			require.NoError(t, err)
+			require.EqualValues(t, tc.diverged, rep.Divergences, "%v", rep.DivergenceList)
+			require.Positive(t, rep.Verified)
+		})
+	}
+}
