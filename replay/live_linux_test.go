@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -53,6 +54,8 @@ test -e nothing || true
 		{"sh", []string{"-f", "-e", "write=all", "-e", "read=all"}, []string{"sh", "-c", script}},
 		{"sh", []string{"-f", "-n", "-i"}, []string{"sh", "-c", script}},
 		{"sh", []string{"-f", "-k"}, []string{"sh", "-c", script}},
+		// a file per task, without timestamps: ordered by the waits and clones
+		{"sh", []string{"-ff"}, []string{"sh", "-c", script}},
 		// -e trace= subsets: the calls they leave out (close, write, clone,
 		// socket) made and freed fds and changed sizes unseen
 		{"sh", []string{"-f", "-e", "trace=%file"}, []string{"sh", "-c", script}},
@@ -69,7 +72,7 @@ ln -sf s link; readlink link > /dev/null; readlink -f /bin/sh > /dev/null; rm -r
 		run{"tools", []string{"-f"}, []string{"sh", "-c", tools}},
 		run{"tools", []string{"-f", "-s", "0"}, []string{"sh", "-c", tools}}) // no string shown
 	if _, err := exec.LookPath("python3"); err == nil {
-		runs = append(runs, run{"python-threads", []string{"-f"}, []string{"python3", "-c", `import tempfile, os, threading
+		threads := `import tempfile, os, threading
 def w(i):
     with open(f"t{i}", "wb") as f:
         f.write(os.urandom(1000)); f.flush(); os.fsync(f.fileno())
@@ -81,7 +84,10 @@ os.rename("t0", "t9")
 fd = os.open("big", os.O_RDWR | os.O_CREAT, 0o644)
 os.pwrite(fd, b"abc", 1 << 30)
 print(os.lseek(fd, 0, os.SEEK_DATA), os.lseek(fd, 0, os.SEEK_HOLE))
-os.close(fd)`}})
+os.close(fd)`
+		runs = append(runs,
+			run{"python-threads", []string{"-f"}, []string{"python3", "-c", threads}},
+			run{"python-threads", []string{"-ff"}, []string{"python3", "-c", threads}})
 		// preadv2/pwritev2 with RWF_* flags, and the errors of bad ones.
 		runs = append(runs, run{"python-rwf", []string{"-f", "-s", "64"}, []string{"python3", "-c", `import os
 fd = os.open("data", os.O_CREAT | os.O_RDWR | os.O_TRUNC, 0o644)
@@ -128,7 +134,13 @@ os.close(fd)`}})
 			if out, err := cmd.CombinedOutput(); err != nil {
 				t.Skipf("strace cannot trace here: %v: %s", err, out)
 			}
-			rep, err := Run([]string{trace}, Options{Verify: true, Cwd: work})
+			files := []string{trace}
+			if slices.Contains(rn.flags, "-ff") { // one file per task: trace.PID
+				files, err = filepath.Glob(trace + ".*")
+				require.NoError(t, err)
+				require.NotEmpty(t, files)
+			}
+			rep, err := Run(files, Options{Verify: true, Cwd: work})
 			require.NoError(t, err)
 			require.Zero(t, rep.ParseErrors)
 			for _, d := range rep.DivergenceList {

@@ -487,3 +487,47 @@ func TestReadlinkTargetNotShown(t *testing.T) {
 		})
 	}
 }
+
+// TestUntimedFFThreads: -ff files without timestamps do not tell in which
+// order two threads took and freed their fds, so an fd that the other thread
+// may have held is one Linux could have returned; in one file the order is
+// known.
+func TestUntimedFFThreads(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, lines ...string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(strings.Join(append(lines, ""), "\n")), 0o644))
+		return p
+	}
+	start := []string{
+		`execve("/bin/prog", ["prog"], 0x7ffc0 /* 1 var */) = 0`,
+		`brk(NULL) = 0x55e94258b000`,
+		`openat(AT_FDCWD, "x", O_RDONLY|O_CREAT, 0644) = 3`,
+		`close(3) = 0`,
+		`clone(child_stack=0x7f, flags=CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_SIGHAND|CLONE_THREAD|CLONE_SYSVSEM) = 101`,
+	}
+	threadLines := []string{
+		`openat(AT_FDCWD, "b", O_WRONLY|O_CREAT, 0644) = 3`,
+		`close(3) = 0`,
+		`openat(AT_FDCWD, "c", O_WRONLY|O_CREAT, 0644) = 4`, // the main thread held 3 by then
+	}
+	main := write("t.100", append(append([]string{}, start...), `openat(AT_FDCWD, "a", O_WRONLY|O_CREAT, 0644) = 3`)...)
+	thread := write("t.101", threadLines...)
+	rep, err := Run([]string{main, thread}, Options{Verify: true, Cwd: "/w"})
+	require.NoError(t, err)
+	require.Zero(t, rep.Divergences, "%v", rep.DivergenceList)
+	require.EqualValues(t, 6, rep.Verified)
+
+	// One file: the thread's last open came when 3 was free.
+	var one []string
+	for _, l := range start {
+		one = append(one, "100 "+l)
+	}
+	for _, l := range threadLines {
+		one = append(one, "101 "+l)
+	}
+	rep, err = Run([]string{write("one.strace", one...)}, Options{Verify: true, Cwd: "/w"})
+	require.NoError(t, err)
+	require.EqualValues(t, 1, rep.Divergences, "%v", rep.DivergenceList)
+	require.Equal(t, 8, rep.DivergenceList[0].Line)
+}

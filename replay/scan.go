@@ -31,6 +31,9 @@ type plan struct {
 	thread map[int]bool    // child created with CLONE_THREAD (shares the fd table)
 	seen   map[int]bool    // the tids that have a line of their own (a call, a signal, an exit)
 	names  map[string]bool // the syscall names in the input
+	// untimedMakers holds the tasks of -ff files without timestamps that
+	// made an fd: their order relative to other files is unknown.
+	untimedMakers map[int]bool
 	// sigchld maps a tid to the task that a SIGCHLD told of its end: its
 	// parent process, which the trace may not show creating it.
 	sigchld map[int]int
@@ -200,12 +203,24 @@ func (pl *plan) initialCwd() string {
 }
 
 // inFlight reports whether another task had an fd-creating call in flight while
-// ev ran, or released an fd while ev was in flight. It waits for the whole pass
-// (a call's resumption may come much later).
+// ev ran, or released an fd while ev was in flight, or, in -ff files without
+// timestamps, whether a thread of the same process made fds in another file
+// (the order across the files is not known). It waits for the whole pass (a
+// call's resumption may come much later).
 func (pl *plan) inFlight(ev *strace.Event) bool {
 	pl.mu.Lock()
 	defer pl.mu.Unlock()
 	pl.wait(func() bool { return false })
+	if ev.TimeKind == strace.TimeNone && pl.nfiles > 1 {
+		// -ff files without timestamps: a thread of the same process that
+		// makes fds in its own file may have made one at any time.
+		g := pl.threadGroup(ev.Pid)
+		for pid := range pl.untimedMakers {
+			if pid != ev.Pid && pl.threadGroup(pid) == g {
+				return true
+			}
+		}
+	}
 	for _, f := range pl.flight {
 		if f.file == ev.File && f.pid != ev.Pid && f.start < ev.EndLine && f.end > ev.Line {
 			return true
@@ -215,6 +230,20 @@ func (pl *plan) inFlight(ev *strace.Event) bool {
 		}
 	}
 	return false
+}
+
+// threadGroup returns the task whose threads (by CLONE_THREAD, as far as the
+// trace shows) tid is of: tid itself unless a clone made it a thread. Called
+// with pl.mu held.
+func (pl *plan) threadGroup(tid int) int {
+	for n := 0; pl.thread[tid] && n < 1<<16; n++ {
+		p, ok := pl.parent[tid]
+		if !ok || p == tid {
+			break
+		}
+		tid = p
+	}
+	return tid
 }
 
 // closeInFlight returns the start line and task of another task's close(fd)
@@ -249,7 +278,7 @@ const (
 // startScan starts the read-ahead pass over the traces and returns its plan.
 // Call stopScan when the replay ends.
 func startScan(files []string, opts strace.Options) *plan {
-	pl := &plan{parent: map[int]int{}, thread: map[int]bool{}, seen: map[int]bool{}, names: map[string]bool{}, sigchld: map[int]int{}, fdMade: map[string]map[int]int{}, reached: map[string]*int{}, nfiles: len(files)}
+	pl := &plan{parent: map[int]int{}, thread: map[int]bool{}, seen: map[int]bool{}, names: map[string]bool{}, untimedMakers: map[int]bool{}, sigchld: map[int]int{}, fdMade: map[string]map[int]int{}, reached: map[string]*int{}, nfiles: len(files)}
 	pl.cond.L = &pl.mu
 	go pl.run(files, opts)
 	return pl
@@ -355,6 +384,9 @@ func (pl *plan) add(ev *strace.Event, name string, nfiles int, chdired map[int]b
 		}
 		if nfiles > 1 && (ev.TimeKind == strace.TimeOfDay || ev.TimeKind == strace.TimeEpoch) && len(pl.flight) < maxFlight {
 			pl.flight = append(pl.flight, flightSpan{file: name, pid: ev.Pid, time: ev.Time})
+		}
+		if nfiles > 1 && ev.TimeKind == strace.TimeNone {
+			pl.untimedMakers[ev.Pid] = true
 		}
 	}
 	if ev.Name == "close" && ev.EndLine != ev.Line && ev.ErrnoName == "" && len(pl.closing) < maxFlight {

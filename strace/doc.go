@@ -44,7 +44,9 @@
 //
 // [Merge] interleaves several parsers by timestamp (see [Merger] for the
 // exact ordering rules); with `-ff -tt` files this reproduces the global
-// order up to strace's microsecond resolution.
+// order up to strace's microsecond resolution. Files without timestamps are
+// ordered by what their calls say: a child's events before the wait4 that
+// returns its pid, a thread's after the clone that made it.
 //
 // # Formatting
 //

@@ -1,6 +1,10 @@
 package strace
 
-import "io"
+import (
+	"bytes"
+	"io"
+	"slices"
+)
 
 // Merger interleaves the events of several parsers (typically the per-task
 // files of `strace -ff -o PREFIX`) in timestamp order.
@@ -12,6 +16,14 @@ import "io"
 // event without a timestamp takes the key of the stream's previous event, so
 // it stays after it. Ties go to the parser listed first. Within one stream
 // the order is always the file order.
+//
+// Streams without timestamps (-ff without -t) are ordered by what the
+// calls say of each other, the streams named by their task (-ff file names,
+// PidFromFileName): a wait4 that returns a child's pid comes after all of the
+// child's events, and a thread's events (clone with CLONE_THREAD) come
+// right after the clone that made it. Otherwise a stream runs to its end,
+// then the next one that a clone or fork made, then the first one left in
+// the list.
 type Merger struct {
 	ps    []*Parser
 	heads []*Event
@@ -21,14 +33,28 @@ type Merger struct {
 	done  []bool
 	prev  int // index of the stream whose event was returned last, or -1
 	init  bool
+
+	// untimed streams (see the ordering above)
+	untimed bool
+	stream  map[int]int // task id → stream
+	stack   []int       // the streams running, the innermost last
+	started []bool      // a clone or fork made the stream's task
+	push    int         // a thread's stream to run after the event returned, or -1
 }
 
 // Merge returns a Merger over ps. The events it returns are owned by their
 // parsers: each is valid until the next call to Merger.Next.
 func Merge(ps ...*Parser) *Merger {
 	n := len(ps)
-	return &Merger{ps: ps, heads: make([]*Event, n), keys: make([]int64, n), last: make([]int64, n),
-		base: make([]int64, n), done: make([]bool, n), prev: -1}
+	m := &Merger{ps: ps, heads: make([]*Event, n), keys: make([]int64, n), last: make([]int64, n),
+		base: make([]int64, n), done: make([]bool, n), prev: -1,
+		stream: map[int]int{}, started: make([]bool, n), push: -1}
+	for k, p := range ps {
+		if _, dup := m.stream[p.filePid]; p.filePid != 0 && !dup {
+			m.stream[p.filePid] = k
+		}
+	}
+	return m
 }
 
 func (m *Merger) advance(k int) error {
@@ -65,9 +91,13 @@ func (m *Merger) advance(k int) error {
 func (m *Merger) Next() (*Event, error) {
 	if !m.init {
 		m.init = true
+		m.untimed = true
 		for k := range m.ps {
 			if err := m.advance(k); err != nil {
 				return nil, err
+			}
+			if h := m.heads[k]; h != nil && h.TimeKind != TimeNone {
+				m.untimed = false
 			}
 		}
 	} else if m.prev >= 0 {
@@ -85,6 +115,9 @@ func (m *Merger) Next() (*Event, error) {
 			}
 		}
 	}
+	if m.untimed {
+		return m.nextCausal()
+	}
 	best := -1
 	for k, h := range m.heads {
 		if h != nil && (best < 0 || m.keys[k] < m.keys[best]) {
@@ -96,4 +129,66 @@ func (m *Merger) Next() (*Event, error) {
 	}
 	m.prev = best
 	return m.heads[best], nil
+}
+
+// nextCausal is Next for streams without timestamps.
+func (m *Merger) nextCausal() (*Event, error) {
+	if j := m.push; j >= 0 {
+		m.push = -1
+		if !slices.Contains(m.stack, j) {
+			m.stack = append(m.stack, j)
+		}
+	}
+	for {
+		for len(m.stack) > 0 && m.heads[m.stack[len(m.stack)-1]] == nil {
+			m.stack = m.stack[:len(m.stack)-1] // at its end (or its error: retried above)
+		}
+		if len(m.stack) == 0 {
+			k := slices.IndexFunc(m.heads, func(h *Event) bool { return h != nil })
+			for i, h := range m.heads {
+				if h != nil && m.started[i] {
+					k = i
+					break
+				}
+			}
+			if k < 0 {
+				return nil, io.EOF
+			}
+			m.stack = append(m.stack, k)
+		}
+		k := m.stack[len(m.stack)-1]
+		ev := m.heads[k]
+		if ev.Kind == KindSyscall && ev.RetKnown && ev.Ret > 0 && ev.ErrnoName == "" {
+			if j, ok := m.stream[int(ev.Ret)]; ok && j != k && m.heads[j] != nil {
+				switch ev.Name {
+				case "wait4", "waitpid":
+					if !slices.Contains(m.stack, j) {
+						m.stack = append(m.stack, j) // the child's events first
+						continue
+					}
+				case "clone", "clone3", "fork", "vfork":
+					m.started[j] = true
+					if ev.Name != "fork" && ev.Name != "vfork" && cloneThread(ev.RawArgs) {
+						m.push = j
+					}
+				}
+			}
+		}
+		m.prev = k
+		return ev, nil
+	}
+}
+
+// cloneThread reports whether clone arguments create a thread (CLONE_THREAD,
+// by name or in hexadecimal flags).
+func cloneThread(args []byte) bool {
+	if bytes.Contains(args, []byte("CLONE_THREAD")) {
+		return true
+	}
+	i := bytes.Index(args, []byte("flags=0x"))
+	if i < 0 {
+		return false
+	}
+	v, _, _, ok := parseUint(args, i+len("flags="))
+	return ok && v&0x10000 != 0
 }

@@ -971,3 +971,53 @@ func TestCorpusSpotChecks(t *testing.T) {
 	require.Equal(t, int64(24497), ev.Field(0, "si_pid").Int)
 	require.Equal(t, "CLD_EXITED", string(ev.Field(0, "si_code").Text))
 }
+
+// TestMergeCausal: -ff files without timestamps are ordered by what their
+// calls say: a child's events before the wait4 that returns its pid, a
+// thread's right after the clone that made it, and the rest in list order.
+func TestMergeCausal(t *testing.T) {
+	files := []struct{ name, text string }{
+		{"t.10", strings.Join([]string{
+			`clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|CLONE_CHILD_SETTID|SIGCHLD, child_tidptr=0x7f) = 11`,
+			`openat(AT_FDCWD, "a", O_RDONLY) = 3`,
+			`wait4(-1, [{WIFEXITED(s) && WEXITSTATUS(s) == 0}], 0, NULL) = 11`,
+			`clone3({flags=CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_SIGHAND|CLONE_THREAD|CLONE_SYSVSEM, exit_signal=0, stack=0x7f, stack_size=0x7fff00}, 88) = 12`,
+			`clone(child_stack=0x7f, flags=0x3d0f00, parent_tid=0x7f, tls=0x7f, child_tidptr=0x7f) = 13`,
+			`close(3) = 0`,
+			`wait4(14, NULL, 0, NULL) = 14`,
+			`fork() = 16`,
+		}, "\n") + "\n"},
+		{"t.11", "execve(\"/bin/true\", [\"true\"], 0x7ffc /* 1 var */) = 0\nexit_group(0) = ?\n+++ exited with 0 +++\n"},
+		{"t.12", "openat(AT_FDCWD, \"b\", O_RDONLY) = 4\nexit(0) = ?\n+++ exited with 0 +++\n"},
+		{"t.13", "openat(AT_FDCWD, \"c\", O_RDONLY) = 5\n"}, // -X raw flags: 0x10000 is CLONE_THREAD
+		{"t.14", "getpid() = 14\n"}, // made by nothing shown, waited for
+		{"t.15", "getpid() = 15\n"}, // neither: last
+		{"t.16", "getpid() = 16\n"}, // forked, not waited for: before t.15
+	}
+	var ps []*strace.Parser
+	for _, f := range files {
+		ps = append(ps, strace.NewParser(strings.NewReader(f.text), f.name, strace.Options{}))
+	}
+	m := strace.Merge(ps...)
+	var got [][2]int
+	for {
+		ev, err := m.Next()
+		if err == io.EOF {
+			break
+		}
+		require.NoError(t, err)
+		got = append(got, [2]int{ev.Pid, ev.Line})
+	}
+	require.Equal(t, [][2]int{
+		{10, 1}, {10, 2}, // the fork, and the parent goes on
+		{11, 1}, {11, 2}, {11, 3}, // the child, before the wait that returns it
+		{10, 3}, {10, 4}, // the wait, the thread's clone
+		{12, 1}, {12, 2}, {12, 3}, // the thread, at once
+		{10, 5},          // the next thread's clone
+		{13, 1},          // that thread
+		{10, 6},          // the parent again
+		{14, 1}, {10, 7}, // waited for
+		{10, 8}, {16, 1}, // forked, at the parent's end
+		{15, 1},
+	}, got)
+}
