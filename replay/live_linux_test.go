@@ -54,6 +54,10 @@ test -e nothing || true
 		{"sh", []string{"-f", "-e", "write=all", "-e", "read=all"}, []string{"sh", "-c", script}},
 		{"sh", []string{"-f", "-n", "-i"}, []string{"sh", "-c", script}},
 		{"sh", []string{"-f", "-k"}, []string{"sh", "-c", script}},
+		// successful calls only: a call's second half may follow on a line
+		// of its own, with no pid
+		{"sh", []string{"-f", "-z"}, []string{"sh", "-c", script}},
+		{"sh", []string{"-f", "--decode-pids=comm"}, []string{"sh", "-c", script}}, // PID<comm>
 		// a file per task, without timestamps: ordered by the waits and clones
 		{"sh", []string{"-ff"}, []string{"sh", "-c", script}},
 		// -e trace= subsets: the calls they leave out (close, write, clone,

@@ -7,8 +7,10 @@
 // `-t`/`-tt`/`-ttt`/`-r` timestamps, `-T` durations, `-y`/`-yy` fd decorations,
 // any `-s`, `-X verbose` and `-X raw`, `-v`, `-e trace=` subsets, the hex dumps
 // of `-e write=`/`-e read=`, `-n` syscall numbers and `-i` instruction pointers
-// (Event.Nr, Event.IP), `-k` stack frames (skipped), signals, exits and
-// attach/detach messages.
+// (Event.Nr, Event.IP), `-k` stack frames (skipped), `--decode-pids=comm`
+// (`PID<comm>`, the comm skipped), `-z` and `-e status=` (whose second half of
+// an interrupted call comes on the next line with neither pid nor
+// `<... resumed>`), signals, exits and attach/detach messages.
 // `<unfinished ...>` lines are joined with their `<... name resumed>` line of
 // the same pid and emitted as one event carrying both line numbers.
 //

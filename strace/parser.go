@@ -78,11 +78,14 @@ type Parser struct {
 	in      lineReader
 	maxLen  int
 
-	lineNo  int
-	lineBuf []byte // the current line when it does not alias the read buffer
-	evBuf   []byte // the current call's line, copied when dump lines follow it
-	aliased bool   // the current line aliases the read buffer
-	eof     bool
+	lineNo int
+	// lastUnfinished is the line of the latest `<unfinished ...>` call, of
+	// pid lastUnfinishedPid (see parseContinuation).
+	lastUnfinished, lastUnfinishedPid int
+	lineBuf                           []byte // the current line when it does not alias the read buffer
+	evBuf                             []byte // the current call's line, copied when dump lines follow it
+	aliased                           bool   // the current line aliases the read buffer
+	eof                               bool
 	// evRare says that ev may hold values in fields that parseFast does
 	// not set (see frame.go); noFast turns parseFast off (for tests).
 	evRare, noFast bool
@@ -353,6 +356,9 @@ func (p *Parser) next(line []byte, no int, have, handled bool, serr *SyntaxError
 		if !handled {
 			ok, serr = p.parseLine(line, no)
 		}
+		if serr != nil && p.continues(line, no) {
+			ok, serr = p.parseContinuation(line, no)
+		}
 		if serr != nil {
 			if err := p.fail(serr); err != nil {
 				return nil, err
@@ -546,10 +552,21 @@ func (p *Parser) parseLine(line []byte, no int) (ok bool, err *SyntaxError) {
 		ev.Pid, ev.PidStyle = int(v), PidBracket
 		i = skipSpaces(line, k+1)
 	}
-	// pid column and timestamp
+	// pid column (with --decode-pids=comm, "PID<comm>") and timestamp
 	if i < len(line) && isDigit(line[i]) {
 		j := skipDigits(line, i)
-		if j < len(line) && line[j] == ' ' && ev.PidStyle == PidNone {
+		if j < len(line) && line[j] == '<' && ev.PidStyle == PidNone {
+			// a comm is at most 15 bytes, each at most 4 when escaped
+			if k := bytes.Index(line[j:min(len(line), j+64)], []byte("> ")); k > 0 {
+				v, _, _, _ := parseUint(line, i)
+				if j-i > 10 || v > 1<<31 {
+					return false, p.errorf(no, i+1, "pid out of range")
+				}
+				ev.Pid, ev.PidStyle = int(v), PidColumn
+				j += k + 1
+				i = skipSpaces(line, j)
+			}
+		} else if j < len(line) && line[j] == ' ' && ev.PidStyle == PidNone {
 			v, _, _, _ := parseUint(line, i)
 			if j-i > 10 || v > 1<<31 {
 				return false, p.errorf(no, i+1, "pid out of range")
@@ -1069,6 +1086,7 @@ func (p *Parser) addPending(ev *Event, args []byte, no int) *SyntaxError {
 	pd.name, pd.line, pd.time, pd.timeKind, pd.timePrec, pd.pidStyle = ev.Name, no, ev.Time, ev.TimeKind, ev.TimePrec, ev.PidStyle
 	pd.args = append(pd.args[:0], args...)
 	p.pending[ev.Pid] = pd
+	p.lastUnfinished, p.lastUnfinishedPid = no, ev.Pid
 	return nil
 }
 
@@ -1093,10 +1111,46 @@ func (p *Parser) parseResumed(ev *Event, line []byte, i, no int) (bool, *SyntaxE
 	if pd.name != string(name) {
 		return false, p.errorf(no, s+1, "%s resumed, but the unfinished call of pid %d is %s (line %d)", name, ev.Pid, pd.name, pd.line)
 	}
+	return p.resume(ev, pd, line[j+len(resumedMark):], no)
+}
+
+// continues reports whether line, which did not parse as an event, is the
+// rest of the call left `<unfinished ...>` on the line before it: strace -z
+// and -e status= print a call's second half so, without a pid or a
+// `<... name resumed>` prefix. Such a line does not start as an event does
+// (a pid or timestamp, `[pid`, `<...`, `+++`, `---`, `strace:`).
+func (p *Parser) continues(line []byte, no int) bool {
+	pd, ok := p.pending[p.lastUnfinishedPid]
+	if !ok || p.lastUnfinished != no-1 || pd.line != no-1 {
+		return false
+	}
+	i := skipSpaces(line, 0)
+	if j := skipDigits(line, i); j > i && j < len(line) && (line[j] == ' ' || line[j] == ':' || line[j] == '.') {
+		return false
+	}
+	for _, prefix := range []string{"[pid ", "<... ", "+++ ", "--- ", "strace: "} {
+		if hasPrefix(line[i:], prefix) {
+			return false
+		}
+	}
+	return true
+}
+
+// parseContinuation parses line, for which continues holds, as the rest of
+// the unfinished call on the line before it.
+func (p *Parser) parseContinuation(line []byte, no int) (bool, *SyntaxError) {
+	pd := p.pending[p.lastUnfinishedPid]
+	ev := p.resetEvent(line, no)
+	ev.Pid = p.lastUnfinishedPid
+	return p.resume(ev, pd, line, no)
+}
+
+// resume completes the pending call pd of ev's pid with rest, the text after
+// `<... name resumed>`, into ev.
+func (p *Parser) resume(ev *Event, pd *pending, rest []byte, no int) (bool, *SyntaxError) {
 	delete(p.pending, ev.Pid)
 	p.pendingBytes -= len(pd.args)
 	p.freePend = append(p.freePend, pd)
-	rest := line[j+len(resumedMark):]
 	jb := append(p.joinBuf[:0], pd.name...)
 	jb = append(jb, '(')
 	open := len(jb)

@@ -1021,3 +1021,80 @@ func TestMergeCausal(t *testing.T) {
 		{15, 1},
 	}, got)
 }
+
+// TestStatusFilterContinuation: with -z or -e status=, strace prints the
+// second half of an interrupted call on the next line with no pid and no
+// `<... name resumed>`; the parser joins it with the call it continues.
+func TestStatusFilterContinuation(t *testing.T) {
+	text := strings.Join([]string{
+		`15668 read(3,  <unfinished ...>`,
+		`"", 4096)                               = 0`,
+		`15668 wait4(-1, [{WIFEXITED(s) && WEXITSTATUS(s) == 0}], WNOHANG, NULL) = 15669`,
+		`15676 rt_sigprocmask(SIG_SETMASK, [],  <unfinished ...>`,
+		`NULL, 8)                                = 0`,
+		`15676 lseek(3,  <unfinished ...>`,
+		`0, SEEK_SET)                            = 0`,
+		``,
+	}, "\n")
+	evs, err := parseAll(t, "z.strace", text, strace.Options{})
+	require.NoError(t, err)
+	require.Len(t, evs, 4)
+	type call struct {
+		pid, line, end int
+		name, args     string
+		ret            int64
+	}
+	var got []call
+	for _, ev := range evs {
+		got = append(got, call{ev.Pid, ev.Line, ev.EndLine, ev.Name, string(ev.RawArgs), ev.Ret})
+	}
+	require.Equal(t, []call{
+		{15668, 1, 2, "read", `3, "", 4096`, 0},
+		{15668, 3, 3, "wait4", `-1, [{WIFEXITED(s) && WEXITSTATUS(s) == 0}], WNOHANG, NULL`, 15669},
+		{15676, 4, 5, "rt_sigprocmask", `SIG_SETMASK, [], NULL, 8`, 0},
+		{15676, 6, 7, "lseek", `3, 0, SEEK_SET`, 0},
+	}, got)
+
+	// Only the line right after the unfinished call continues it, and only
+	// if it does not start as an event does.
+	for _, bad := range []string{
+		"1 read(3,  <unfinished ...>\n1 close(4) = 0\n\"\", 4096) = 0\n",
+		"1 read(3,  <unfinished ...>\n2 \"\", 4096) = 0\n",
+		"1 read(3,  <unfinished ...>\n<... write resumed>) = 0\n",
+		"1 read(3,  <unfinished ...>\n[pid 2] ) = 0\n",
+	} {
+		_, err := parseAll(t, "z.strace", bad, strace.Options{})
+		var se *strace.SyntaxError
+		require.ErrorAs(t, err, &se, "%q", bad)
+	}
+}
+
+// TestDecodePidsComm: --decode-pids=comm (-Y) writes the pid column as
+// PID<comm>; the comm (at most 15 bytes, maybe with spaces) is skipped.
+func TestDecodePidsComm(t *testing.T) {
+	text := strings.Join([]string{
+		`15983<strace> execve("/usr/bin/sh", ["sh", "../work.sh"], 0x7ffe725d9548 /* 35 vars */) = 0`,
+		`15983<sh> 01:29:02.087632 close(3) = 0`,
+		`15984<my worker> lseek(4, 0, SEEK_END) = 65536`,
+		`15983<sh> wait4(-1, [{WIFEXITED(s) && WEXITSTATUS(s) == 0}], 0, NULL) = 15984<my worker>`,
+		``,
+	}, "\n")
+	evs, err := parseAll(t, "y.strace", text, strace.Options{})
+	require.NoError(t, err)
+	require.Len(t, evs, 4)
+	for i, want := range []struct {
+		pid  int
+		name string
+		ret  int64
+	}{{15983, "execve", 0}, {15983, "close", 0}, {15984, "lseek", 65536}, {15983, "wait4", 15984}} {
+		require.Equal(t, want.pid, evs[i].Pid, "line %d", i+1)
+		require.Equal(t, strace.PidColumn, evs[i].PidStyle)
+		require.Equal(t, want.name, evs[i].Name)
+		require.Equal(t, want.ret, evs[i].Ret)
+	}
+	require.Equal(t, strace.TimeOfDay, evs[1].TimeKind)
+
+	_, err = parseAll(t, "y.strace", "15983<sh close(3) = 0\n", strace.Options{})
+	var se *strace.SyntaxError
+	require.ErrorAs(t, err, &se)
+}
