@@ -91,6 +91,12 @@ func dataArg(ev *strace.Event, i int, count int64) []byte {
 	return out
 }
 
+// build's reasons for an xattr call whose name or value -s cut.
+const (
+	nameNotShown  = "name not shown"
+	valueNotShown = "value not shown"
+)
+
 // build fills c from ev. It returns a short reason when the call cannot be rebuilt
 // from what the trace shows.
 func (r *replayer) build(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call, post *func(sim.Result)) string {
@@ -324,6 +330,60 @@ func (r *replayer) build(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Cal
 			return ints(0, 2)
 		}
 		return ints(0, 2, 4)
+	case sim.SYS_SETXATTR, sim.SYS_LSETXATTR, sim.SYS_FSETXATTR, sim.SYS_REMOVEXATTR, sim.SYS_LREMOVEXATTR, sim.SYS_FREMOVEXATTR:
+		// (path or fd, name[, value, size, flags]); Path2 carries the name
+		fd := nr == sim.SYS_FSETXATTR || nr == sim.SYS_FREMOVEXATTR
+		if fd {
+			if e := ints(0); e != "" {
+				return e
+			}
+		} else if e := path(0, &c.Path); e != "" {
+			return e
+		}
+		if e := path(1, &c.Path2); e != "" {
+			return nameNotShown
+		}
+		if nr == sim.SYS_REMOVEXATTR || nr == sim.SYS_LREMOVEXATTR || nr == sim.SYS_FREMOVEXATTR {
+			return ""
+		}
+		n, e := count(3)
+		if e != "" {
+			return e
+		}
+		if n > 0 {
+			b, trunc, ok := ev.Str(2)
+			if !ok || trunc || int64(len(b)) != n {
+				return valueNotShown
+			}
+			c.Buf = bytes.Clone(b)
+		}
+		c.Args[3] = n
+		if v, ok := ev.Int(4); ok {
+			c.Args[4] = v
+		} else if a := ev.Arg(4); a != nil && a.Kind == strace.NodeFlags {
+			for _, name := range a.Names(nil) {
+				switch string(name) {
+				case "XATTR_CREATE":
+					c.Args[4] |= 1
+				case "XATTR_REPLACE":
+					c.Args[4] |= 2
+				default:
+					return "arg 5 not a number"
+				}
+			}
+		} else if a != nil && a.Kind == strace.NodeIdent {
+			switch string(a.Text) {
+			case "XATTR_CREATE":
+				c.Args[4] = 1
+			case "XATTR_REPLACE":
+				c.Args[4] = 2
+			default:
+				return "arg 5 not a number"
+			}
+		} else {
+			return "arg 5 not a number"
+		}
+		return ""
 	case sim.SYS_SYMLINK:
 		if e := path(0, &c.Path2); e != "" {
 			return e

@@ -71,6 +71,7 @@ dd if=d of=e bs=512 skip=3 count=5 iflag=direct status=none
 cp --sparse=always d f; truncate -s 100M f; cp --sparse=always f g
 sort /etc/passwd > s; mkdir -p a/b; touch a/b/c
 tar cf t.tar a; tar xf t.tar -C a/b; find . -type f > /dev/null
+cp -a a acopy; cp -p s scopy; cat s s > ss; cmp ss ss; cat ss s > sss; rm -r acopy
 ln -sf s link; readlink link > /dev/null; readlink -f /bin/sh > /dev/null; rm -rf a`
 	runs = append(runs,
 		run{"tools", []string{"-f"}, []string{"sh", "-c", tools}},

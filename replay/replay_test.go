@@ -531,3 +531,70 @@ func TestUntimedFFThreads(t *testing.T) {
 	require.EqualValues(t, 1, rep.Divergences, "%v", rep.DivergenceList)
 	require.Equal(t, 8, rep.DivergenceList[0].Line)
 }
+
+// TestWorldInference covers what replay infers and tracks beside the model's
+// own state: an unlink of a dangling symlink infers no target, and bytes
+// copied by copy_file_range or sendfile are as unknown (-s cut them) as the
+// ones they were copied from.
+func TestWorldInference(t *testing.T) {
+	start := []string{
+		`100 execve("/bin/prog", ["prog"], 0x7ffc0 /* 1 var */) = 0`,
+		`100 brk(NULL) = 0x55e94258b000`,
+	}
+	for _, tc := range []struct {
+		name     string
+		lines    []string
+		diverged int
+	}{
+		{"unlink of a dangling symlink", []string{
+			`100 mkdir("d", 0755) = 0`,
+			`100 openat(AT_FDCWD, "d/f1", O_WRONLY|O_CREAT|O_EXCL, 0644) = 3`,
+			`100 close(3) = 0`,
+			`100 symlinkat("f1", AT_FDCWD, "d/link") = 0`,
+			`100 unlink("d/f1") = 0`,
+			`100 unlink("d/link") = 0`,
+			`100 rmdir("d") = 0`,
+		}, 0},
+		{"copy_file_range of unknown bytes", []string{
+			`100 openat(AT_FDCWD, "a", O_RDWR|O_CREAT, 0644) = 3`,
+			`100 write(3, "0123"..., 8192) = 8192`, // -s 4: 8188 bytes unknown
+			`100 openat(AT_FDCWD, "b", O_RDWR|O_CREAT, 0644) = 4`,
+			`100 copy_file_range(3, [0], 4, [100], 8192, 0) = 8192`,
+			`100 pread64(4, "\0\0\0\0000123WXYZ", 12, 96) = 12`, // a hole, then a's shown bytes and unknown ones
+			`100 sendfile(4, 3, [4], 16) = 16`,                  // at b's offset 0
+			`100 pread64(4, "xyzw", 4, 0) = 4`,
+		}, 0},
+		{"stat of a device", []string{
+			`100 newfstatat(AT_FDCWD, "/dev/null", {st_mode=S_IFCHR|0666, st_rdev=makedev(0x1, 0x3), ...}, 0) = 0`,
+		}, 0},
+		{"an access ACL sets the mode (cp -a)", []string{
+			`100 openat(AT_FDCWD, "f", O_WRONLY|O_CREAT|O_EXCL, 0600) = 3`,
+			`100 fsetxattr(3, "system.posix_acl_access", "\2\0\0\0\1\0\7\0\377\377\377\377\4\0\5\0\377\377\377\377 \0\5\0\377\377\377\377", 28, 0) = 0`,
+			`100 removexattr("f", "system.posix_acl_default") = 0`,
+			`100 newfstatat(AT_FDCWD, "f", {st_mode=S_IFREG|0755, st_size=0, ...}, 0) = 0`,
+		}, 0},
+		{"an ACL that -s 0 hides, then a chmod", []string{
+			`100 openat(AT_FDCWD, "f", O_WRONLY|O_CREAT|O_EXCL, 0600) = 3`,
+			`100 fsetxattr(3, ""..., ""..., 28, 0) = 0`,
+			`100 newfstatat(AT_FDCWD, "f", {st_mode=S_IFREG|0755, st_size=0, ...}, 0) = 0`, // unknown bits
+			`100 fchmod(3, 0600) = 0`,
+			`100 newfstatat(AT_FDCWD, "f", {st_mode=S_IFREG|0644, st_size=0, ...}, 0) = 0`, // known again: diverges
+		}, 1},
+		{"copy_file_range of known bytes", []string{
+			`100 openat(AT_FDCWD, "a", O_RDWR|O_CREAT, 0644) = 3`,
+			`100 write(3, "0123", 4) = 4`,
+			`100 openat(AT_FDCWD, "b", O_RDWR|O_CREAT, 0644) = 4`,
+			`100 copy_file_range(3, NULL, 4, NULL, 4, 0) = 0`, // a's offset is at its end
+			`100 copy_file_range(3, [0], 4, NULL, 4, 0) = 4`,
+			`100 pread64(4, "0124", 4, 0) = 4`,
+		}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := writeTrace(t, strings.Join(append(append(append([]string{}, start...), tc.lines...), ""), "\n"))
+			rep, err := Run([]string{p}, Options{Verify: true, Cwd: "/w"})
+			require.NoError(t, err)
+			require.EqualValues(t, tc.diverged, rep.Divergences, "%v", rep.DivergenceList)
+			require.Positive(t, rep.Verified)
+		})
+	}
+}

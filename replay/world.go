@@ -5,6 +5,7 @@ import (
 	"os"
 	pathpkg "path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -16,20 +17,23 @@ import (
 // world infers the state the traced program found, and tracks which bytes of the
 // model's files the trace actually showed.
 type world struct {
-	r        *replayer
-	fs       *vfs.FS
-	cwd      string
-	ext      map[uint64]bool   // inode numbers of inferred (external) inodes
-	removed  map[string]bool   // absolute paths the trace removed: never inferred again
-	unknown  map[uint64][]span // per inode: byte ranges written with bytes the trace did not show
-	inferred int               // paths created by inference
+	r       *replayer
+	fs      *vfs.FS
+	cwd     string
+	ext     map[uint64]bool   // inode numbers of inferred (external) inodes
+	removed map[string]bool   // absolute paths the trace removed: never inferred again
+	unknown map[uint64][]span // per inode: byte ranges written with bytes the trace did not show
+	// permUnknown holds the inodes whose permission bits an access ACL that
+	// the trace did not show (-s) set, until the trace sets them again.
+	permUnknown map[uint64]bool
+	inferred    int // paths created by inference
 }
 
 // span is a byte range [off, end).
 type span struct{ off, end int64 }
 
 func newWorld(r *replayer) *world {
-	return &world{r: r, fs: r.fs, ext: map[uint64]bool{}, removed: map[string]bool{}, unknown: map[uint64][]span{}}
+	return &world{r: r, fs: r.fs, ext: map[uint64]bool{}, removed: map[string]bool{}, unknown: map[uint64][]span{}, permUnknown: map[uint64]bool{}}
 }
 
 // abs returns the absolute, lexically cleaned form of path as t would resolve it
@@ -115,6 +119,14 @@ func (w *world) ensure(abs string, kind uint32, target string) *vfs.Inode {
 	for k, name := range parts {
 		cur += "/" + name
 		last := k == len(parts)-1
+		if last {
+			if l, err := root.Resolve(cur, false); err == nil && l.IsSymlink() {
+				// a link whose target is missing: a call that follows it
+				// would create the target, one that does not (unlink,
+				// lstat) finds the link; inference invents neither
+				return nil
+			}
+		}
 		ino, err := root.Resolve(cur, true)
 		if err == nil {
 			if !last && !ino.IsDir() {
@@ -156,6 +168,22 @@ func (w *world) ensure(abs string, kind uint32, target string) *vfs.Inode {
 		}
 	}
 	return nil
+}
+
+// aclNotShown notes that the call c, a successful setxattr of an access
+// ACL whose value the trace does not show (or of an attribute whose name it
+// does not show), may have set its file's permission bits to something
+// unknown.
+func (w *world) aclNotShown(t *sim.Task, nr sim.Sysno, c *sim.Call) {
+	var ino *vfs.Inode
+	if nr == sim.SYS_FSETXATTR {
+		ino = w.fileOf(t, c.Args[0])
+	} else if i, err := w.fs.Root().Resolve(w.abs(t, atFdcwd, c.Path), nr == sim.SYS_SETXATTR); err == nil {
+		ino = i
+	}
+	if ino != nil {
+		w.permUnknown[ino.Ino()] = true
+	}
 }
 
 // adjust makes an inferred inode agree with what a recorded stat shows.
@@ -481,6 +509,21 @@ func (w *world) after(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call, 
 		return
 	}
 	switch nr {
+	case sim.SYS_CHMOD, sim.SYS_FCHMOD, sim.SYS_FCHMODAT, sim.SYS_FCHMODAT2, sim.SYS_SETXATTR, sim.SYS_LSETXATTR, sim.SYS_FSETXATTR:
+		if len(w.permUnknown) > 0 { // the bits are the trace's again
+			if nr == sim.SYS_FCHMOD || nr == sim.SYS_FSETXATTR {
+				if ino := w.fileOf(t, c.Args[0]); ino != nil {
+					delete(w.permUnknown, ino.Ino())
+				}
+			} else if dirfd := int64(atFdcwd); true {
+				if nr == sim.SYS_FCHMODAT || nr == sim.SYS_FCHMODAT2 {
+					dirfd = c.Args[0]
+				}
+				if ino, err := w.fs.Root().Resolve(w.abs(t, dirfd, c.Path), nr != sim.SYS_LSETXATTR); err == nil {
+					delete(w.permUnknown, ino.Ino())
+				}
+			}
+		}
 	case sim.SYS_UNLINK, sim.SYS_RMDIR:
 		w.removed[w.abs(t, atFdcwd, c.Path)] = true
 	case sim.SYS_UNLINKAT:
@@ -507,6 +550,41 @@ func (w *world) after(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call, 
 		w.unknown[id] = cut(w.unknown[id], start, start+known)
 		if known < res.Ret {
 			w.unknown[id] = addSpan(w.unknown[id], span{start + known, start + res.Ret})
+		}
+	case sim.SYS_COPY_FILE_RANGE, sim.SYS_SENDFILE:
+		// The copied bytes are as known as the ones they were copied from.
+		inFd, inOff, outFd, outOff := c.Args[0], c.Args[1], c.Args[2], c.Args[3]
+		if nr == sim.SYS_SENDFILE {
+			inFd, inOff, outFd, outOff = c.Args[1], c.Args[2], c.Args[0], sim.NullOffset
+		}
+		in, out, n := t.File(int(inFd)), t.File(int(outFd)), res.Ret
+		if in == nil || out == nil || in.Inode() == nil || out.Inode() == nil || n <= 0 {
+			return
+		}
+		if inOff == sim.NullOffset {
+			inOff = in.Offset() - n // the call moved the fd's offset by n
+		}
+		if outOff == sim.NullOffset {
+			outOff = out.Offset() - n
+		}
+		w.copySpans(in.Inode(), inOff, out.Inode(), outOff, n)
+	}
+}
+
+// copySpans makes [doff, doff+n) of dst as unknown as [soff, soff+n) of
+// src, which the model copied there: all of it for an inferred src, whose
+// bytes the model does not know.
+func (w *world) copySpans(src *vfs.Inode, soff int64, dst *vfs.Inode, doff, n int64) {
+	from := slices.Clone(w.unknown[src.Ino()])
+	id := dst.Ino()
+	w.unknown[id] = cut(w.unknown[id], doff, doff+n)
+	if w.isExt(src) {
+		w.unknown[id] = addSpan(w.unknown[id], span{doff, doff + n})
+		return
+	}
+	for _, u := range from {
+		if x, y := max(u.off, soff), min(u.end, soff+n); x < y {
+			w.unknown[id] = addSpan(w.unknown[id], span{x - soff + doff, y - soff + doff})
 		}
 	}
 }

@@ -577,6 +577,45 @@ func (p *Process) Fchmod(fd int, mode uint32) error {
 	return errOf(p.do(&c))
 }
 
+// Setxattr is setxattr(2) (see sys_xattr.go for what the model keeps).
+func (p *Process) Setxattr(path string, attr string, data []byte, flags int) error {
+	c := Call{Nr: SYS_SETXATTR, Task: p.t, Path: path, Path2: attr, Buf: data}
+	c.Args[3], c.Args[4] = int64(len(data)), int64(flags)
+	return errOf(p.do(&c))
+}
+
+// Lsetxattr is lsetxattr(2).
+func (p *Process) Lsetxattr(link string, attr string, data []byte, flags int) error {
+	c := Call{Nr: SYS_LSETXATTR, Task: p.t, Path: link, Path2: attr, Buf: data}
+	c.Args[3], c.Args[4] = int64(len(data)), int64(flags)
+	return errOf(p.do(&c))
+}
+
+// Fsetxattr is fsetxattr(2).
+func (p *Process) Fsetxattr(fd int, attr string, data []byte, flags int) error {
+	c := p.fd(SYS_FSETXATTR, fd)
+	c.Path2, c.Buf = attr, data
+	c.Args[3], c.Args[4] = int64(len(data)), int64(flags)
+	return errOf(p.do(&c))
+}
+
+// Removexattr is removexattr(2).
+func (p *Process) Removexattr(path string, attr string) error {
+	return errOf(p.do(&Call{Nr: SYS_REMOVEXATTR, Task: p.t, Path: path, Path2: attr}))
+}
+
+// Lremovexattr is lremovexattr(2).
+func (p *Process) Lremovexattr(link string, attr string) error {
+	return errOf(p.do(&Call{Nr: SYS_LREMOVEXATTR, Task: p.t, Path: link, Path2: attr}))
+}
+
+// Fremovexattr is fremovexattr(2).
+func (p *Process) Fremovexattr(fd int, attr string) error {
+	c := p.fd(SYS_FREMOVEXATTR, fd)
+	c.Path2 = attr
+	return errOf(p.do(&c))
+}
+
 // Fchownat is fchownat(2).
 func (p *Process) Fchownat(dirfd int, path string, uid int, gid int, flags int) error {
 	c := Call{Nr: SYS_FCHOWNAT, Task: p.t, Path: path}

@@ -404,6 +404,19 @@ func (k *Kernel) dispatch(c *Call) Result {
 		return k.sysFchown(c)
 	case SYS_UTIMENSAT:
 		return k.sysUtimensat(c)
+	// sys_xattr.go
+	case SYS_SETXATTR:
+		return k.sysSetxattr(c, true, false)
+	case SYS_LSETXATTR:
+		return k.sysSetxattr(c, false, false)
+	case SYS_FSETXATTR:
+		return k.sysSetxattr(c, false, true)
+	case SYS_REMOVEXATTR:
+		return k.sysRemovexattr(c, true, false)
+	case SYS_LREMOVEXATTR:
+		return k.sysRemovexattr(c, false, false)
+	case SYS_FREMOVEXATTR:
+		return k.sysRemovexattr(c, false, true)
 	// sys_mmap.go
 	case SYS_MMAP:
 		return k.sysMmap(c)

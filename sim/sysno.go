@@ -177,13 +177,20 @@ var support = map[Sysno]struct {
 	SYS_FSTATFS:           {NotModelled, ""},
 	SYS_IOCTL:             {NotModelled, ""},
 	SYS_GETXATTR:          {NotModelled, ""},
-	SYS_SETXATTR:          {NotModelled, ""},
+	SYS_SETXATTR:          {Partial, acl},
+	SYS_LSETXATTR:         {Partial, acl},
+	SYS_REMOVEXATTR:       {Partial, acl},
+	SYS_LREMOVEXATTR:      {Partial, acl},
+	SYS_FREMOVEXATTR:      {Partial, acl},
 	SYS_FGETXATTR:         {NotModelled, ""},
-	SYS_FSETXATTR:         {NotModelled, ""},
+	SYS_FSETXATTR:         {Partial, acl},
 	SYS_LGETXATTR:         {NotModelled, ""},
 	SYS_LISTXATTR:         {NotModelled, ""},
 	SYS_INOTIFY_ADD_WATCH: {NotModelled, ""},
 }
+
+// acl is the support note of the xattr calls that sys_xattr.go models.
+const acl = "sys_xattr.go; POSIX access ACLs set the permission bits, default ACLs are checked but not applied to new files, other names EOPNOTSUPP"
 
 // SupportOf returns how much of the syscall the model implements, with a note.
 func SupportOf(nr Sysno) (Support, string) {

@@ -591,6 +591,17 @@ func (i *Inode) Chmod(mode uint32) error {
 	return nil
 }
 
+// ChmodRWX replaces the permission bits (0777) with perm's, keeping the
+// set-id and sticky bits, as setting a POSIX access ACL does.
+func (i *Inode) ChmodRWX(perm uint32) {
+	fs := i.fs
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	i.mode = i.mode&^0o777 | perm&0o777
+	i.ctime = fs.now()
+	fs.markAttr(i)
+}
+
 // Chown sets the owner, as fchownat(2); -1 leaves a field unchanged.
 func (i *Inode) Chown(uid, gid int) error {
 	fs := i.fs
