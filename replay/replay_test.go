@@ -580,6 +580,18 @@ func TestWorldInference(t *testing.T) {
 			`100 fchmod(3, 0600) = 0`,
 			`100 newfstatat(AT_FDCWD, "f", {st_mode=S_IFREG|0644, st_size=0, ...}, 0) = 0`, // known again: diverges
 		}, 1},
+		{"a shared writable mapping", []string{
+			`100 openat(AT_FDCWD, "f", O_RDWR|O_CREAT, 0644) = 3`,
+			`100 write(3, "hello", 5) = 5`,
+			`100 mmap(NULL, 5, PROT_READ|PROT_WRITE, MAP_SHARED, 3, 0) = 0x7fc1c33e0000`,
+			`100 pread64(3, "HELLO", 5, 0) = 5`, // stored through the mapping
+		}, 0},
+		{"a private mapping", []string{
+			`100 openat(AT_FDCWD, "f", O_RDWR|O_CREAT, 0644) = 3`,
+			`100 write(3, "hello", 5) = 5`,
+			`100 mmap(NULL, 5, PROT_READ|PROT_WRITE, MAP_PRIVATE, 3, 0) = 0x7fc1c33e0000`,
+			`100 pread64(3, "HELLO", 5, 0) = 5`, // its stores do not reach the file
+		}, 1},
 		{"copy_file_range of known bytes", []string{
 			`100 openat(AT_FDCWD, "a", O_RDWR|O_CREAT, 0644) = 3`,
 			`100 write(3, "0123", 4) = 4`,

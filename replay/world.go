@@ -551,6 +551,17 @@ func (w *world) after(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call, 
 		if known < res.Ret {
 			w.unknown[id] = addSpan(w.unknown[id], span{start + known, start + res.Ret})
 		}
+	case sim.SYS_MMAP:
+		// A shared writable mapping changes the file with stores, which no
+		// trace shows: its bytes are unknown from now on (reads teach them).
+		const protWrite, mapShared, mapSharedValidate = 0x2, 0x1, 0x3
+		if kind := c.Args[3] & 0x3; c.Args[2]&protWrite == 0 || kind != mapShared && kind != mapSharedValidate {
+			return
+		}
+		if f := t.File(int(c.Args[4])); f != nil && f.Inode() != nil && f.Inode().IsRegular() && c.Args[1] > 0 {
+			id := f.Inode().Ino()
+			w.unknown[id] = addSpan(w.unknown[id], span{c.Args[5], c.Args[5] + c.Args[1]})
+		}
 	case sim.SYS_COPY_FILE_RANGE, sim.SYS_SENDFILE:
 		// The copied bytes are as known as the ones they were copied from.
 		inFd, inOff, outFd, outOff := c.Args[0], c.Args[1], c.Args[2], c.Args[3]

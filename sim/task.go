@@ -245,13 +245,18 @@ func (t *Task) InstallPath(fd int, path string, flags int, perm uint32) error {
 }
 
 // InstallSpecial installs a special object (DevNull, DevZero, a Placeholder) at fd,
-// replacing whatever fd held (EBADF at or beyond RLIMIT_NOFILE). flags gives the access mode and status flags F_GETFL
-// reports (O_RDWR, O_NONBLOCK...) and O_CLOEXEC.
+// replacing whatever fd held (EBADF at or beyond RLIMIT_NOFILE). flags gives the
+// access mode and status flags F_GETFL reports (O_RDWR, O_NONBLOCK...) and
+// O_CLOEXEC. F_GETFL adds O_LARGEFILE, which open(2) forces on x86-64, except
+// for a Placeholder pipe or socket: pipe2(2) and socket(2) do not set it.
 func (t *Task) InstallSpecial(fd int, s Special, flags int) error {
 	if fd < 0 || fd >= t.g.Nofile() {
 		return syscall.EBADF
 	}
 	f := newFile(t.k, nil, s, flags)
+	if p, ok := s.(*Placeholder); ok && (p.Kind == vfs.S_IFIFO || p.Kind == vfs.S_IFSOCK) {
+		f.flags.Store(f.flags.Load() &^ oLargefile)
+	}
 	t.install(fd, f, flags&syscall.O_CLOEXEC != 0)
 	return nil
 }
