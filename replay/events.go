@@ -101,6 +101,7 @@ func (r *replayer) task(tid int, ev *strace.Event) *sim.Task {
 		r.installSpecial(t, 0, sim.DevNull{}, syscall.O_RDWR)
 		r.installSpecial(t, 1, &sim.Placeholder{Kind: vfs.S_IFREG}, syscall.O_WRONLY|syscall.O_APPEND)
 		r.installSpecial(t, 2, &sim.Placeholder{Kind: vfs.S_IFREG}, syscall.O_WRONLY|syscall.O_APPEND)
+		r.inherited(t, 0, 1, 2)
 		if ev.Pid != tid || !isExec(ev.Name) {
 			r.blind[t.Group()] = beganBefore
 		}

@@ -135,4 +135,16 @@ func (r *replayer) ensureFd(t *sim.Task, ev *strace.Event, idx, fd int) {
 		kind = vfs.S_IFIFO
 	}
 	r.placeholder(t, fd, syscall.O_RDWR, kind)
+	r.inherited(t, fd)
+}
+
+// inherited notes that the descriptions at fds of t's table stand in for
+// ones the task had before the trace (or that calls the trace does not show
+// made): their flags are not known (see filledIn).
+func (r *replayer) inherited(t *sim.Task, fds ...int) {
+	for _, fd := range fds {
+		if f := t.File(fd); f != nil {
+			r.standIns[f] = true
+		}
+	}
 }

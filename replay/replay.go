@@ -259,6 +259,9 @@ type replayer struct {
 	// task's call took before the close's result: following that call's
 	// recorded fd closed it already, so the close itself is only checked.
 	closedEarly map[closeKey]bool
+	// standIns holds the descriptions replay installed for fds from before
+	// the trace (see inherited).
+	standIns map[*sim.File]bool
 }
 
 // blindness says why tasks the trace does not show may share an fd table.
@@ -323,7 +326,7 @@ type closeKey struct{ pid, line int }
 func newReplayer(opts Options, pl *plan) (*replayer, error) {
 	fs := vfs.New()
 	k := sim.New(fs)
-	r := &replayer{opts: opts, plan: pl, fs: fs, k: k, tasks: map[int]*sim.Task{}, blind: map[*sim.ThreadGroup]blindness{}, aioCtx: map[uint64]uint64{}, names: map[string]*nameInfo{}, pos: map[*sim.File]int64{}, closedEarly: map[closeKey]bool{}}
+	r := &replayer{opts: opts, plan: pl, fs: fs, k: k, tasks: map[int]*sim.Task{}, blind: map[*sim.ThreadGroup]blindness{}, aioCtx: map[uint64]uint64{}, names: map[string]*nameInfo{}, pos: map[*sim.File]int64{}, closedEarly: map[closeKey]bool{}, standIns: map[*sim.File]bool{}}
 	r.kcount = &counter{next: k}
 	r.top = r.kcount
 	if len(opts.Stack) > 0 {
