@@ -64,6 +64,7 @@ test -e nothing || true
 		// socket) made and freed fds and changed sizes unseen
 		{"sh", []string{"-f", "-e", "trace=%file"}, []string{"sh", "-c", script}},
 		{"sh", []string{"-f", "-e", "trace=%file,%desc"}, []string{"sh", "-c", script}},
+		{"sh", []string{"-f", "-e", "trace=%desc"}, []string{"sh", "-c", script}},
 		{"sh", []string{"-f", "-e", "trace=openat,close,read,write,lseek"}, []string{"sh", "-c", script}},
 	}
 	tools := `dd if=/dev/zero of=d bs=4096 count=10 oflag=direct status=none

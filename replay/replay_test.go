@@ -440,6 +440,20 @@ func TestTraceOfSomeCalls(t *testing.T) {
 	require.Zero(t, rep.Divergences, "%v", rep.DivergenceList)
 	require.EqualValues(t, 3, rep.Verified) // the opens and the stat
 
+	// -e trace=%desc: no fork, no execve. The child's fd 3 (a copy of the
+	// parent's, FD_CLOEXEC) is gone after the exec the trace does not show.
+	desc := []string{
+		`100 openat(AT_FDCWD, "x", O_RDONLY|O_CREAT|O_CLOEXEC, 0644) = 3`,
+		`100 close(4) = 0`,
+		`101 fcntl(3, F_GETFD) = -1 EBADF (Bad file descriptor)`,
+		`101 openat(AT_FDCWD, "y", O_RDONLY|O_CREAT, 0644) = 3`,
+		`100 --- SIGCHLD {si_signo=SIGCHLD, si_code=CLD_EXITED, si_pid=101, si_uid=0, si_status=0, si_utime=0, si_stime=0} ---`,
+		``,
+	}
+	rep, err = Run([]string{writeTrace(t, strings.Join(desc, "\n"))}, Options{Verify: true, Cwd: "/w"})
+	require.NoError(t, err)
+	require.Zero(t, rep.Divergences, "%v", rep.DivergenceList)
+
 	all := append([]string{lines[0], `100 brk(NULL) = 0x55e94258b000`}, lines[1:]...)
 	rep, err = Run([]string{writeTrace(t, strings.Join(all, "\n"))}, Options{Verify: true, Cwd: "/w"})
 	require.NoError(t, err)
