@@ -98,7 +98,7 @@ func (r *replayer) task(tid int, ev *strace.Event) *sim.Task {
 			t, _ = r.k.SpawnPid(0)
 		}
 		r.k.Syscall(sim.Call{Nr: sim.SYS_CHDIR, Task: t, Path: r.world.cwd})
-		r.installSpecial(t, 0, sim.DevNull{}, syscall.O_RDWR)
+		r.installSpecial(t, 0, &sim.Placeholder{Kind: vfs.S_IFCHR}, syscall.O_RDWR) // stdin: a terminal, a pipe, a file
 		r.installSpecial(t, 1, &sim.Placeholder{Kind: vfs.S_IFREG}, syscall.O_WRONLY|syscall.O_APPEND)
 		r.installSpecial(t, 2, &sim.Placeholder{Kind: vfs.S_IFREG}, syscall.O_WRONLY|syscall.O_APPEND)
 		r.inherited(t, 0, 1, 2)

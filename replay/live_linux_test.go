@@ -243,3 +243,28 @@ os.close(box["fd"])
 	}
 	require.Greater(t, rep.Verified, int64(20))
 }
+
+// TestLiveStraceStdin traces a program whose stdin is a pipe from before the
+// trace (its launcher's): what its reads, fstat and lseek of fd 0 return is
+// the recording's, not the model's to check.
+func TestLiveStraceStdin(t *testing.T) {
+	straceBin, err := exec.LookPath("strace")
+	if err != nil {
+		t.Skip("strace is not installed")
+	}
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "stdin.strace")
+	cmd := exec.Command(straceBin, "-f", "-o", trace, "--", "sh", "-c", "cat > in.txt; wc -c < in.txt > n; head -c 3 in.txt")
+	cmd.Dir = dir
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "LC_ALL=C"}
+	cmd.Stdin = strings.NewReader(strings.Repeat("piped input\n", 500))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Skipf("strace cannot trace here: %v: %s", err, out)
+	}
+	rep, err := Run([]string{trace}, Options{Verify: true, Cwd: dir})
+	require.NoError(t, err)
+	for _, d := range rep.DivergenceList {
+		t.Error(d)
+	}
+	require.Greater(t, rep.Verified, int64(50))
+}

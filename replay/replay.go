@@ -13,7 +13,8 @@
 // checked for their counts, not their bytes. Paths that the trace itself removed are
 // never re-created. fds used before any open (inherited ones, or a trace attached
 // with -p) are installed from their -y decoration or as placeholders that answer
-// what the recording says.
+// what the recording says; so are 0, 1 and 2 of a process the trace starts
+// with (a terminal, a pipe or a file: the launcher's).
 //
 // # What is compared
 //

@@ -349,8 +349,7 @@ func (r *replayer) unknownLink(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *s
 // and none that write file data: the model's sizes are then not the program's.
 // Asked only when a size differs: it waits for the read-ahead pass to end.
 func (r *replayer) writesHidden() bool {
-	return r.shows() != allCalls && !r.plan.hasCall("write", "pwrite64", "writev", "pwritev", "pwritev2",
-		"ftruncate", "truncate", "fallocate", "copy_file_range", "sendfile", "io_submit", "io_uring_enter")
+	return r.shows() != allCalls && !r.plan.hasCall("write", "pwrite64", "writev", "pwritev", "pwritev2")
 }
 
 // verifyDents checks that the entries a recorded getdents64 shows are the ones the
