@@ -48,8 +48,13 @@
 // tasks appear without the calls that make tasks). Calls it leaves out may have
 // made the fds that shown calls use (socket, pipe, dup), freed fds (close),
 // made processes (fork: a task whose end a SIGCHLD reports is taken as the
-// receiver's child) and written data (write: sizes are then not compared).
-// fd numbers are then taken as recorded, as in a blind fd table.
+// receiver's child), run programs (execve: an fd with FD_CLOEXEC that the
+// trace finds closed is closed by one, which the model then runs), written
+// data (write: sizes are then not compared) and set permission bits (which
+// are not compared). fd numbers are then taken as recorded, as in a blind fd
+// table. What such calls did to an fd the trace goes on using (dup2,
+// fcntl F_DUPFD) the model cannot follow: divergences on it are the limits
+// of the trace.
 package replay
 
 import (

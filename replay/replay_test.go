@@ -433,12 +433,13 @@ func TestTraceOfSomeCalls(t *testing.T) {
 		`100 openat(AT_FDCWD, "a", O_WRONLY|O_CREAT, 0644) = 3`,
 		`100 openat(AT_FDCWD, "b", O_RDONLY|O_CREAT, 0644) = 3`,                        // a close between
 		`100 newfstatat(AT_FDCWD, "a", {st_mode=S_IFREG|0644, st_size=5, ...}, 0) = 0`, // a write before
+		`100 newfstatat(AT_FDCWD, "b", {st_mode=S_IFREG|0600, st_size=0, ...}, 0) = 0`, // a chmod before
 		``,
 	}
 	rep, err := Run([]string{writeTrace(t, strings.Join(lines, "\n"))}, Options{Verify: true, Cwd: "/w"})
 	require.NoError(t, err)
 	require.Zero(t, rep.Divergences, "%v", rep.DivergenceList)
-	require.EqualValues(t, 3, rep.Verified) // the opens and the stat
+	require.EqualValues(t, 4, rep.Verified) // the opens and the stats
 
 	// -e trace=%desc: no fork, no execve. The child's fd 3 (a copy of the
 	// parent's, FD_CLOEXEC) is gone after the exec the trace does not show.
@@ -447,6 +448,8 @@ func TestTraceOfSomeCalls(t *testing.T) {
 		`100 close(4) = 0`,
 		`101 fcntl(3, F_GETFD) = -1 EBADF (Bad file descriptor)`,
 		`101 openat(AT_FDCWD, "y", O_RDONLY|O_CREAT, 0644) = 3`,
+		`102 openat(AT_FDCWD, "z", O_RDONLY|O_CREAT, 0644) = 3`, // a second child, after its exec
+		`100 --- SIGCHLD {si_signo=SIGCHLD, si_code=CLD_EXITED, si_pid=102, si_uid=0, si_status=0, si_utime=0, si_stime=0} ---`,
 		`100 --- SIGCHLD {si_signo=SIGCHLD, si_code=CLD_EXITED, si_pid=101, si_uid=0, si_status=0, si_utime=0, si_stime=0} ---`,
 		``,
 	}
@@ -457,10 +460,12 @@ func TestTraceOfSomeCalls(t *testing.T) {
 	all := append([]string{lines[0], `100 brk(NULL) = 0x55e94258b000`}, lines[1:]...)
 	rep, err = Run([]string{writeTrace(t, strings.Join(all, "\n"))}, Options{Verify: true, Cwd: "/w"})
 	require.NoError(t, err)
-	require.EqualValues(t, 2, rep.Divergences, "%v", rep.DivergenceList)
+	require.EqualValues(t, 3, rep.Divergences, "%v", rep.DivergenceList)
 	require.Equal(t, 4, rep.DivergenceList[0].Line)
 	require.Equal(t, 5, rep.DivergenceList[1].Line)
 	require.Equal(t, "st_size", rep.DivergenceList[1].What)
+	require.Equal(t, 6, rep.DivergenceList[2].Line)
+	require.Equal(t, "st_mode", rep.DivergenceList[2].What)
 }
 
 // TestReadlinkTargetNotShown: with -s 0 a readlink shows no target. At a path

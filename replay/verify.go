@@ -187,6 +187,9 @@ func (r *replayer) fdAllowed(t *sim.Task, ev *strace.Event, got int64) (ok, inhe
 			if r.shows() == someCallsNoClose {
 				return true, false // closed where the trace does not show it
 			}
+			if r.hiddenExec(t, want) {
+				return true, false // closed by an exec the trace does not show
+			}
 		}
 		return false, false
 	}
@@ -280,7 +283,7 @@ func (r *replayer) verifyStat(ev *strace.Event, st *strace.Node, got *unix.Stat_
 		if want, ok := f.Value(); ok {
 			mask := int64(unix.S_IFMT)
 			switch k := want & unix.S_IFMT; {
-			case !ext && !r.world.permUnknown[got.Ino]:
+			case !ext && !r.world.permUnknown[got.Ino] && !r.permsHidden(want&0o7777 != int64(got.Mode)&0o7777):
 				mask |= 0o7777
 			case ext && (k == unix.S_IFCHR || k == unix.S_IFBLK || k == unix.S_IFIFO || k == unix.S_IFSOCK):
 				// an inferred device, fifo or socket: the model, which
@@ -307,10 +310,19 @@ func (r *replayer) verifyStat(ev *strace.Event, st *strace.Node, got *unix.Stat_
 // it. It runs that exec in the model then (every FD_CLOEXEC fd closes).
 func (r *replayer) closedByHiddenExec(t *sim.Task, nr sim.Sysno, c *sim.Call) bool {
 	idx, _, _ := fdArgs(nr)
-	if idx < 0 || r.shows() == allCalls || r.plan.hasCall("execve", "execveat") {
+	if idx < 0 {
 		return false
 	}
-	fd := c.Args[idx]
+	return r.hiddenExec(t, c.Args[idx])
+}
+
+// hiddenExec runs in the model the exec that a trace of some calls showing
+// no execve does not show, when fd, which the trace says is free, is open
+// with FD_CLOEXEC in the model; it reports whether it did.
+func (r *replayer) hiddenExec(t *sim.Task, fd int64) bool {
+	if r.shows() == allCalls || r.plan.hasCall("execve", "execveat") {
+		return false
+	}
 	fl := r.k.Syscall(sim.Call{Nr: sim.SYS_FCNTL, Task: t, Args: [6]int64{fd, unix.F_GETFD}})
 	if fl.Errno != 0 || fl.Ret&unix.FD_CLOEXEC == 0 {
 		return false
@@ -343,6 +355,14 @@ func (r *replayer) unknownLink(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *s
 	abs := r.world.abs(t, dirfd, c.Path)
 	ino, err := r.fs.Root().Resolve(abs, false)
 	return err == nil && r.world.isExt(ino) || err == syscall.ENOENT && !r.world.removed[abs]
+}
+
+// permsHidden reports, when asked (differ: the bits differ), whether the
+// trace shows some calls only (see shows): mkdir, chmod, fchmod, umask and
+// ACLs each belong to some -e trace= classes and not others, so that the
+// model's permission bits need not be the program's.
+func (r *replayer) permsHidden(differ bool) bool {
+	return differ && r.shows() != allCalls
 }
 
 // writesHidden reports whether the trace shows some calls only (see shows)
