@@ -143,6 +143,10 @@ type Report struct {
 	InferredPaths  int                      `json:"inferred_paths"`
 	VirtualTimeNs  int64                    `json:"virtual_time_ns"`
 	StackReport    string                   `json:"stack_report,omitempty"`
+	// Notes says what the trace does not show and replay therefore took as
+	// recorded (a trace of some calls, tasks it does not show, -ff files
+	// without timestamps).
+	Notes          []string `json:"notes,omitempty"`
 	maxDivergences int
 }
 
@@ -210,7 +214,34 @@ func Run(files []string, opts Options) (*Report, error) {
 	if opts.Progress != nil && r.report.Calls >= 200000 {
 		fmt.Fprintln(opts.Progress)
 	}
+	r.notes(len(files))
 	return r.finish(parsers), nil
+}
+
+// notes fills Report.Notes at the end of a replay.
+func (r *replayer) notes(nfiles int) {
+	rep := r.report
+	if r.report.Calls > 0 && r.shows() != allCalls {
+		rep.Notes = append(rep.Notes, "the trace shows some calls only (strace -e trace=): fd numbers, sizes and permission bits that the calls it leaves out explain are taken as recorded")
+	}
+	var began, untraced int
+	for _, b := range r.blind {
+		switch b {
+		case beganBefore:
+			began++
+		case untracedThread:
+			untraced++
+		}
+	}
+	if began > 0 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%d process(es) began before the trace (strace -p, one file of an -ff set): fds that tasks it does not show explain are taken as recorded", began))
+	}
+	if untraced > 0 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%d process(es) made threads the trace does not follow (traced without -f): fds they explain are taken as recorded", untraced))
+	}
+	if r.plan.untimedFiles() && nfiles > 1 {
+		rep.Notes = append(rep.Notes, "the -ff files have no timestamps: they are ordered by their waits and clones, and the fd numbers of threads in different files are taken as recorded")
+	}
 }
 
 func (r *replayer) finish(parsers []*strace.Parser) *Report {

@@ -416,6 +416,7 @@ func TestUntracedTasks(t *testing.T) {
 			if tc.lineN == 0 {
 				require.Zero(t, rep.Divergences, "%v", rep.DivergenceList)
 				require.Positive(t, rep.Verified)
+				require.NotEmpty(t, rep.Notes, "what replay took as recorded")
 				return
 			}
 			require.EqualValues(t, 1, rep.Divergences, "%v", rep.DivergenceList)
@@ -440,6 +441,8 @@ func TestTraceOfSomeCalls(t *testing.T) {
 	require.NoError(t, err)
 	require.Zero(t, rep.Divergences, "%v", rep.DivergenceList)
 	require.EqualValues(t, 4, rep.Verified) // the opens and the stats
+	require.Len(t, rep.Notes, 1)
+	require.Contains(t, rep.Notes[0], "some calls only")
 
 	// -e trace=%desc: no fork, no execve. The child's fd 3 (a copy of the
 	// parent's, FD_CLOEXEC) is gone after the exec the trace does not show.
@@ -461,6 +464,7 @@ func TestTraceOfSomeCalls(t *testing.T) {
 	rep, err = Run([]string{writeTrace(t, strings.Join(all, "\n"))}, Options{Verify: true, Cwd: "/w"})
 	require.NoError(t, err)
 	require.EqualValues(t, 3, rep.Divergences, "%v", rep.DivergenceList)
+	require.Empty(t, rep.Notes)
 	require.Equal(t, 4, rep.DivergenceList[0].Line)
 	require.Equal(t, 5, rep.DivergenceList[1].Line)
 	require.Equal(t, "st_size", rep.DivergenceList[1].What)
@@ -536,6 +540,8 @@ func TestUntimedFFThreads(t *testing.T) {
 	require.NoError(t, err)
 	require.Zero(t, rep.Divergences, "%v", rep.DivergenceList)
 	require.EqualValues(t, 6, rep.Verified)
+	require.Len(t, rep.Notes, 1)
+	require.Contains(t, rep.Notes[0], "no timestamps")
 
 	// One file: the thread's last open came when 3 was free.
 	var one []string

@@ -180,6 +180,15 @@ func (pl *plan) tasks() int {
 	return len(pl.seen)
 }
 
+// untimedFiles reports whether the input had -ff files without timestamps.
+// It waits for the whole pass.
+func (pl *plan) untimedFiles() bool {
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	pl.wait(func() bool { return false })
+	return len(pl.untimedMakers) > 0
+}
+
 // hasCall reports whether a call of any of the names is in the input. It
 // waits for the whole pass.
 func (pl *plan) hasCall(names ...string) bool {

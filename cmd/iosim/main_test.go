@@ -82,3 +82,21 @@ func TestListings(t *testing.T) {
 	require.Equal(t, 0, code)
 	require.Contains(t, out, "filecache")
 }
+
+// TestReplayNotes: the summary says what replay took as recorded because the
+// trace does not show it (here one file of an -ff set, its thread's siblings
+// missing), and --json carries it as notes.
+func TestReplayNotes(t *testing.T) {
+	code, out, errOut := runCmd("replay", "--verify", "../../testdata/traces/threads.ffpid25448.strace")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "note: 1 process(es) began before the trace")
+	code, out, _ = runCmd("replay", "--verify", "--json", "../../testdata/traces/threads.ffpid25448.strace")
+	require.Equal(t, 0, code)
+	var m map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &m))
+	require.Len(t, m["notes"], 1)
+	code, out, _ = runCmd("replay", "--verify", "../../testdata/traces/threads.ffpid25447.strace", "../../testdata/traces/threads.ffpid25448.strace",
+		"../../testdata/traces/threads.ffpid25449.strace", "../../testdata/traces/threads.ffpid25450.strace")
+	require.Equal(t, 0, code)
+	require.NotContains(t, out, "note:", "the whole -ff set shows every task")
+}

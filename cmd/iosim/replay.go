@@ -113,6 +113,9 @@ func writeReport(w io.Writer, rep *replay.Report, verify bool) {
 		}
 		fmt.Fprintf(w, "not replayed: %s\n", strings.Join(parts, ", "))
 	}
+	for _, n := range rep.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
 	fmt.Fprintf(w, "parse errors: %d\n", rep.ParseErrors)
 	for _, e := range rep.ParseErrorList {
 		fmt.Fprintf(w, "  %s\n", e)
