@@ -224,4 +224,5 @@ func (r *replayer) learn(nr sim.Sysno, ev *strace.Event, c *sim.Call) {
 		}
 	}
 	r.world.unknown[ino.Ino()] = cut(spans, start, end)
+	r.world.keepShared(ino.Ino())
 }

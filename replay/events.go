@@ -63,6 +63,14 @@ func (r *replayer) task(tid int, ev *strace.Event) *sim.Task {
 	if t := r.tasks[tid]; t != nil {
 		return t
 	}
+	// A hostile trace can name creators in a cycle (two clones, or two
+	// SIGCHLDs, that make each other): a task already being made is taken
+	// as having no creator.
+	if r.making[tid] {
+		return r.spawn(tid, ev)
+	}
+	r.making[tid] = true
+	defer delete(r.making, tid)
 	var t *sim.Task
 	if parent, thread, ok := r.plan.parentOf(tid, ev); ok && parent != tid {
 		pt := r.task(parent, ev)
@@ -92,22 +100,32 @@ func (r *replayer) task(tid int, ev *strace.Event) *sim.Task {
 		}
 	}
 	if t == nil {
-		var err error
-		t, err = r.k.SpawnPid(tid)
-		if err != nil {
-			t, _ = r.k.SpawnPid(0)
-		}
-		r.k.Syscall(sim.Call{Nr: sim.SYS_CHDIR, Task: t, Path: r.world.cwd})
-		r.installSpecial(t, 0, &sim.Placeholder{Kind: vfs.S_IFCHR}, syscall.O_RDWR) // stdin: a terminal, a pipe, a file
-		r.installSpecial(t, 1, &sim.Placeholder{Kind: vfs.S_IFREG}, syscall.O_WRONLY|syscall.O_APPEND)
-		r.installSpecial(t, 2, &sim.Placeholder{Kind: vfs.S_IFREG}, syscall.O_WRONLY|syscall.O_APPEND)
-		r.inherited(t, 0, 1, 2)
-		if ev.Pid != tid || !isExec(ev.Name) {
-			r.blind[t.Group()] = beganBefore
-		}
-		if r.attached == nil {
-			r.attached = t
-		}
+		return r.spawn(tid, ev)
+	}
+	r.tasks[tid] = t
+	r.report.Processes++
+	return t
+}
+
+// spawn makes tid a process of its own (see task).
+func (r *replayer) spawn(tid int, ev *strace.Event) *sim.Task {
+	if t := r.tasks[tid]; t != nil {
+		return t
+	}
+	t, err := r.k.SpawnPid(tid)
+	if err != nil {
+		t, _ = r.k.SpawnPid(0)
+	}
+	r.k.Syscall(sim.Call{Nr: sim.SYS_CHDIR, Task: t, Path: r.world.cwd})
+	r.installSpecial(t, 0, &sim.Placeholder{Kind: vfs.S_IFCHR}, syscall.O_RDWR) // stdin: a terminal, a pipe, a file
+	r.installSpecial(t, 1, &sim.Placeholder{Kind: vfs.S_IFREG}, syscall.O_WRONLY|syscall.O_APPEND)
+	r.installSpecial(t, 2, &sim.Placeholder{Kind: vfs.S_IFREG}, syscall.O_WRONLY|syscall.O_APPEND)
+	r.inherited(t, 0, 1, 2)
+	if ev.Pid != tid || !isExec(ev.Name) {
+		r.blind[t.Group()] = beganBefore
+	}
+	if r.attached == nil {
+		r.attached = t
 	}
 	r.tasks[tid] = t
 	r.report.Processes++

@@ -299,6 +299,7 @@ type replayer struct {
 	// standIns holds the descriptions replay installed for fds from before
 	// the trace (see inherited).
 	standIns map[*sim.File]bool
+	making   map[int]bool // the tids task is making (a cycle of creators ends there)
 }
 
 // blindness says why tasks the trace does not show may share an fd table.
@@ -363,7 +364,7 @@ type closeKey struct{ pid, line int }
 func newReplayer(opts Options, pl *plan) (*replayer, error) {
 	fs := vfs.New()
 	k := sim.New(fs)
-	r := &replayer{opts: opts, plan: pl, fs: fs, k: k, tasks: map[int]*sim.Task{}, blind: map[*sim.ThreadGroup]blindness{}, aioCtx: map[uint64]uint64{}, names: map[string]*nameInfo{}, pos: map[*sim.File]int64{}, closedEarly: map[closeKey]bool{}, standIns: map[*sim.File]bool{}}
+	r := &replayer{opts: opts, plan: pl, fs: fs, k: k, tasks: map[int]*sim.Task{}, blind: map[*sim.ThreadGroup]blindness{}, aioCtx: map[uint64]uint64{}, names: map[string]*nameInfo{}, pos: map[*sim.File]int64{}, closedEarly: map[closeKey]bool{}, standIns: map[*sim.File]bool{}, making: map[int]bool{}}
 	r.kcount = &counter{next: k}
 	r.top = r.kcount
 	if len(opts.Stack) > 0 {

@@ -185,6 +185,36 @@ func TestHostileTraces(t *testing.T) {
 		require.NoError(t, err)
 		require.EqualValues(t, 1, rep.ParseErrors)
 	})
+	t.Run("creators in a cycle", func(t *testing.T) {
+		for _, lines := range [][]string{{
+			`100 execve("/bin/x", ["x"], []) = 0`,
+			`300 --- SIGCHLD {si_signo=SIGCHLD, si_code=CLD_EXITED, si_pid=200, si_uid=0, si_status=0, si_utime=0, si_stime=0} ---`,
+			`200 --- SIGCHLD {si_signo=SIGCHLD, si_code=CLD_EXITED, si_pid=300, si_uid=0, si_status=0, si_utime=0, si_stime=0} ---`,
+			`300 close(5) = 0`,
+		}, {
+			`100 execve("/bin/x", ["x"], []) = 0`,
+			`300 clone(child_stack=NULL, flags=SIGCHLD) = 400`,
+			`400 clone(child_stack=NULL, flags=SIGCHLD) = 300`,
+			`400 close(5) = 0`,
+		}} {
+			// (a stack overflow before: no recover could catch it)
+			rep, err := Run([]string{writeTrace(t, strings.Join(append(lines, ""), "\n"))}, Options{Verify: true})
+			require.NoError(t, err)
+			require.Positive(t, rep.Replayed)
+		}
+	})
+	t.Run("huge fd numbers", func(t *testing.T) {
+		p := writeTrace(t, strings.Join([]string{
+			`openat(AT_FDCWD, "f", O_RDONLY|O_CREAT, 0644) = 1000000000`, // above NR_OPEN: no process has it
+			`openat(AT_FDCWD, "g", O_RDONLY|O_CREAT, 0644) = 1000000`,    // below: a higher RLIMIT_NOFILE
+			`close(1000000) = 0`,
+			``,
+		}, "\n"))
+		rep, err := Run([]string{p}, Options{Verify: true})
+		require.NoError(t, err)
+		require.EqualValues(t, 1, rep.Divergences, "%v", rep.DivergenceList)
+		require.Equal(t, 1, rep.DivergenceList[0].Line)
+	})
 	t.Run("unknown syscall", func(t *testing.T) {
 		p := writeTrace(t, "frobnicate(1, 2) = 0\nclose(7) = -1 EBADF (Bad file descriptor)\n")
 		rep, err := Run([]string{p}, Options{Verify: true})
@@ -491,6 +521,10 @@ func TestReadlinkTargetNotShown(t *testing.T) {
 			`100 newfstatat(AT_FDCWD, "/usr/bin/py", {st_mode=S_IFREG|0755, st_size=100, ...}, 0) = 0`,
 			`100 readlink("/usr/bin/py", ""..., 4096) = 10`,
 		}, 0},
+		{"a path in a directory the trace made", []string{
+			`100 mkdir("/w/fresh", 0755) = 0`,
+			`100 readlink("/w/fresh/zz", "/a/very/long/target/path/that/st"..., 4096) = 46`,
+		}, 1},
 		{"a path the trace removed", []string{
 			`100 unlink("/w/g") = 0`,
 			`100 readlink("/w/g", ""..., 4096) = 10`,
@@ -598,6 +632,11 @@ func TestWorldInference(t *testing.T) {
 			`100 removexattr("f", "system.posix_acl_default") = 0`,
 			`100 newfstatat(AT_FDCWD, "f", {st_mode=S_IFREG|0755, st_size=0, ...}, 0) = 0`,
 		}, 0},
+		{"a user attribute (cp -a)", []string{
+			`100 openat(AT_FDCWD, "f", O_WRONLY|O_CREAT|O_EXCL, 0600) = 3`,
+			`100 fsetxattr(3, "user.foo", "bar", 3, 0) = 0`,
+			`100 removexattr("f", "user.foo") = 0`,
+		}, 0},
 		{"an ACL that -s 0 hides, then a chmod", []string{
 			`100 openat(AT_FDCWD, "f", O_WRONLY|O_CREAT|O_EXCL, 0600) = 3`,
 			`100 fsetxattr(3, ""..., ""..., 28, 0) = 0`,
@@ -610,6 +649,7 @@ func TestWorldInference(t *testing.T) {
 			`100 write(3, "hello", 5) = 5`,
 			`100 mmap(NULL, 5, PROT_READ|PROT_WRITE, MAP_SHARED, 3, 0) = 0x7fc1c33e0000`,
 			`100 pread64(3, "HELLO", 5, 0) = 5`, // stored through the mapping
+			`100 pread64(3, "HeLLO", 5, 0) = 5`, // and again: the mapping is still there
 		}, 0},
 		{"a private mapping", []string{
 			`100 openat(AT_FDCWD, "f", O_RDWR|O_CREAT, 0644) = 3`,

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	pathpkg "path"
 	"slices"
 	"strconv"
 	"syscall"
@@ -81,8 +82,11 @@ func (r *replayer) verify(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Ca
 		if !allowed {
 			r.diverge(ev, "return value", itoa(ev.Ret), itoa(res.Ret))
 		}
-		if returnsFd(nr, c) && ev.Ret >= 0 {
+		if returnsFd(nr, c) && ev.Ret >= 0 && ev.Ret < sim.NrOpen {
 			// Follow the recording: the program goes on with the fd it got.
+			if g := t.Group(); int(ev.Ret) >= g.Nofile() {
+				g.SetNofile(int(ev.Ret) + 1) // its RLIMIT_NOFILE was higher
+			}
 			cloexec := int64(0)
 			if t.File(int(res.Ret)) != nil {
 				var fdflags sim.Result = r.k.Syscall(sim.Call{Nr: sim.SYS_FCNTL, Task: t, Args: [6]int64{res.Ret, unix.F_GETFD}})
@@ -95,7 +99,7 @@ func (r *replayer) verify(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Ca
 			r.top.Syscall(sim.Call{Nr: sim.SYS_DUP3, Task: t, Args: [6]int64{res.Ret, ev.Ret, cloexec}})
 			r.top.Syscall(sim.Call{Nr: sim.SYS_CLOSE, Task: t, Args: [6]int64{res.Ret}})
 			if inherited {
-				for fd := res.Ret; fd < ev.Ret; fd++ {
+				for fd := res.Ret; fd < min(ev.Ret, res.Ret+maxFill); fd++ {
 					if t.File(int(fd)) == nil {
 						r.placeholder(t, int(fd), unix.O_RDWR, 0)
 					}
@@ -172,6 +176,9 @@ func (r *replayer) verify(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Ca
 // where it shows no close, any fd may have been freed.
 func (r *replayer) fdAllowed(t *sim.Task, ev *strace.Event, got int64) (ok, inherited bool) {
 	want := ev.Ret
+	if want < 0 || want >= sim.NrOpen {
+		return false, false // no Linux process has such an fd
+	}
 	blind := r.blind[t.Group()] != 0 || r.shows() != allCalls
 	if want < got {
 		// The model still holds want for another task's close in flight: that
@@ -331,6 +338,12 @@ func (r *replayer) hiddenExec(t *sim.Task, fd int64) bool {
 	return true
 }
 
+// maxFill bounds the placeholders one call fills in below the fd it
+// follows: a hostile trace's jump to fd 1000000 costs no million files
+// (the fds above stay free, and later calls' fds are taken as recorded by
+// the same rules).
+const maxFill = 4096
+
 // filledIn reports whether fd refers to a description that replay filled
 // in for one from before the trace (or made by a call the trace does not
 // show), whose flags are the launcher's.
@@ -354,7 +367,18 @@ func (r *replayer) unknownLink(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *s
 	}
 	abs := r.world.abs(t, dirfd, c.Path)
 	ino, err := r.fs.Root().Resolve(abs, false)
-	return err == nil && r.world.isExt(ino) || err == syscall.ENOENT && !r.world.removed[abs]
+	if err == nil {
+		return r.world.isExt(ino) // a link where replay inferred a file
+	}
+	// Missing: unknown only under an inferred directory (or the root),
+	// whose entries the model does not all know; one the trace made it knows.
+	for p := abs; err == syscall.ENOENT && p != "/" && !r.world.removed[p]; {
+		p = pathpkg.Dir(p)
+		if dir, e := r.fs.Root().Resolve(p, true); e == nil {
+			return r.world.isExt(dir) || p == "/"
+		}
+	}
+	return false
 }
 
 // permsHidden reports, when asked (differ: the bits differ), whether the

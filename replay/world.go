@@ -23,6 +23,9 @@ type world struct {
 	ext     map[uint64]bool   // inode numbers of inferred (external) inodes
 	removed map[string]bool   // absolute paths the trace removed: never inferred again
 	unknown map[uint64][]span // per inode: byte ranges written with bytes the trace did not show
+	// shared holds, per inode, the ranges mapped shared and writable: stores
+	// may change them at any time (munmap is not replayed, so for good).
+	shared map[uint64][]span
 	// permUnknown holds the inodes whose permission bits an access ACL that
 	// the trace did not show (-s) set, until the trace sets them again.
 	permUnknown map[uint64]bool
@@ -33,7 +36,7 @@ type world struct {
 type span struct{ off, end int64 }
 
 func newWorld(r *replayer) *world {
-	return &world{r: r, fs: r.fs, ext: map[uint64]bool{}, removed: map[string]bool{}, unknown: map[uint64][]span{}, permUnknown: map[uint64]bool{}}
+	return &world{r: r, fs: r.fs, ext: map[uint64]bool{}, removed: map[string]bool{}, unknown: map[uint64][]span{}, permUnknown: map[uint64]bool{}, shared: map[uint64][]span{}}
 }
 
 // abs returns the absolute, lexically cleaned form of path as t would resolve it
@@ -294,7 +297,7 @@ func (w *world) before(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call)
 					if t.File(int(ev.Ret)) != nil {
 						w.r.top.Syscall(sim.Call{Nr: sim.SYS_CLOSE, Task: t, Args: [6]int64{ev.Ret}})
 					}
-					for fd := got; inherited && fd < int(ev.Ret); fd++ {
+					for fd := got; inherited && fd < min(int(ev.Ret), got+maxFill); fd++ {
 						if t.File(fd) == nil {
 							w.r.placeholder(t, fd, syscall.O_RDWR, 0)
 						}
@@ -551,15 +554,18 @@ func (w *world) after(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call, 
 		if known < res.Ret {
 			w.unknown[id] = addSpan(w.unknown[id], span{start + known, start + res.Ret})
 		}
+		w.keepShared(id)
 	case sim.SYS_MMAP:
 		// A shared writable mapping changes the file with stores, which no
-		// trace shows: its bytes are unknown from now on (reads teach them).
+		// trace shows: its bytes are unknown from now on, even after a
+		// read shows them (keepShared).
 		const protWrite, mapShared, mapSharedValidate = 0x2, 0x1, 0x3
 		if kind := c.Args[3] & 0x3; c.Args[2]&protWrite == 0 || kind != mapShared && kind != mapSharedValidate {
 			return
 		}
 		if f := t.File(int(c.Args[4])); f != nil && f.Inode() != nil && f.Inode().IsRegular() && c.Args[1] > 0 {
 			id := f.Inode().Ino()
+			w.shared[id] = addSpan(w.shared[id], span{c.Args[5], c.Args[5] + c.Args[1]})
 			w.unknown[id] = addSpan(w.unknown[id], span{c.Args[5], c.Args[5] + c.Args[1]})
 		}
 	case sim.SYS_COPY_FILE_RANGE, sim.SYS_SENDFILE:
@@ -591,12 +597,22 @@ func (w *world) copySpans(src *vfs.Inode, soff int64, dst *vfs.Inode, doff, n in
 	w.unknown[id] = cut(w.unknown[id], doff, doff+n)
 	if w.isExt(src) {
 		w.unknown[id] = addSpan(w.unknown[id], span{doff, doff + n})
+		w.keepShared(id)
 		return
 	}
 	for _, u := range from {
 		if x, y := max(u.off, soff), min(u.end, soff+n); x < y {
 			w.unknown[id] = addSpan(w.unknown[id], span{x - soff + doff, y - soff + doff})
 		}
+	}
+	w.keepShared(id)
+}
+
+// keepShared makes the ranges of inode id that are mapped shared and
+// writable unknown again, after a write or a read taught their bytes.
+func (w *world) keepShared(id uint64) {
+	for _, m := range w.shared[id] {
+		w.unknown[id] = addSpan(w.unknown[id], m)
 	}
 }
 
