@@ -117,6 +117,11 @@ func (r *replayer) replay(t *sim.Task, nr sim.Sysno, ev *strace.Event, st *Sysca
 		r.report.Replayed++
 		return
 	}
+	if recErr == syscall.EBADF && fdIdx >= 0 {
+		// The fd is gone in the trace: in a trace of some calls, by an exec
+		// it does not show, which the model runs first (hiddenExec).
+		r.hiddenExec(t, c.Args[fdIdx])
+	}
 	res := r.top.Syscall(c)
 	r.report.Replayed++
 	if res.Errno == 0 && res.Ret > 0 {

@@ -93,7 +93,7 @@ func (r *replayer) task(tid int, ev *strace.Event) *sim.Task {
 			if c, err := r.task(parent, ev).Fork(tid); err == nil {
 				t = c
 			}
-		} else if r.blind[r.attached.Group()] != 0 {
+		} else if r.blind[r.attached.Group()] == beganBefore {
 			if c, err := r.attached.Clone(tid); err == nil {
 				t = c
 			}

@@ -482,6 +482,10 @@ func TestTraceOfSomeCalls(t *testing.T) {
 		`101 fcntl(3, F_GETFD) = -1 EBADF (Bad file descriptor)`,
 		`101 openat(AT_FDCWD, "y", O_RDONLY|O_CREAT, 0644) = 3`,
 		`102 openat(AT_FDCWD, "z", O_RDONLY|O_CREAT, 0644) = 3`, // a second child, after its exec
+		`102 close(3) = 0`,
+		`102 openat(AT_FDCWD, "x", O_RDONLY|O_CLOEXEC, 0644) = 3`,
+		`103 close(3) = -1 EBADF (Bad file descriptor)`, // a third child: close is the call that finds it gone
+		`100 --- SIGCHLD {si_signo=SIGCHLD, si_code=CLD_EXITED, si_pid=103, si_uid=0, si_status=0, si_utime=0, si_stime=0} ---`,
 		`100 --- SIGCHLD {si_signo=SIGCHLD, si_code=CLD_EXITED, si_pid=102, si_uid=0, si_status=0, si_utime=0, si_stime=0} ---`,
 		`100 --- SIGCHLD {si_signo=SIGCHLD, si_code=CLD_EXITED, si_pid=101, si_uid=0, si_status=0, si_utime=0, si_stime=0} ---`,
 		``,

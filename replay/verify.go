@@ -42,9 +42,6 @@ func (r *replayer) verify(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Ca
 	if (res.Errno == syscall.EINVAL || res.Errno == syscall.ENOENT) && !ev.Failed() && (nr == sim.SYS_READLINK || nr == sim.SYS_READLINKAT) && r.unknownLink(t, nr, ev, c) {
 		return
 	}
-	if recErr == syscall.EBADF && res.Errno == 0 && r.closedByHiddenExec(t, nr, c) {
-		return
-	}
 	if ev.Failed() || res.Errno != 0 {
 		if res.Errno != recErr {
 			r.diverge(ev, "result", resultString(ev.Ret, recErr), resultString(res.Ret, res.Errno))
@@ -309,18 +306,6 @@ func (r *replayer) verifyStat(ev *strace.Event, st *strace.Node, got *unix.Stat_
 			check("st_nlink", int64(got.Nlink))
 		}
 	}
-}
-
-// closedByHiddenExec reports whether the fd of a call that failed with
-// EBADF in the trace, and not in the model, was one with FD_CLOEXEC in a
-// trace of some calls that shows no execve: an exec it does not show closed
-// it. It runs that exec in the model then (every FD_CLOEXEC fd closes).
-func (r *replayer) closedByHiddenExec(t *sim.Task, nr sim.Sysno, c *sim.Call) bool {
-	idx, _, _ := fdArgs(nr)
-	if idx < 0 {
-		return false
-	}
-	return r.hiddenExec(t, c.Args[idx])
 }
 
 // hiddenExec runs in the model the exec that a trace of some calls showing

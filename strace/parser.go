@@ -546,6 +546,11 @@ func (p *Parser) parseLine(line []byte, no int) (ok bool, err *SyntaxError) {
 	if hasPrefix(line[i:], "[pid ") {
 		j := skipSpaces(line, i+5)
 		v, k, _, okd := parseUint(line, j)
+		if okd && k < len(line) && line[k] == '<' { // --decode-pids=comm: [pid N<comm>]
+			if e := bytes.Index(line[k:min(len(line), k+64)], []byte(">]")); e > 0 {
+				k += e + 1
+			}
+		}
 		if !okd || k >= len(line) || line[k] != ']' || v > 1<<31 {
 			return false, p.errorf(no, j+1, "expected a pid in '[pid N]'")
 		}

@@ -1077,11 +1077,15 @@ func TestDecodePidsComm(t *testing.T) {
 		`15983<sh> 01:29:02.087632 close(3) = 0`,
 		`15984<my worker> lseek(4, 0, SEEK_END) = 65536`,
 		`15983<sh> wait4(-1, [{WIFEXITED(s) && WEXITSTATUS(s) == 0}], 0, NULL) = 15984<my worker>`,
+		`[pid  5347<thr>] close(9) = 0`, // strace writing to a terminal
 		``,
 	}, "\n")
 	evs, err := parseAll(t, "y.strace", text, strace.Options{})
 	require.NoError(t, err)
-	require.Len(t, evs, 4)
+	require.Len(t, evs, 5)
+	require.Equal(t, 5347, evs[4].Pid)
+	require.Equal(t, strace.PidBracket, evs[4].PidStyle)
+	require.Equal(t, "close", evs[4].Name)
 	for i, want := range []struct {
 		pid  int
 		name string
