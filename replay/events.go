@@ -53,7 +53,8 @@ func (r *replayer) event(ev *strace.Event) {
 // -e trace= subset does not show). When the first task with no known creator
 // began before the trace (its first call is not an execve: strace -p attached
 // to it), the other such tasks are its threads: `strace -f -p PID` attaches
-// to every thread of PID.
+// to every thread of PID; unless both call exit_group (`strace -p A -p B`:
+// two processes).
 //
 // A task that began before the trace may share its fd table with tasks the
 // trace does not show (threads traced without -f, the other files of an -ff
@@ -93,7 +94,7 @@ func (r *replayer) task(tid int, ev *strace.Event) *sim.Task {
 			if c, err := r.task(parent, ev).Fork(tid); err == nil {
 				t = c
 			}
-		} else if r.blind[r.attached.Group()] == beganBefore {
+		} else if r.blind[r.attached.Group()] == beganBefore && r.plan.sameProcessPossible(r.attached.Tid(), tid) {
 			if c, err := r.attached.Clone(tid); err == nil {
 				t = c
 			}

@@ -427,6 +427,16 @@ func TestUntracedTasks(t *testing.T) {
 			`200 pread64(3, "shared", 64, 0) = 6`,
 			`202 openat(AT_FDCWD, "c", O_WRONLY|O_CREAT, 0644) = 7`, // untraced threads hold 5 and 6
 		}, 0},
+		{"attached to two processes (strace -p A -p B)", []string{
+			`200 openat(AT_FDCWD, "a", O_RDONLY|O_CREAT, 0644) = 3`,
+			`300 openat(AT_FDCWD, "a", O_RDONLY|O_CREAT, 0644) = 3`, // its own fd table
+			`200 close(3) = 0`,
+			`300 close(3) = 0`,
+			`200 exit_group(0) = ?`,
+			`200 +++ exited with 0 +++`,
+			`300 exit_group(0) = ?`,
+			`300 +++ exited with 0 +++`,
+		}, 0},
 		{"attached: a byte read back wrong", []string{
 			`200 openat(AT_FDCWD, "a", O_RDWR|O_CREAT|O_TRUNC, 0644) = 3`,
 			`201 pwrite64(3, "shared", 6, 0) = 6`,

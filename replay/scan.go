@@ -37,6 +37,8 @@ type plan struct {
 	// sigchld maps a tid to the task that a SIGCHLD told of its end: its
 	// parent process, which the trace may not show creating it.
 	sigchld map[int]int
+	// exitGroup holds the tasks that called exit_group: one per process.
+	exitGroup map[int]bool
 	cwd     string // the initial working directory, when the trace shows it
 
 	// fdMade maps, per file, an fd number to the first line where a call
@@ -171,6 +173,16 @@ func (pl *plan) forkedBy(tid int) (parent int, ok bool) {
 	return parent, ok
 }
 
+// sameProcessPossible reports whether tasks a and b may be threads of one
+// process: not if both called exit_group, which one task of a process
+// does. It waits for the whole pass.
+func (pl *plan) sameProcessPossible(a, b int) bool {
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	pl.wait(func() bool { return false })
+	return !pl.exitGroup[a] || !pl.exitGroup[b]
+}
+
 // tasks returns how many tasks have a line in the input. It waits for the
 // whole pass.
 func (pl *plan) tasks() int {
@@ -287,7 +299,7 @@ const (
 // startScan starts the read-ahead pass over the traces and returns its plan.
 // Call stopScan when the replay ends.
 func startScan(files []string, opts strace.Options) *plan {
-	pl := &plan{parent: map[int]int{}, thread: map[int]bool{}, seen: map[int]bool{}, names: map[string]bool{}, untimedMakers: map[int]bool{}, sigchld: map[int]int{}, fdMade: map[string]map[int]int{}, reached: map[string]*int{}, nfiles: len(files)}
+	pl := &plan{parent: map[int]int{}, thread: map[int]bool{}, seen: map[int]bool{}, names: map[string]bool{}, untimedMakers: map[int]bool{}, sigchld: map[int]int{}, exitGroup: map[int]bool{}, fdMade: map[string]map[int]int{}, reached: map[string]*int{}, nfiles: len(files)}
 	pl.cond.L = &pl.mu
 	go pl.run(files, opts)
 	return pl
@@ -408,6 +420,8 @@ func (pl *plan) add(ev *strace.Event, name string, nfiles int, chdired map[int]b
 		pl.nreleased++
 	}
 	switch ev.Name {
+	case "exit_group":
+		pl.exitGroup[ev.Pid] = true
 	case "clone", "clone3", "fork", "vfork":
 		if ev.RetKnown && ev.Ret > 0 && ev.ErrnoName == "" {
 			child := int(ev.Ret)
