@@ -475,12 +475,13 @@ func TestTraceOfSomeCalls(t *testing.T) {
 		`100 openat(AT_FDCWD, "b", O_RDONLY|O_CREAT, 0644) = 3`,                        // a close between
 		`100 newfstatat(AT_FDCWD, "a", {st_mode=S_IFREG|0644, st_size=5, ...}, 0) = 0`, // a write before
 		`100 newfstatat(AT_FDCWD, "b", {st_mode=S_IFREG|0600, st_size=0, ...}, 0) = 0`, // a chmod before
+		`100 read(3, "data", 4096) = 4`, // a write before
 		``,
 	}
 	rep, err := Run([]string{writeTrace(t, strings.Join(lines, "\n"))}, Options{Verify: true, Cwd: "/w"})
 	require.NoError(t, err)
 	require.Zero(t, rep.Divergences, "%v", rep.DivergenceList)
-	require.EqualValues(t, 4, rep.Verified) // the opens and the stats
+	require.EqualValues(t, 5, rep.Verified) // the opens, the stats and the read
 	require.Len(t, rep.Notes, 1)
 	require.Contains(t, rep.Notes[0], "some calls only")
 
@@ -507,7 +508,7 @@ func TestTraceOfSomeCalls(t *testing.T) {
 	all := append([]string{lines[0], `100 brk(NULL) = 0x55e94258b000`}, lines[1:]...)
 	rep, err = Run([]string{writeTrace(t, strings.Join(all, "\n"))}, Options{Verify: true, Cwd: "/w"})
 	require.NoError(t, err)
-	require.EqualValues(t, 3, rep.Divergences, "%v", rep.DivergenceList)
+	require.EqualValues(t, 4, rep.Divergences, "%v", rep.DivergenceList)
 	require.Empty(t, rep.Notes)
 	require.Equal(t, 4, rep.DivergenceList[0].Line)
 	require.Equal(t, 5, rep.DivergenceList[1].Line)
@@ -636,6 +637,12 @@ func TestWorldInference(t *testing.T) {
 			`100 pread64(4, "\0\0\0\0000123WXYZ", 12, 96) = 12`, // a hole, then a's shown bytes and unknown ones
 			`100 sendfile(4, 3, [4], 16) = 16`,                  // at b's offset 0
 			`100 pread64(4, "xyzw", 4, 0) = 4`,
+		}, 0},
+		{"an inferred link, then an open through it", []string{
+			`100 readlink("/etc/localtime", "/usr/share/zoneinfo/Etc/UTC", 4095) = 27`,
+			`100 openat(AT_FDCWD, "/etc/localtime", O_RDONLY|O_CLOEXEC) = 3`,
+			`100 newfstatat(AT_FDCWD, "/etc/localtime", {st_mode=S_IFREG|0644, st_size=114, ...}, 0) = 0`,
+			`100 newfstatat(AT_FDCWD, "/etc/localtime", {st_mode=S_IFLNK|0777, st_size=27, ...}, AT_SYMLINK_NOFOLLOW) = 0`,
 		}, 0},
 		{"stat of a device", []string{
 			`100 newfstatat(AT_FDCWD, "/dev/null", {st_mode=S_IFCHR|0666, st_rdev=makedev(0x1, 0x3), ...}, 0) = 0`,

@@ -100,6 +100,11 @@ func (w *world) isExt(ino *vfs.Inode) bool { return ino != nil && w.ext[ino.Ino(
 // directories. It never re-creates a path the trace removed, and never changes what
 // the trace itself made. It returns the inode abs names, or nil.
 func (w *world) ensure(abs string, kind uint32, target string) *vfs.Inode {
+	return w.ensureDepth(abs, kind, target, 0)
+}
+
+// ensureDepth is ensure, depth inferred links deep (see the symlink case).
+func (w *world) ensureDepth(abs string, kind uint32, target string, depth int) *vfs.Inode {
 	if abs == "" || abs[0] != '/' || isProcFd(abs) {
 		return nil
 	}
@@ -124,10 +129,19 @@ func (w *world) ensure(abs string, kind uint32, target string) *vfs.Inode {
 		last := k == len(parts)-1
 		if last {
 			if l, err := root.Resolve(cur, false); err == nil && l.IsSymlink() {
-				// a link whose target is missing: a call that follows it
-				// would create the target, one that does not (unlink,
-				// lstat) finds the link; inference invents neither
-				return nil
+				// A link whose target is missing. A successful call that
+				// follows an inferred link (readlink showed it, then an
+				// open) shows that the target existed: infer it. Through
+				// a link the trace made, or for a call that does not
+				// follow (unlink, lstat), infer nothing.
+				if kind == vfs.S_IFLNK || !w.isExt(l) || depth >= 8 {
+					return nil
+				}
+				t := l.Target()
+				if !strings.HasPrefix(t, "/") {
+					t = pathpkg.Join(pathpkg.Dir(cur), t)
+				}
+				return w.ensureDepth(t, kind, "", depth+1)
 			}
 		}
 		ino, err := root.Resolve(cur, true)
