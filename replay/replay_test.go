@@ -475,7 +475,7 @@ func TestTraceOfSomeCalls(t *testing.T) {
 		`100 openat(AT_FDCWD, "b", O_RDONLY|O_CREAT, 0644) = 3`,                        // a close between
 		`100 newfstatat(AT_FDCWD, "a", {st_mode=S_IFREG|0644, st_size=5, ...}, 0) = 0`, // a write before
 		`100 newfstatat(AT_FDCWD, "b", {st_mode=S_IFREG|0600, st_size=0, ...}, 0) = 0`, // a chmod before
-		`100 read(3, "data", 4096) = 4`, // a write before
+		`100 read(3, "data", 4096) = 4`,                                                // a write before
 		``,
 	}
 	rep, err := Run([]string{writeTrace(t, strings.Join(lines, "\n"))}, Options{Verify: true, Cwd: "/w"})

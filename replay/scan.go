@@ -39,7 +39,7 @@ type plan struct {
 	sigchld map[int]int
 	// exitGroup holds the tasks that called exit_group: one per process.
 	exitGroup map[int]bool
-	cwd     string // the initial working directory, when the trace shows it
+	cwd       string // the initial working directory, when the trace shows it
 
 	// fdMade maps, per file, an fd number to the first line where a call
 	// returned it; fds used but never made are inherited.
