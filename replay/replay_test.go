@@ -551,11 +551,7 @@ func TestReadlinkTargetNotShown(t *testing.T) {
 		}, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := writeTrace(t, strings.Join(append(append(append([]string{}, start...), tc.lines...), ""), "\n"))
-			rep, err := Run([]string{p}, Options{Verify: true, Cwd: "/w"})
-			require.NoError(t, err)
-			require.EqualValues(t, tc.diverged, rep.Divergences, "%v", rep.DivergenceList)
-			require.Positive(t, rep.Verified)
+			requireDivergences(t, append(append([]string{}, start...), tc.lines...), tc.diverged)
 		})
 	}
 }
@@ -688,11 +684,7 @@ func TestWorldInference(t *testing.T) {
 		}, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := writeTrace(t, strings.Join(append(append(append([]string{}, start...), tc.lines...), ""), "\n"))
-			rep, err := Run([]string{p}, Options{Verify: true, Cwd: "/w"})
-			require.NoError(t, err)
-			require.EqualValues(t, tc.diverged, rep.Divergences, "%v", rep.DivergenceList)
-			require.Positive(t, rep.Verified)
+			requireDivergences(t, append(append([]string{}, start...), tc.lines...), tc.diverged)
 		})
 	}
 }
@@ -718,4 +710,15 @@ func TestInheritedFdFlags(t *testing.T) {
 	require.NoError(t, err)
 	require.EqualValues(t, 1, rep.Divergences, "%v", rep.DivergenceList)
 	require.Equal(t, 10, rep.DivergenceList[0].Line)
+}
+
+// requireDivergences replays lines, a trace, with verification (working
+// directory /w) and requires want divergences and some call compared.
+func requireDivergences(t *testing.T, lines []string, want int) *Report {
+	t.Helper()
+	rep, err := Run([]string{writeTrace(t, strings.Join(append(lines, ""), "\n"))}, Options{Verify: true, Cwd: "/w"})
+	require.NoError(t, err)
+	require.EqualValues(t, want, rep.Divergences, "%v", rep.DivergenceList)
+	require.Positive(t, rep.Verified)
+	return rep
 }
