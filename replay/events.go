@@ -133,6 +133,20 @@ func (r *replayer) spawn(tid int, ev *strace.Event) *sim.Task {
 	return t
 }
 
+// untracedThreads marks blind the fd tables of the threads made so far that
+// have no line in the input (traced without -f): the fds they open and
+// close are not in the trace. Asked where an fd number or an fd's absence
+// needs explaining, as it waits for the read-ahead pass to read the whole
+// input.
+func (r *replayer) untracedThreads() {
+	for _, m := range r.threads {
+		if !r.plan.appears(m.tid) && r.blind[m.group] == 0 {
+			r.blind[m.group] = untracedThread
+		}
+	}
+	r.threads = r.threads[:0]
+}
+
 // isExec says whether a call starts a program.
 func isExec(name string) bool { return name == "execve" || name == "execveat" }
 
@@ -166,10 +180,10 @@ func (r *replayer) syscall(ev *strace.Event) {
 		if ev.RetKnown && ev.Ret > 0 && !ev.Failed() {
 			child := int(ev.Ret)
 			r.task(child, ev)
-			if cloneFlags(ev)&(cloneThread|cloneFiles) != 0 && !r.plan.appears(child) {
-				// A thread that the trace does not follow (traced without
-				// -f): the fds it opens and closes are not in the trace.
-				r.blind[t.Group()] = untracedThread
+			if cloneFlags(ev)&(cloneThread|cloneFiles) != 0 {
+				// Perhaps a thread that the trace does not follow (traced
+				// without -f): see untracedThreads.
+				r.threads = append(r.threads, madeThread{child, t.Group()})
 			}
 		}
 		r.report.Replayed++

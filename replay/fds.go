@@ -97,11 +97,14 @@ func (r *replayer) ensureFd(t *sim.Task, ev *strace.Event, idx, fd int) {
 	if fd < 0 || t.File(fd) != nil || ev.Errno == syscall.EBADF || !ev.RetKnown {
 		return
 	}
-	if r.plan.created(ev, fd) && r.blind[t.Group()] != untracedThread && r.shows() == allCalls {
-		// The trace made this fd itself: its absence is the model's. (Calls
-		// that a trace of some calls does not show, as -e trace=%file hides
-		// socket, may have made it anew.)
-		return
+	if r.plan.created(ev, fd) {
+		// The trace made this fd itself: its absence is the model's, unless
+		// a thread the trace does not follow or a call that a trace of some
+		// calls does not show (-e trace=%file hides socket) made it anew.
+		r.untracedThreads()
+		if r.blind[t.Group()] != untracedThread && r.shows() == allCalls {
+			return
+		}
 	}
 	if fd >= sim.NrOpen {
 		return // no Linux process has such an fd: the model's EBADF stands

@@ -221,6 +221,7 @@ func Run(files []string, opts Options) (*Report, error) {
 // notes fills Report.Notes at the end of a replay.
 func (r *replayer) notes(nfiles int) {
 	rep := r.report
+	r.untracedThreads()
 	if r.report.Calls > 0 && r.shows() != allCalls {
 		rep.Notes = append(rep.Notes, "the trace shows some calls only (strace -e trace=): fd numbers, sizes and permission bits that the calls it leaves out explain are taken as recorded")
 	}
@@ -300,6 +301,13 @@ type replayer struct {
 	// the trace (see inherited).
 	standIns map[*sim.File]bool
 	making   map[int]bool // the tids task is making (a cycle of creators ends there)
+	threads  []madeThread // threads made whose presence in the input is not yet asked
+}
+
+// madeThread is a thread a traced clone made, in fd table group.
+type madeThread struct {
+	tid   int
+	group *sim.ThreadGroup
 }
 
 // blindness says why tasks the trace does not show may share an fd table.

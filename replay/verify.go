@@ -180,6 +180,7 @@ func (r *replayer) fdAllowed(t *sim.Task, ev *strace.Event, got int64) (ok, inhe
 	if want < 0 || want >= sim.NrOpen {
 		return false, false // no Linux process has such an fd
 	}
+	r.untracedThreads()
 	blind := r.blind[t.Group()] != 0 || r.shows() != allCalls
 	if want < got {
 		// The model still holds want for another task's close in flight: that
