@@ -117,7 +117,7 @@ func (r *replayer) replay(t *sim.Task, nr sim.Sysno, ev *strace.Event, st *Sysca
 		r.report.Replayed++
 		return
 	}
-	if recErr == syscall.EBADF && fdIdx >= 0 {
+	if recErr == syscall.EBADF && fdIdx >= 0 && !r.badAccess(t, nr, c.Args[fdIdx]) {
 		// The fd is gone in the trace: in a trace of some calls, by an exec
 		// it does not show, which the model runs first (hiddenExec).
 		r.hiddenExec(t, c.Args[fdIdx])
@@ -147,6 +147,27 @@ func (r *replayer) replay(t *sim.Task, nr sim.Sysno, ev *strace.Event, st *Sysca
 			r.pos[f] = 0
 		}
 	}
+}
+
+// badAccess reports whether the model has fd open in a way that makes the
+// call nr fail with EBADF by itself: a read of an fd opened O_WRONLY, a write
+// or truncation of one opened O_RDONLY, most calls on an O_PATH fd.
+func (r *replayer) badAccess(t *sim.Task, nr sim.Sysno, fd int64) bool {
+	fl := r.k.Syscall(sim.Call{Nr: sim.SYS_FCNTL, Task: t, Args: [6]int64{fd, syscall.F_GETFL}})
+	if fl.Errno != 0 {
+		return false // not open in the model either
+	}
+	const oPath = 0x200000
+	if fl.Ret&oPath != 0 {
+		return nr != sim.SYS_CLOSE && nr != sim.SYS_FCNTL && nr != sim.SYS_DUP && nr != sim.SYS_DUP2 && nr != sim.SYS_DUP3 && nr != sim.SYS_FSTAT
+	}
+	switch acc := fl.Ret & syscall.O_ACCMODE; nr {
+	case sim.SYS_READ, sim.SYS_PREAD64, sim.SYS_READV, sim.SYS_PREADV, sim.SYS_PREADV2:
+		return acc == syscall.O_WRONLY
+	case sim.SYS_WRITE, sim.SYS_PWRITE64, sim.SYS_WRITEV, sim.SYS_PWRITEV, sim.SYS_PWRITEV2, sim.SYS_FTRUNCATE, sim.SYS_FALLOCATE:
+		return acc == syscall.O_RDONLY
+	}
+	return false
 }
 
 // recPos returns the offset of an open file description as the recorded program

@@ -302,6 +302,7 @@ type replayer struct {
 	standIns map[*sim.File]bool
 	making   map[int]bool // the tids task is making (a cycle of creators ends there)
 	threads  []madeThread // threads made whose presence in the input is not yet asked
+	filled   int          // stand-ins fill installed (at most maxFill)
 }
 
 // madeThread is a thread a traced clone made, in fd table group.

@@ -282,6 +282,28 @@ func (pl *plan) closeInFlight(ev *strace.Event, fd int) (pid, line int, ok bool)
 	return 0, 0, false
 }
 
+// createdIn reports whether some call before ev returned an fd in [lo, hi).
+func (pl *plan) createdIn(ev *strace.Event, lo, hi int) bool {
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	pl.wait(func() bool { return pl.lineReached(ev.File) >= ev.Line })
+	m := pl.fdMade[ev.File]
+	if hi-lo <= len(m) {
+		for fd := lo; fd < hi; fd++ {
+			if line, ok := m[fd]; ok && line < ev.Line {
+				return true
+			}
+		}
+		return false
+	}
+	for fd, line := range m { // fewer fds made than in the range
+		if fd >= lo && fd < hi && line < ev.Line {
+			return true
+		}
+	}
+	return false
+}
+
 // created reports whether some call before ev returned fd.
 func (pl *plan) created(ev *strace.Event, fd int) bool {
 	pl.mu.Lock()

@@ -72,7 +72,7 @@ func (r *replayer) verify(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Ca
 		return // the flags of an fd from before the trace are the launcher's
 	}
 	dataCall := nr == sim.SYS_READ || nr == sim.SYS_PREAD64 || nr == sim.SYS_READV || nr == sim.SYS_PREADV || nr == sim.SYS_PREADV2
-	if dataCall && r.writesHidden() {
+	if res.Ret != ev.Ret && dataCall && r.writesHidden() {
 		return // what files hold was written where the trace does not show it
 	}
 	if res.Ret != ev.Ret {
@@ -100,11 +100,7 @@ func (r *replayer) verify(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Ca
 			r.top.Syscall(sim.Call{Nr: sim.SYS_DUP3, Task: t, Args: [6]int64{res.Ret, ev.Ret, cloexec}})
 			r.top.Syscall(sim.Call{Nr: sim.SYS_CLOSE, Task: t, Args: [6]int64{res.Ret}})
 			if inherited {
-				for fd := res.Ret; fd < min(ev.Ret, res.Ret+maxFill); fd++ {
-					if t.File(int(fd)) == nil {
-						r.placeholder(t, int(fd), unix.O_RDWR, 0)
-					}
-				}
+				r.fill(t, int(res.Ret), int(ev.Ret))
 			}
 		}
 		return
@@ -208,10 +204,8 @@ func (r *replayer) fdAllowed(t *sim.Task, ev *strace.Event, got int64) (ok, inhe
 	if blind {
 		return true, true
 	}
-	for fd := got; fd < want; fd++ {
-		if r.plan.created(ev, int(fd)) {
-			return false, false
-		}
+	if r.plan.createdIn(ev, int(got), int(want)) {
+		return false, false
 	}
 	return true, true
 }
@@ -221,7 +215,7 @@ func (r *replayer) fdAllowed(t *sim.Task, ev *strace.Event, got int64) (ok, inhe
 func (r *replayer) verifyBytes(ev *strace.Event, idx int, ino uint64, start int64, got []byte) {
 	want := shown(ev, idx)
 	n := min(len(want), len(got))
-	if bytes.Equal(want[:n], got[:n]) {
+	if bytes.Equal(want[:n], got[:n]) || r.writesHidden() {
 		return
 	}
 	// Compare the known parts only: cut out the spans the trace did not show.
@@ -328,11 +322,22 @@ func (r *replayer) hiddenExec(t *sim.Task, fd int64) bool {
 	return true
 }
 
-// maxFill bounds the placeholders one call fills in below the fd it
-// follows: a hostile trace's jump to fd 1000000 costs no million files
-// (the fds above stay free, and later calls' fds are taken as recorded by
-// the same rules).
+// maxFill bounds the placeholders a replay fills in below the fds it
+// follows: a hostile trace's jumps to fds near 1000000 cost no million
+// files (the fds left free are taken as recorded by the same rules).
 const maxFill = 4096
+
+// fill installs stand-ins at the free fds of t in [lo, hi): what the trace
+// does not show holds them (see fdAllowed), within the replay's maxFill.
+func (r *replayer) fill(t *sim.Task, lo, hi int) {
+	for fd := lo; fd < hi && r.filled < maxFill; fd++ {
+		if t.File(fd) == nil {
+			r.placeholder(t, fd, unix.O_RDWR, 0)
+			r.inherited(t, fd)
+			r.filled++
+		}
+	}
+}
 
 // filledIn reports whether fd refers to a description that replay filled
 // in for one from before the trace (or made by a call the trace does not
@@ -381,8 +386,8 @@ func (r *replayer) permsHidden(differ bool) bool {
 
 // writesHidden reports whether the trace shows some calls only (see shows)
 // and none that write file data: the model's sizes and bytes are then not
-// the program's.
-// Asked only when a size differs: it waits for the read-ahead pass to end.
+// the program's. Asked only when a size, a count or bytes differ: it waits
+// for the read-ahead pass to end.
 func (r *replayer) writesHidden() bool {
 	return r.shows() != allCalls && !r.plan.hasCall("write", "pwrite64", "writev", "pwritev", "pwritev2")
 }

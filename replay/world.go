@@ -100,11 +100,6 @@ func (w *world) isExt(ino *vfs.Inode) bool { return ino != nil && w.ext[ino.Ino(
 // directories. It never re-creates a path the trace removed, and never changes what
 // the trace itself made. It returns the inode abs names, or nil.
 func (w *world) ensure(abs string, kind uint32, target string) *vfs.Inode {
-	return w.ensureDepth(abs, kind, target, 0)
-}
-
-// ensureDepth is ensure, depth inferred links deep (see the symlink case).
-func (w *world) ensureDepth(abs string, kind uint32, target string, depth int) *vfs.Inode {
 	if abs == "" || abs[0] != '/' || isProcFd(abs) {
 		return nil
 	}
@@ -129,19 +124,11 @@ func (w *world) ensureDepth(abs string, kind uint32, target string, depth int) *
 		last := k == len(parts)-1
 		if last {
 			if l, err := root.Resolve(cur, false); err == nil && l.IsSymlink() {
-				// A link whose target is missing. A successful call that
-				// follows an inferred link (readlink showed it, then an
-				// open) shows that the target existed: infer it. Through
-				// a link the trace made, or for a call that does not
-				// follow (unlink, lstat), infer nothing.
-				if kind == vfs.S_IFLNK || !w.isExt(l) || depth >= 8 {
-					return nil
-				}
-				t := l.Target()
-				if !strings.HasPrefix(t, "/") {
-					t = pathpkg.Join(pathpkg.Dir(cur), t)
-				}
-				return w.ensureDepth(t, kind, "", depth+1)
+				// a link whose target is missing: a call that follows it
+				// would create the target, one that does not (unlink,
+				// lstat) finds the link; inference, which is not told
+				// which the call is, invents neither
+				return nil
 			}
 		}
 		ino, err := root.Resolve(cur, true)
@@ -311,10 +298,8 @@ func (w *world) before(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call)
 					if t.File(int(ev.Ret)) != nil {
 						w.r.top.Syscall(sim.Call{Nr: sim.SYS_CLOSE, Task: t, Args: [6]int64{ev.Ret}})
 					}
-					for fd := got; inherited && fd < min(int(ev.Ret), got+maxFill); fd++ {
-						if t.File(fd) == nil {
-							w.r.placeholder(t, fd, syscall.O_RDWR, 0)
-						}
+					if inherited {
+						w.r.fill(t, got, int(ev.Ret))
 					}
 				}
 				w.r.installSpecial(t, int(ev.Ret), dev, int(flags))
