@@ -712,7 +712,7 @@ func TestInheritedFdFlags(t *testing.T) {
 		`101 fcntl(2, F_GETFL) = 0x8002 (flags O_RDWR|O_LARGEFILE)`, // a copy of the parent's
 		`100 openat(AT_FDCWD, "f", O_WRONLY|O_CREAT, 0644) = 3`,
 		`100 fcntl(3, F_GETFL) = 0x8401 (flags O_WRONLY|O_APPEND|O_LARGEFILE)`, // not what open made
-		`100 openat(AT_FDCWD, "g", O_WRONLY|O_CREAT, 0644) = 6`,                  // 4 and 5 from before the trace
+		`100 openat(AT_FDCWD, "g", O_WRONLY|O_CREAT, 0644) = 6`,                // 4 and 5 from before the trace
 		`100 fcntl(4, F_GETFL) = 0x8000 (flags O_RDONLY|O_LARGEFILE)`,
 		``,
 	}
