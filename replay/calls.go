@@ -96,6 +96,13 @@ func (r *replayer) replay(t *sim.Task, nr sim.Sysno, ev *strace.Event, st *Sysca
 		}
 	}
 
+	if nr == sim.SYS_MUNMAP && !ev.Failed() && len(r.world.maps) > 0 {
+		if addr, ok := ev.Int(0); ok {
+			if n, ok := ev.Int(1); ok {
+				r.world.unmapped(t.Group(), uint64(addr), uint64(n))
+			}
+		}
+	}
 	c := sim.Call{Nr: nr, Task: t}
 	var post func(res sim.Result)
 	if err := r.build(t, nr, ev, &c, &post); err != "" {

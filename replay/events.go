@@ -191,6 +191,7 @@ func (r *replayer) syscall(ev *strace.Event) {
 	case sim.SYS_EXECVE, sim.SYS_EXECVEAT:
 		if ev.RetKnown && ev.Ret == 0 && !ev.Failed() {
 			r.top.Syscall(sim.Call{Nr: nr, Task: t})
+			r.world.unmapped(t.Group(), 0, 0)
 		}
 		r.report.Replayed++
 		return
@@ -198,6 +199,7 @@ func (r *replayer) syscall(ev *strace.Event) {
 		// The task ends at its `+++ exited +++` line; exit_group ends the others.
 		if nr == sim.SYS_EXIT_GROUP {
 			r.k.Syscall(sim.Call{Nr: nr, Task: t})
+			r.world.unmapped(t.Group(), 0, 0)
 		}
 		r.report.Replayed++
 		return

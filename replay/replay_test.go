@@ -676,6 +676,14 @@ func TestWorldInference(t *testing.T) {
 			`100 pread64(3, "HELLO", 5, 0) = 5`, // stored through the mapping
 			`100 pread64(3, "HeLLO", 5, 0) = 5`, // and again: the mapping is still there
 		}, 0},
+		{"a shared writable mapping, unmapped", []string{
+			`100 openat(AT_FDCWD, "f", O_RDWR|O_CREAT, 0644) = 3`,
+			`100 write(3, "hello", 5) = 5`,
+			`100 mmap(NULL, 5, PROT_READ|PROT_WRITE, MAP_SHARED, 3, 0) = 0x7fc1c33e0000`,
+			`100 munmap(0x7fc1c33e0000, 5) = 0`,
+			`100 pwrite64(3, "abcde", 5, 0) = 5`,
+			`100 pread64(3, "xxxxx", 5, 0) = 5`, // no mapping left to explain it
+		}, 1},
 		{"a private mapping", []string{
 			`100 openat(AT_FDCWD, "f", O_RDWR|O_CREAT, 0644) = 3`,
 			`100 write(3, "hello", 5) = 5`,

@@ -23,9 +23,10 @@ type world struct {
 	ext     map[uint64]bool   // inode numbers of inferred (external) inodes
 	removed map[string]bool   // absolute paths the trace removed: never inferred again
 	unknown map[uint64][]span // per inode: byte ranges written with bytes the trace did not show
-	// shared holds, per inode, the ranges mapped shared and writable: stores
-	// may change them at any time (munmap is not replayed, so for good).
-	shared map[uint64][]span
+	// maps holds the live shared writable mappings of files, by the
+	// address the trace shows: stores may change their ranges at any time,
+	// until munmap, exec or exit (see keepShared).
+	maps []mapping
 	// permUnknown holds the inodes whose permission bits an access ACL that
 	// the trace did not show (-s) set, until the trace sets them again.
 	permUnknown map[uint64]bool
@@ -36,7 +37,7 @@ type world struct {
 type span struct{ off, end int64 }
 
 func newWorld(r *replayer) *world {
-	return &world{r: r, fs: r.fs, ext: map[uint64]bool{}, removed: map[string]bool{}, unknown: map[uint64][]span{}, permUnknown: map[uint64]bool{}, shared: map[uint64][]span{}}
+	return &world{r: r, fs: r.fs, ext: map[uint64]bool{}, removed: map[string]bool{}, unknown: map[uint64][]span{}, permUnknown: map[uint64]bool{}}
 }
 
 // abs returns the absolute, lexically cleaned form of path as t would resolve it
@@ -564,7 +565,9 @@ func (w *world) after(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call, 
 		}
 		if f := t.File(int(c.Args[4])); f != nil && f.Inode() != nil && f.Inode().IsRegular() && c.Args[1] > 0 {
 			id := f.Inode().Ino()
-			w.shared[id] = addSpan(w.shared[id], span{c.Args[5], c.Args[5] + c.Args[1]})
+			if ev.RetKnown && len(w.maps) < maxMaps {
+				w.maps = append(w.maps, mapping{t.Group(), uint64(ev.Ret), uint64(c.Args[1]), id, span{c.Args[5], c.Args[5] + c.Args[1]}})
+			}
 			w.unknown[id] = addSpan(w.unknown[id], span{c.Args[5], c.Args[5] + c.Args[1]})
 		}
 	case sim.SYS_COPY_FILE_RANGE, sim.SYS_SENDFILE:
@@ -610,9 +613,30 @@ func (w *world) copySpans(src *vfs.Inode, soff int64, dst *vfs.Inode, doff, n in
 // keepShared makes the ranges of inode id that are mapped shared and
 // writable unknown again, after a write or a read taught their bytes.
 func (w *world) keepShared(id uint64) {
-	for _, m := range w.shared[id] {
-		w.unknown[id] = addSpan(w.unknown[id], m)
+	for _, m := range w.maps {
+		if m.ino == id {
+			w.unknown[id] = addSpan(w.unknown[id], m.span)
+		}
 	}
+}
+
+// mapping is a shared writable mapping of file ino's span at addr.
+type mapping struct {
+	group     *sim.ThreadGroup
+	addr, len uint64
+	ino       uint64
+	span
+}
+
+// maxMaps bounds the mappings tracked (a hostile trace maps without end).
+const maxMaps = 1 << 16
+
+// unmapped drops the mappings of group that [addr, addr+n) covers (a
+// munmap), or all of them (n 0: exec or exit).
+func (w *world) unmapped(group *sim.ThreadGroup, addr, n uint64) {
+	w.maps = slices.DeleteFunc(w.maps, func(m mapping) bool {
+		return m.group == group && (n == 0 || m.addr >= addr && m.addr+m.len <= addr+n)
+	})
 }
 
 // cut removes [off, end) from the spans.
