@@ -156,20 +156,12 @@ func (pl *plan) parentOf(tid int, ev *strace.Event) (parent int, thread, ok bool
 // appears reports whether tid has a line of its own anywhere in the input (a
 // task whose creator was traced without -f has none). It waits for the whole
 // pass.
-func (pl *plan) appears(tid int) bool {
-	pl.mu.Lock()
-	defer pl.mu.Unlock()
-	pl.wait(func() bool { return false })
-	return pl.seen[tid]
-}
+func (pl *plan) appears(tid int) bool { return pl.whole().seen[tid] }
 
 // forkedBy returns the task that a SIGCHLD in the input told of tid's end:
 // tid was a child process of its. It waits for the whole pass.
 func (pl *plan) forkedBy(tid int) (parent int, ok bool) {
-	pl.mu.Lock()
-	defer pl.mu.Unlock()
-	pl.wait(func() bool { return false })
-	parent, ok = pl.sigchld[tid]
+	parent, ok = pl.whole().sigchld[tid]
 	return parent, ok
 }
 
@@ -177,42 +169,38 @@ func (pl *plan) forkedBy(tid int) (parent int, ok bool) {
 // process: not if both called exit_group, which one task of a process
 // does. It waits for the whole pass.
 func (pl *plan) sameProcessPossible(a, b int) bool {
-	pl.mu.Lock()
-	defer pl.mu.Unlock()
-	pl.wait(func() bool { return false })
-	return !pl.exitGroup[a] || !pl.exitGroup[b]
+	g := pl.whole().exitGroup
+	return !g[a] || !g[b]
 }
 
 // tasks returns how many tasks have a line in the input. It waits for the
 // whole pass.
-func (pl *plan) tasks() int {
-	pl.mu.Lock()
-	defer pl.mu.Unlock()
-	pl.wait(func() bool { return false })
-	return len(pl.seen)
-}
+func (pl *plan) tasks() int { return len(pl.whole().seen) }
 
 // untimedFiles reports whether the input had -ff files without timestamps.
 // It waits for the whole pass.
-func (pl *plan) untimedFiles() bool {
-	pl.mu.Lock()
-	defer pl.mu.Unlock()
-	pl.wait(func() bool { return false })
-	return len(pl.untimedMakers) > 0
-}
+func (pl *plan) untimedFiles() bool { return len(pl.whole().untimedMakers) > 0 }
 
 // hasCall reports whether a call of any of the names is in the input. It
 // waits for the whole pass.
 func (pl *plan) hasCall(names ...string) bool {
-	pl.mu.Lock()
-	defer pl.mu.Unlock()
-	pl.wait(func() bool { return false })
+	seen := pl.whole().names
 	for _, n := range names {
-		if pl.names[n] {
+		if seen[n] {
 			return true
 		}
 	}
 	return false
+}
+
+// whole waits for the pass to read the whole input (or to stop) and returns
+// pl, whose fields are final then: they may be read without the lock, which
+// orders those reads after the pass's last writes.
+func (pl *plan) whole() *plan {
+	pl.mu.Lock()
+	pl.wait(func() bool { return false })
+	pl.mu.Unlock()
+	return pl
 }
 
 // initialCwd returns the working directory the start of the trace reveals, or "".
