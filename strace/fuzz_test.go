@@ -40,6 +40,9 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add([]byte("write(1, \"ab\", 2) = 2\n | 00000  61 62                                             ab               |\n"))
 	f.Add([]byte("[pid 12] 1.5 read(3</a\\x3eb<char 1:5>>(deleted), \"\\x41\\101\"..., 9) = -1 EIO (I/O error) (INJECTED) <0.1>"))
+	// strace's stderr captured: messages cutting calls, pids without prefix
+	f.Add([]byte(stderrTrace))
+	f.Add([]byte("fork()strace: Process 7 attached\n = 7\n[pid 6] +++ exited with 0 +++\nclose(3strace: Process 8 attached\nstrace: Process 9 attached\n) = 0\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, keep := range []bool{false, true} {
 			p := strace.NewParser(bytes.NewReader(data), "fuzz.123", strace.Options{KeepGoing: keep, MaxLineLen: 1 << 16})

@@ -107,6 +107,15 @@ type Parser struct {
 
 	skipped int
 	errs    []*SyntaxError
+
+	// std is set once strace's messages show that its stderr was
+	// captured (see stderr.go); held is the head of a call line that a
+	// message cut, of line heldLine, while holding.
+	std        *stderrState
+	held       []byte
+	heldLine   int
+	holding    bool
+	heldNoFast bool // noFast before holding
 }
 
 // NewParser returns a parser reading strace text from r. name is used in
@@ -327,10 +336,18 @@ func (p *Parser) Next() (*Event, error) {
 // just read, and parseFast's answer for it (none under noFast).
 func (p *Parser) next(line []byte, no int, have, handled bool, serr *SyntaxError) (*Event, error) {
 	for {
+		head := 0 // the line a call cut by a message of strace's began on
 		if !have {
 			var err error
 			if line, no, err = p.readLine(); err != nil {
 				if err == io.EOF {
+					if p.holding {
+						p.holding, p.noFast = false, p.heldNoFast
+						if err := p.fail(p.errorf(p.heldLine, len(p.held)+1, "the call cut by strace's message has no rest: the input ends")); err != nil {
+							return nil, err
+						}
+						continue
+					}
 					if len(p.pending) > 0 {
 						p.flushPending()
 						return &p.ev, nil
@@ -347,6 +364,9 @@ func (p *Parser) next(line []byte, no int, have, handled bool, serr *SyntaxError
 				return nil, err
 			}
 			handled, serr = false, nil
+			if p.holding {
+				line, head = p.joinHeld(line)
+			}
 			if !p.noFast {
 				handled, serr = p.parseFast(line, no)
 			}
@@ -360,7 +380,17 @@ func (p *Parser) next(line []byte, no int, have, handled bool, serr *SyntaxError
 			ok, serr = p.parseContinuation(line, no)
 		}
 		if serr != nil {
-			if err := p.fail(serr); err != nil {
+			if k := spliceAt(line); k > 0 {
+				ok, serr = p.holdSplice(line, k, no)
+				if head > 0 {
+					p.heldLine = head // cut twice: the call began at head
+				}
+			}
+		} else if head > 0 && ok && p.ev.Line == no {
+			p.ev.Line = head
+		}
+		if serr != nil {
+			if err := p.fail(p.hint(serr, line)); err != nil {
 				return nil, err
 			}
 			continue
@@ -555,7 +585,9 @@ func (p *Parser) parseLine(line []byte, no int) (ok bool, err *SyntaxError) {
 			return false, p.errorf(no, j+1, "expected a pid in '[pid N]'")
 		}
 		ev.Pid, ev.PidStyle = int(v), PidBracket
-		i = skipSpaces(line, k+1)
+		if i = skipSpaces(line, k+1); p.std != nil && !hasPrefix(line[i:], "strace: ") {
+			ev.Pid = p.bracketPid(ev.Pid)
+		}
 	}
 	// pid column (with --decode-pids=comm, "PID<comm>") and timestamp
 	if i < len(line) && isDigit(line[i]) {
@@ -1227,6 +1259,7 @@ func (p *Parser) parseExit(ev *Event, line []byte, i, no int) *SyntaxError {
 		if neg {
 			ev.Ret = -ev.Ret
 		}
+		p.gone(ev.Pid)
 		return nil
 	}
 	if n, ok := bytes.CutPrefix(body, []byte("killed by ")); ok {
@@ -1237,6 +1270,7 @@ func (p *Parser) parseExit(ev *Event, line []byte, i, no int) *SyntaxError {
 			return p.errorf(no, i+15, "expected a signal name")
 		}
 		ev.Kind, ev.Name = KindKilled, p.intern(n)
+		p.gone(ev.Pid)
 		return nil
 	}
 	ev.Kind, ev.RawArgs = KindMessage, line[i:]
@@ -1298,4 +1332,5 @@ func (p *Parser) parseMessage(ev *Event, line []byte, i int) {
 		return
 	}
 	ev.Pid, ev.RawArgs = int(v), nil
+	p.noteMessage(ev.Kind, ev.Pid)
 }
