@@ -1,6 +1,8 @@
 package replay
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -36,4 +38,30 @@ func TestStderrRecordingsReplayAlike(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestStopReported: a replay that stops at a malformed line returns the
+// report of what it read, marked incomplete with the error; one that skips
+// lines is incomplete too.
+func TestStopReported(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "bad.strace")
+	require.NoError(t, os.WriteFile(p, []byte("close(0) = 0\nclose(1 = 0\nclose(2) = 0\n"), 0o644))
+	rep, err := Run([]string{p}, Options{Verify: true})
+	require.Error(t, err)
+	require.NotNil(t, rep)
+	require.False(t, rep.Complete)
+	require.Equal(t, err.Error(), rep.Error)
+	require.Contains(t, rep.Error, "bad.strace:2:")
+	require.EqualValues(t, 1, rep.Calls)
+
+	rep, err = Run([]string{p}, Options{Verify: true, KeepGoing: true})
+	require.NoError(t, err)
+	require.False(t, rep.Complete)
+	require.Empty(t, rep.Error)
+	require.EqualValues(t, 1, rep.ParseErrors)
+	require.EqualValues(t, 2, rep.Calls)
+
+	rep, err = Run([]string{recordings + "pipeline.o.strace"}, Options{Verify: true})
+	require.NoError(t, err)
+	require.True(t, rep.Complete)
 }

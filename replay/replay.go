@@ -132,7 +132,14 @@ type Report struct {
 	// Skipped counts calls of modelled syscalls that replay could not rebuild
 	// from the trace (an anonymous or fixed-address mmap, an argument strace did
 	// not print), keyed "name (reason)".
-	Skipped        map[string]int64         `json:"skipped"`
+	Skipped map[string]int64 `json:"skipped"`
+	// Complete says that the whole input was read and every line of it
+	// parsed: false after a stop (Error) and when KeepGoing skipped lines
+	// (ParseErrors).
+	Complete bool `json:"complete"`
+	// Error is why the replay stopped before the end of the input
+	// ("FILE:LINE:COL: ..."), empty when it did not.
+	Error          string                   `json:"error,omitempty"`
 	ParseErrors    int64                    `json:"parse_errors"`
 	ParseErrorList []string                 `json:"parse_error_list,omitempty"`
 	Divergences    int64                    `json:"divergences"`
@@ -204,7 +211,9 @@ func Run(files []string, opts Options) (*Report, error) {
 			break
 		}
 		if err != nil {
-			return r.finish(parsers), err
+			rep := r.finish(parsers)
+			rep.Error = err.Error()
+			return rep, err
 		}
 		r.event(ev)
 		if opts.Progress != nil && r.report.Calls%200000 == 0 && r.report.Calls > 0 {
@@ -215,7 +224,9 @@ func Run(files []string, opts Options) (*Report, error) {
 		fmt.Fprintln(opts.Progress)
 	}
 	r.notes(len(files))
-	return r.finish(parsers), nil
+	rep := r.finish(parsers)
+	rep.Complete = rep.ParseErrors == 0
+	return rep, nil
 }
 
 // notes fills Report.Notes at the end of a replay.

@@ -114,6 +114,7 @@ type Parser struct {
 	std        *stderrState
 	held       []byte
 	heldLine   int
+	headLen    int // the length of the held head, once joined
 	holding    bool
 	heldNoFast bool // noFast before holding
 }
@@ -388,6 +389,9 @@ func (p *Parser) next(line []byte, no int, have, handled bool, serr *SyntaxError
 			}
 		} else if head > 0 && ok && p.ev.Line == no {
 			p.ev.Line = head
+		}
+		if serr != nil && head > 0 {
+			serr = p.cutError(serr, head)
 		}
 		if serr != nil {
 			if err := p.fail(p.hint(serr, line)); err != nil {

@@ -2,6 +2,7 @@ package strace
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 )
 
@@ -119,16 +120,30 @@ func (p *Parser) holdSplice(line []byte, k, no int) (bool, *SyntaxError) {
 // joinHeld returns the held head of a cut call line joined with line, its
 // continuation, and the line number the call started on.
 func (p *Parser) joinHeld(line []byte) ([]byte, int) {
+	p.headLen = len(p.held)
 	p.held = append(p.held, line...)
 	p.holding, p.noFast = false, p.heldNoFast
 	p.aliased = false
 	return p.held, p.heldLine
 }
 
+// cutError places err, found in a call line that a message of strace's
+// cut at line head and the next line continued, on the continuation.
+func (p *Parser) cutError(err *SyntaxError, head int) *SyntaxError {
+	if err.Col > p.headLen {
+		err.Col -= p.headLen
+	} else {
+		err.Col = 0
+	}
+	err.Msg += fmt.Sprintf(" (in the call that strace's message cut at line %d: strace's stderr was captured, as with `strace -f prog 2> FILE`; record with `strace -o FILE`)", head)
+	return err
+}
+
 // hint adds what a malformed line suggests about how the trace was
 // recorded to err's message.
 func (p *Parser) hint(err *SyntaxError, line []byte) *SyntaxError {
 	switch {
+	case strings.Contains(err.Msg, "record with"):
 	case spliceAt(line) > 0:
 		err.Msg += " (strace's own messages are mixed into the calls: its stderr was captured, as with `strace -f prog 2> FILE`; record with `strace -o FILE`)"
 	case p.std != nil && strings.HasPrefix(err.Msg, "expected"):

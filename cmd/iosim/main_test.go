@@ -100,3 +100,40 @@ func TestReplayNotes(t *testing.T) {
 	require.Equal(t, 0, code)
 	require.NotContains(t, out, "note:", "the whole -ff set shows every task")
 }
+
+// TestReplayStopNotAPass: a replay that stopped at a malformed line says so
+// in both outputs and prints no verdict that reads clean; --keep-going
+// --verify with skipped lines is not a pass either.
+func TestReplayStopNotAPass(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "cut.strace")
+	require.NoError(t, os.WriteFile(p, []byte("openat(AT_FDCWD, \"f\", O_RDONLY|O_CREAT, 0644) = 3\nclose(3strace: Process 9 attached\nclose(3) = 0\n"), 0o644))
+	want := p + ":3:13: expected ')' closing the argument list"
+
+	code, out, errOut := runCmd("replay", "--verify", p)
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, want)
+	require.Contains(t, errOut, "record with `strace -o FILE`", "the hint at the cause")
+	require.Contains(t, out, "stopped: "+want)
+	require.NotContains(t, out, "divergences: 0")
+	require.Contains(t, out, "not verified: the replay stopped")
+
+	code, out, _ = runCmd("replay", "--verify", "--json", p)
+	require.Equal(t, 2, code)
+	var m map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &m))
+	require.Equal(t, false, m["complete"])
+	require.Contains(t, m["error"], want)
+
+	code, out, errOut = runCmd("replay", "--verify", "--keep-going", p)
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "1 malformed line(s) skipped")
+	require.Contains(t, out, "not verified: 1 line(s) skipped")
+	require.NotContains(t, out, "divergences: 0")
+
+	code, out, _ = runCmd("replay", "--verify", "--json", "../../testdata/traces/fdtable.basic.strace")
+	require.Equal(t, 0, code)
+	m = nil
+	require.NoError(t, json.Unmarshal([]byte(out), &m))
+	require.Equal(t, true, m["complete"])
+	require.NotContains(t, m, "error")
+}

@@ -63,6 +63,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
 		if e := enc.Encode(rep); e != nil {
 			fmt.Fprintf(stderr, "iosim replay: %v\n", e)
 			return 2
@@ -74,6 +75,10 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 	case err != nil:
 		return 2
 	case *verify && rep.Divergences > 0:
+		return 1
+	case *verify && rep.ParseErrors > 0:
+		// Lines were skipped: what they held was not compared.
+		fmt.Fprintf(stderr, "iosim replay: --verify read the trace in part: %d malformed line(s) skipped (--keep-going)\n", rep.ParseErrors)
 		return 1
 	case *verify && rep.Verified == 0:
 		// Nothing was compared: not a pass. (Text that is not strace output
@@ -116,7 +121,16 @@ func writeReport(w io.Writer, rep *replay.Report, verify bool) {
 	for _, n := range rep.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
-	fmt.Fprintf(w, "parse errors: %d\n", rep.ParseErrors)
+	if rep.Error != "" {
+		// A stop: nothing below may read as the verdict of a whole trace.
+		fmt.Fprintf(w, "stopped: %s\n", rep.Error)
+		fmt.Fprintf(w, "the trace was not read to the end: the counts above are of the lines before the stop (--keep-going skips malformed lines)\n")
+	}
+	fmt.Fprintf(w, "parse errors: %d", rep.ParseErrors)
+	if rep.ParseErrors > 0 {
+		fmt.Fprintf(w, " (lines skipped, not replayed)")
+	}
+	fmt.Fprintln(w)
 	for _, e := range rep.ParseErrorList {
 		fmt.Fprintf(w, "  %s\n", e)
 	}
@@ -126,7 +140,14 @@ func writeReport(w io.Writer, rep *replay.Report, verify bool) {
 	if !verify {
 		return
 	}
-	fmt.Fprintf(w, "divergences: %d\n", rep.Divergences)
+	switch {
+	case rep.Error != "":
+		fmt.Fprintf(w, "not verified: the replay stopped; divergences before the stop: %d\n", rep.Divergences)
+	case rep.ParseErrors > 0:
+		fmt.Fprintf(w, "not verified: %d line(s) skipped; divergences in the lines read: %d\n", rep.ParseErrors, rep.Divergences)
+	default:
+		fmt.Fprintf(w, "divergences: %d\n", rep.Divergences)
+	}
 	for _, d := range rep.DivergenceList {
 		fmt.Fprintf(w, "  %s\n", d)
 	}
