@@ -619,29 +619,9 @@ func (r *replayer) build(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Cal
 		}
 		var cbs []*sim.Iocb
 		for k := range arr.Kids {
-			el := &arr.Kids[k]
-			if el.Kind != strace.NodeStruct {
-				return "iocb not shown"
-			}
-			cb := &sim.Iocb{}
-			get := func(name string) int64 {
-				if f := el.Field(name); f != nil {
-					v, _ := f.Value()
-					return v
-				}
-				return 0
-			}
-			cb.Data = uint64(get("aio_data"))
-			cb.Opcode = uint16(get("aio_lio_opcode"))
-			cb.Fd = uint32(get("aio_fildes"))
-			cb.Offset = get("aio_offset")
-			n := get("aio_nbytes")
-			if n < 0 || n > maxBuf {
-				return "bad aio_nbytes"
-			}
-			cb.Buf = make([]byte, n)
-			if b := el.Field("aio_buf"); b != nil && b.Kind == strace.NodeStr && cb.Opcode == sim.IOCB_CMD_PWRITE {
-				copy(cb.Buf, b.Text)
+			cb, why := iocb(&arr.Kids[k])
+			if why != "" {
+				return why
 			}
 			cbs = append(cbs, cb)
 		}
@@ -661,6 +641,7 @@ func (r *replayer) build(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Cal
 			return "bad nr"
 		}
 		c.Obj = make([]sim.IoEvent, c.Args[2])
+		c.Args[4] = aioTimeout(ev.Arg(4))
 		return ""
 	}
 	return "not replayed"

@@ -299,11 +299,12 @@ type replayer struct {
 	subset    traceSubset
 	umaskSeen bool // a umask call has shown the inherited mask
 	names     map[string]*nameInfo
-	pos       map[*sim.File]int64 // offsets as the recorded program had them (recPos)
-	cur       *sim.File           // the description of the current fd call, if any
-	curPos    int64               // its recorded offset before the call
-	aioCtx    map[uint64]uint64   // recorded io context id → model's
-	buf       []byte              // scratch for read buffers
+	pos       map[*sim.File]int64    // offsets as the recorded program had them (recPos)
+	cur       *sim.File              // the description of the current fd call, if any
+	curPos    int64                  // its recorded offset before the call
+	aioCtx    map[uint64]uint64      // recorded io context id → model's
+	aioPend   map[uint64]*aioPending // completions not yet matched, by model context
+	buf       []byte                 // scratch for read buffers
 	// closedEarly marks closes printed as <unfinished ...> whose fd another
 	// task's call took before the close's result: following that call's
 	// recorded fd closed it already, so the close itself is only checked.
@@ -384,7 +385,7 @@ type closeKey struct{ pid, line int }
 func newReplayer(opts Options, pl *plan) (*replayer, error) {
 	fs := vfs.New()
 	k := sim.New(fs)
-	r := &replayer{opts: opts, plan: pl, fs: fs, k: k, tasks: map[int]*sim.Task{}, blind: map[*sim.ThreadGroup]blindness{}, aioCtx: map[uint64]uint64{}, names: map[string]*nameInfo{}, pos: map[*sim.File]int64{}, closedEarly: map[closeKey]bool{}, standIns: map[*sim.File]bool{}, making: map[int]bool{}}
+	r := &replayer{opts: opts, plan: pl, fs: fs, k: k, tasks: map[int]*sim.Task{}, blind: map[*sim.ThreadGroup]blindness{}, aioCtx: map[uint64]uint64{}, aioPend: map[uint64]*aioPending{}, names: map[string]*nameInfo{}, pos: map[*sim.File]int64{}, closedEarly: map[closeKey]bool{}, standIns: map[*sim.File]bool{}, making: map[int]bool{}}
 	r.kcount = &counter{next: k}
 	r.top = r.kcount
 	if len(opts.Stack) > 0 {

@@ -141,21 +141,7 @@ func (r *replayer) verify(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Ca
 			}
 		}
 	case sim.SYS_IO_GETEVENTS:
-		arr := ev.Arg(3)
-		evs, _ := c.Obj.([]sim.IoEvent)
-		if arr == nil || arr.Kind != strace.NodeArray {
-			return
-		}
-		for k := range arr.Kids {
-			if k >= len(evs) {
-				break
-			}
-			if f := arr.Kids[k].Field("res"); f != nil {
-				if v, ok := f.Value(); ok && v != evs[k].Res {
-					r.diverge(ev, fmt.Sprintf("event %d res", k), itoa(v), itoa(evs[k].Res))
-				}
-			}
-		}
+		r.verifyAioEvents(ev, c, res)
 	}
 }
 

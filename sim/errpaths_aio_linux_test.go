@@ -148,6 +148,8 @@ func TestErrorPathsAIO(t *testing.T) {
 		return int64(n), evs[0].Res, nil
 	}
 	buf := func(n int) []byte { return make([]byte, n) }
+	// direct opens /f (5000 bytes) with O_DIRECT.
+	direct := func(e env) (int, error) { return e.s.(sys).Open("/f", unix.O_RDWR|unix.O_DIRECT, 0) }
 	rows := []struct {
 		name string
 		do   func(e env) (int64, int64, error)
@@ -285,6 +287,67 @@ func TestErrorPathsAIO(t *testing.T) {
 		{name: "io_submit/fsync with RWF flags", want: unix.EINVAL, do: func(e env) (int64, int64, error) {
 			return submit(e, &sim.Iocb{Opcode: sim.IOCB_CMD_FSYNC, Fd: uint32(e.fd(fdRW)), RwFlags: unix.RWF_DSYNC})
 		}},
+		// O_DIRECT: alignment is the I/O's business, not the submission's
+		{name: "io_submit/O_DIRECT pread at a misaligned buffer", ret: 1, res: -int64(unix.EINVAL), do: func(e env) (int64, int64, error) {
+			fd, err := direct(e)
+			if err != nil {
+				return 0, 0, err
+			}
+			return submit(e, &sim.Iocb{Opcode: sim.IOCB_CMD_PREAD, Fd: uint32(fd), Buf: pageBuf(2 * 4096)[1 : 1+4096]})
+		}},
+		{name: "io_submit/O_DIRECT pread at a misaligned offset", ret: 1, res: -int64(unix.EINVAL), do: func(e env) (int64, int64, error) {
+			fd, err := direct(e)
+			if err != nil {
+				return 0, 0, err
+			}
+			return submit(e, &sim.Iocb{Opcode: sim.IOCB_CMD_PREAD, Fd: uint32(fd), Buf: pageBuf(4096), Offset: 100})
+		}},
+		{name: "io_submit/O_DIRECT pwrite at a misaligned offset", ret: 1, res: -int64(unix.EINVAL), do: func(e env) (int64, int64, error) {
+			fd, err := direct(e)
+			if err != nil {
+				return 0, 0, err
+			}
+			return submit(e, &sim.Iocb{Opcode: sim.IOCB_CMD_PWRITE, Fd: uint32(fd), Buf: pageBuf(4096), Offset: 100})
+		}},
+		{name: "io_submit/O_DIRECT pwritev", ret: 1, res: 8192, do: func(e env) (int64, int64, error) {
+			fd, err := direct(e)
+			if err != nil {
+				return 0, 0, err
+			}
+			b := pageBuf(8192)
+			return submit(e, &sim.Iocb{Opcode: sim.IOCB_CMD_PWRITEV, Fd: uint32(fd), Iov: [][]byte{b[:4096], b[4096:]}, Offset: 8192})
+		}},
+		{name: "io_submit/O_DIRECT preadv", ret: 1, res: 5000, do: func(e env) (int64, int64, error) {
+			fd, err := direct(e)
+			if err != nil {
+				return 0, 0, err
+			}
+			b := pageBuf(8192)
+			return submit(e, &sim.Iocb{Opcode: sim.IOCB_CMD_PREADV, Fd: uint32(fd), Iov: [][]byte{b[:4096], b[4096:]}})
+		}},
+		{name: "io_submit/O_DIRECT preadv misaligned", ret: 1, res: -int64(unix.EINVAL), do: func(e env) (int64, int64, error) {
+			fd, err := direct(e)
+			if err != nil {
+				return 0, 0, err
+			}
+			b := pageBuf(3 * 4096)
+			return submit(e, &sim.Iocb{Opcode: sim.IOCB_CMD_PREADV, Fd: uint32(fd), Iov: [][]byte{b[:4096], b[4097 : 4097+4096]}})
+		}},
+		{name: "io_submit/first iocb of two has an unknown opcode", want: unix.EINVAL, do: func(e env) (int64, int64, error) {
+			return submit(e,
+				&sim.Iocb{Opcode: 99, Fd: uint32(e.fd(fdRW)), Buf: buf(10)},
+				&sim.Iocb{Opcode: sim.IOCB_CMD_PREAD, Fd: uint32(e.fd(fdRW)), Buf: buf(10)})
+		}},
+		{name: "io_submit/second iocb has an unknown opcode", ret: 1, res: 10, do: func(e env) (int64, int64, error) {
+			return submit(e,
+				&sim.Iocb{Opcode: sim.IOCB_CMD_PREAD, Fd: uint32(e.fd(fdRW)), Buf: buf(10)},
+				&sim.Iocb{Opcode: 99, Fd: uint32(e.fd(fdRW)), Buf: buf(10)})
+		}},
+		{name: "io_submit/second iocb at a negative offset", ret: 1, res: 10, do: func(e env) (int64, int64, error) {
+			return submit(e,
+				&sim.Iocb{Opcode: sim.IOCB_CMD_PREAD, Fd: uint32(e.fd(fdRW)), Buf: buf(10)},
+				&sim.Iocb{Opcode: sim.IOCB_CMD_PREAD, Fd: uint32(e.fd(fdRW)), Buf: buf(10), Offset: -1})
+		}},
 		{name: "io_submit/second iocb fails", ret: 1, res: 10, do: func(e env) (int64, int64, error) {
 			return submit(e,
 				&sim.Iocb{Opcode: sim.IOCB_CMD_PREAD, Fd: uint32(e.fd(fdRW)), Buf: buf(10)},
@@ -301,4 +364,11 @@ func TestErrorPathsAIO(t *testing.T) {
 		}}
 	}
 	runErrRows(t, h, errRows)
+}
+
+// pageBuf returns n bytes that start at a page boundary.
+func pageBuf(n int) []byte {
+	b := make([]byte, n+4096)
+	off := (4096 - int(uintptr(unsafe.Pointer(&b[0]))%4096)) % 4096
+	return b[off : off+n : off+n]
 }

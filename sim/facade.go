@@ -726,10 +726,15 @@ func (p *Process) IoSubmit(ctx AioContext, iocbs []*Iocb) (int, error) {
 }
 
 // IoGetevents is io_getevents(2): up to nr completions (at most len(events)) are
-// stored in events; timeout is ignored (the model's completions are immediate).
+// stored in events; with fewer than minNr completed, the call waits out timeout
+// on the virtual clock (the model's completions are immediate, so no more come).
 func (p *Process) IoGetevents(ctx AioContext, minNr, nr int, events []IoEvent, timeout *unix.Timespec) (int, error) {
 	c := Call{Nr: SYS_IO_GETEVENTS, Task: p.t, Obj: events}
 	c.Args[0], c.Args[1], c.Args[2] = int64(ctx), int64(minNr), int64(nr)
+	c.Args[4] = AioWaitForever
+	if timeout != nil {
+		c.Args[4] = timeout.Nano()
+	}
 	r := p.do(&c)
 	return int(r.Ret), errOf(r)
 }

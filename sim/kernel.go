@@ -96,6 +96,7 @@ type Kernel struct {
 	nofileDefault int64
 	lockWait      bool
 	dioMemAlign   uintptr
+	cpus          int // num_possible_cpus(): sizes AIO rings (aioRing)
 
 	mu     sync.Mutex
 	tasks  map[int]*Task        // by tid
@@ -153,6 +154,17 @@ func WithDirectIOMemAlign(n int) Option {
 	}
 }
 
+// DefaultPossibleCPUs is the reference machine's num_possible_cpus()
+// (/sys/devices/system/cpu/possible: 0-1).
+const DefaultPossibleCPUs = 2
+
+// WithPossibleCPUs sets how many CPUs the modelled machine may have
+// (num_possible_cpus(), /sys/devices/system/cpu/possible), which sizes the
+// rings of Linux AIO contexts (default DefaultPossibleCPUs).
+func WithPossibleCPUs(n int) Option {
+	return func(k *Kernel) { k.cpus = max(n, 1) }
+}
+
 // New returns a kernel over fs and installs its virtual clock as fs's clock, so file
 // timestamps are Epoch plus the virtual time elapsed.
 func New(fs *vfs.FS, opts ...Option) *Kernel {
@@ -162,6 +174,7 @@ func New(fs *vfs.FS, opts ...Option) *Kernel {
 		nofileDefault: DefaultNofile,
 		lockWait:      true,
 		dioMemAlign:   0,
+		cpus:          DefaultPossibleCPUs,
 		tasks:         map[int]*Task{},
 		groups:        map[int]*ThreadGroup{},
 		nextID:        firstPid,

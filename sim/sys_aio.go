@@ -28,7 +28,9 @@ const (
 
 	// aioMaxNr is /proc/sys/fs/aio-max-nr's default: io_setup beyond it is EAGAIN.
 	aioMaxNr = 65536
-	aioBase  = 0x7e00_0000_0000
+	// AioWaitForever in io_getevents' timeout slot (Args[4]) is a NULL timeout.
+	AioWaitForever = -1
+	aioBase        = 0x7e00_0000_0000
 )
 
 // Iocb is struct iocb in Go form: Buf replaces aio_buf/aio_nbytes for PREAD/PWRITE,
@@ -57,12 +59,35 @@ type IoEvent struct {
 }
 
 type aioCtx struct {
-	id   uint64
-	g    *ThreadGroup
-	max  int
-	seq  uint64
-	done []IoEvent
+	id     uint64
+	g      *ThreadGroup
+	ring   int // the completion ring's size: io_submit's nr is clamped to it
+	accept int // how many iocbs may be in flight or completed and not reaped
+	seq    uint64
+	done   []IoEvent
 }
+
+// aioRing returns, for io_setup(nr) on a machine with cpus possible CPUs, the
+// size of the completion ring and how many iocbs the context holds before
+// io_submit fails with EAGAIN. fs/aio.c: ioctx_alloc doubles
+// max(nr, cpus*4) (up to half the slots may sit in other CPUs' per-CPU
+// counters), aio_setup_ring adds 2 and rounds the ring (a 32-byte header and
+// 32-byte io_events) up to whole pages, and reqs_available starts at
+// ring-1, handed to a CPU req_batch = (ring-1)/(cpus*4) at a time
+// (__get_reqs_available): one submitting CPU gets whole batches only. On
+// the reference machine (2 possible CPUs) io_setup(4) gives a ring of 127
+// and accepts 120 iocbs (TestAIORingSize).
+func aioRing(nr, cpus int) (ring, accept int) {
+	n := max(nr, cpus*4)*2 + 2
+	pages := (32 + 32*n + PageSize - 1) / PageSize
+	ring = (pages*PageSize - 32) / 32
+	batch := max((ring-1)/(cpus*4), 1)
+	return ring, (ring - 1) / batch * batch
+}
+
+// aioRingTooLarge is ioctx_alloc's overflow check: EINVAL when the doubled
+// nr_events' io_events would pass 256 MiB.
+func aioRingTooLarge(nr, cpus int) bool { return max(nr, cpus*4)*2 > 0x10000000/32 }
 
 type aioTable struct {
 	mu   sync.Mutex
@@ -93,15 +118,17 @@ func (a *aioTable) exit(g *ThreadGroup) {
 }
 
 // sysIoSetup implements io_setup(2) (Args[0] nr_events; Obj *AioContext, which must
-// hold 0): EFAULT without Obj, EINVAL when *ctx != 0 or nr_events <= 0, EAGAIN
-// beyond aio-max-nr (65536). Context ids are deterministic.
+// hold 0): EFAULT without Obj, EINVAL when *ctx != 0 or nr_events <= 0 or the
+// ring would be too large, EAGAIN beyond aio-max-nr (65536). The context holds
+// more than nr_events iocbs, as Linux sizes it (aioRing, with the possible CPUs
+// of WithPossibleCPUs). Context ids are deterministic.
 func (k *Kernel) sysIoSetup(c *Call) Result {
 	out, _ := c.Obj.(*AioContext)
 	if out == nil {
 		return Fail(syscall.EFAULT)
 	}
 	nr := c.Args[0]
-	if *out != 0 || nr <= 0 || nr > 1<<31-1 {
+	if *out != 0 || nr <= 0 || nr > 1<<31-1 || aioRingTooLarge(int(nr), k.cpus) {
 		return Fail(syscall.EINVAL)
 	}
 	if nr > aioMaxNr {
@@ -111,7 +138,8 @@ func (k *Kernel) sysIoSetup(c *Call) Result {
 	a.mu.Lock()
 	id := a.next
 	a.next += PageSize
-	a.ctxs[id] = &aioCtx{id: id, g: c.Task.g, max: int(nr)}
+	ring, accept := aioRing(int(nr), k.cpus)
+	a.ctxs[id] = &aioCtx{id: id, g: c.Task.g, ring: ring, accept: accept}
 	a.mu.Unlock()
 	*out = AioContext(id)
 	return Result{}
@@ -133,7 +161,7 @@ func (k *Kernel) sysIoDestroy(c *Call) Result {
 
 // sysIoSubmit implements io_submit(2) (Args: ctx, nr; Obj []*Iocb with at least nr
 // entries, else EFAULT). EINVAL for nr < 0 or an unknown context. nr is clamped to
-// the context's size. Each iocb is checked as io_submit_one does: a closed fd EBADF,
+// the context's ring size (aioRing). Each iocb is checked as io_submit_one does: a closed fd EBADF,
 // an unknown opcode EINVAL, a read or write refused by aioRWErr, an fsync with a
 // buffer, an offset or RWF_* flags, or of a pipe, EINVAL, a full completion ring
 // EAGAIN. The
@@ -156,8 +184,8 @@ func (k *Kernel) sysIoSubmit(c *Call) Result {
 		return Fail(syscall.EINVAL)
 	}
 	iocbs, _ := c.Obj.([]*Iocb)
-	if nr > int64(ctx.max) {
-		nr = int64(ctx.max)
+	if nr > int64(ctx.ring) {
+		nr = int64(ctx.ring)
 	}
 	if int64(len(iocbs)) < nr {
 		return Fail(syscall.EFAULT)
@@ -201,7 +229,7 @@ func (k *Kernel) submitOne(t *Task, ctx *aioCtx, cb *Iocb) syscall.Errno {
 		return syscall.EINVAL
 	}
 	k.aio.mu.Lock()
-	full := len(ctx.done) >= ctx.max
+	full := len(ctx.done) >= ctx.accept
 	k.aio.mu.Unlock()
 	if full {
 		return syscall.EAGAIN
@@ -273,11 +301,13 @@ func aioRWErr(f *File, cb *Iocb) syscall.Errno {
 }
 
 // sysIoGetevents implements io_getevents(2) and io_pgetevents(2) (Args: ctx, min_nr,
-// nr; Obj []IoEvent with room for nr, else EFAULT): EINVAL for an unknown context,
-// min_nr < 0, nr < 0 or min_nr > nr. It returns up to nr completed events in
-// completion (= submission) order. Every submitted iocb has completed already, so
-// the call never waits: with fewer than min_nr available it returns what there is
-// (Linux would wait for the timeout).
+// nr, unused, timeout; Obj []IoEvent with room for nr, else EFAULT): EINVAL for an
+// unknown context, min_nr < 0, nr < 0 or min_nr > nr. It returns up to nr completed
+// events in completion (= submission) order. Every submitted iocb has completed
+// already: with fewer than min_nr available the call waits out the timeout
+// (Args[4], in nanoseconds; the clock moves by it) and returns what there is. A
+// NULL timeout (Args[4] = AioWaitForever) would wait for ever on Linux: the model
+// returns what there is.
 func (k *Kernel) sysIoGetevents(c *Call) Result {
 	minNr, nr := c.Args[1], c.Args[2]
 	a := &k.aio
@@ -293,5 +323,8 @@ func (k *Kernel) sysIoGetevents(c *Call) Result {
 	}
 	n := copy(evs[:min(int(nr), len(evs))], ctx.done)
 	ctx.done = append(ctx.done[:0], ctx.done[n:]...)
+	if int64(n) < minNr && c.Args[4] > 0 {
+		k.clock.Advance(c.Args[4])
+	}
 	return Result{Ret: int64(n)}
 }

@@ -1,0 +1,167 @@
+package replay
+
+import (
+	"fmt"
+	"unsafe"
+
+	"iosim/sim"
+	"iosim/strace"
+)
+
+// Linux AIO in a trace. io_submit shows each iocb's fields; for
+// IOCB_CMD_PREADV/PWRITEV aio_buf is the iovec array (and aio_nbytes, which
+// strace leaves out then, its length). A buffer is placed at the offset
+// within a page that its recorded address has, so that O_DIRECT's alignment
+// rules see what Linux saw (a misaligned buffer completes with -EINVAL). Which
+// iocb completes first is the device's: io_getevents events are compared
+// with the completion of their own iocb (by aio_data, then by the order of
+// the iocbs that share it), whichever call of the model returned it.
+
+// iocb rebuilds the iocb that element el of io_submit's array shows.
+func iocb(el *strace.Node) (*sim.Iocb, string) {
+	if el.Kind != strace.NodeStruct {
+		return nil, "iocb not shown"
+	}
+	get := func(name string) int64 {
+		if f := el.Field(name); f != nil {
+			v, _ := f.Value()
+			return v
+		}
+		return 0
+	}
+	cb := &sim.Iocb{Data: uint64(get("aio_data")), Opcode: uint16(get("aio_lio_opcode")), Fd: uint32(get("aio_fildes")),
+		Offset: get("aio_offset"), RwFlags: int32(get("aio_rw_flags")), ReqPrio: int16(get("aio_reqprio"))}
+	buf := el.Field("aio_buf")
+	if cb.Opcode == sim.IOCB_CMD_PREADV || cb.Opcode == sim.IOCB_CMD_PWRITEV {
+		if buf == nil || buf.Kind != strace.NodeArray {
+			return nil, "iovec array not shown"
+		}
+		var total int64
+		for k := range buf.Kids {
+			iov := &buf.Kids[k]
+			n := int64(-1)
+			if f := iov.Field("iov_len"); f != nil {
+				n, _ = f.Value()
+			}
+			if total += n; n < 0 || total > maxBuf {
+				return nil, "bad iov_len"
+			}
+			cb.Iov = append(cb.Iov, bufFor(iov.Field("iov_base"), n))
+		}
+		return cb, ""
+	}
+	n := get("aio_nbytes")
+	if n < 0 || n > maxBuf {
+		return nil, "bad aio_nbytes"
+	}
+	cb.Buf = bufFor(buf, n)
+	return cb, ""
+}
+
+// bufFor returns n bytes for a buffer argument shown as b: the bytes a string
+// shows, or zeros at the page offset of the address shown.
+func bufFor(b *strace.Node, n int64) []byte {
+	var addr uint64
+	if b != nil {
+		if v, ok := b.Value(); ok && b.Kind != strace.NodeStr {
+			addr = uint64(v)
+		}
+	}
+	out := bufAt(n, addr)
+	if b != nil && b.Kind == strace.NodeStr {
+		copy(out, b.Text)
+	}
+	return out
+}
+
+// bufAt returns n zero bytes whose address has addr's offset within a page.
+func bufAt(n int64, addr uint64) []byte {
+	if n == 0 {
+		return []byte{}
+	}
+	b := make([]byte, n+sim.PageSize)
+	at := int(uintptr(unsafe.Pointer(&b[0])) % sim.PageSize)
+	off := (int(addr%sim.PageSize) - at + sim.PageSize) % sim.PageSize
+	return b[off : off+int(n) : off+int(n)]
+}
+
+// aioEvent is a completion one side returned and the other has not yet.
+type aioEvent struct {
+	data uint64
+	res  int64
+	line int // the recorded event's line
+}
+
+// aioPending holds, per model context, the completions that the model and
+// the recording returned in different io_getevents calls.
+type aioPending struct{ model, rec []aioEvent }
+
+// verifyAioEvents compares the events io_getevents returned with the
+// recorded ones, each with the completion of the same iocb.
+func (r *replayer) verifyAioEvents(ev *strace.Event, c *sim.Call, res sim.Result) {
+	arr := ev.Arg(3)
+	evs, _ := c.Obj.([]sim.IoEvent)
+	if arr == nil || arr.Kind != strace.NodeArray || res.Errno != 0 {
+		return
+	}
+	ctx := uint64(c.Args[0])
+	pd := r.aioPend[ctx]
+	if pd == nil {
+		pd = &aioPending{}
+		r.aioPend[ctx] = pd
+	}
+	for _, e := range evs[:min(int(res.Ret), len(evs))] {
+		pd.model = append(pd.model, aioEvent{data: e.Data, res: e.Res})
+	}
+	for k := range arr.Kids {
+		d, okd := fieldValue(&arr.Kids[k], "data")
+		v, okr := fieldValue(&arr.Kids[k], "res")
+		if okd && okr {
+			pd.rec = append(pd.rec, aioEvent{data: uint64(d), res: v, line: ev.Line})
+		}
+	}
+	// match each recorded completion with the model's of the same aio_data,
+	// the first of them (iocbs sharing aio_data complete in order)
+	rec := pd.rec[:0]
+	for _, want := range pd.rec {
+		i := 0
+		for i < len(pd.model) && pd.model[i].data != want.data {
+			i++
+		}
+		if i == len(pd.model) {
+			rec = append(rec, want)
+			continue
+		}
+		if got := pd.model[i].res; got != want.res {
+			what := fmt.Sprintf("event data=%#x res", want.data)
+			if want.line != ev.Line {
+				what += fmt.Sprintf(" (returned at line %d)", want.line)
+			}
+			r.diverge(ev, what, itoa(want.res), itoa(got))
+		}
+		pd.model = append(pd.model[:i], pd.model[i+1:]...)
+	}
+	pd.rec = rec
+}
+
+// fieldValue returns the number in field name of struct n.
+func fieldValue(n *strace.Node, name string) (int64, bool) {
+	if f := n.Field(name); f != nil {
+		return f.Value()
+	}
+	return 0, false
+}
+
+// aioTimeout returns io_getevents' timeout argument for sim (nanoseconds,
+// sim.AioWaitForever for NULL).
+func aioTimeout(n *strace.Node) int64 {
+	if n == nil || n.Kind != strace.NodeStruct {
+		return sim.AioWaitForever
+	}
+	s, _ := fieldValue(n, "tv_sec")
+	ns, _ := fieldValue(n, "tv_nsec")
+	if s < 0 || s > 1<<32 || ns < 0 || ns >= 1e9 {
+		return sim.AioWaitForever
+	}
+	return s*1e9 + ns
+}
