@@ -107,3 +107,26 @@ func TestAIORecording(t *testing.T) {
 		"{data=0x71, obj=0x7ffd97698040, res=4096, res2=0}, {data=0x70, obj=0x7ffd97698000, res=4096, res2=0}")
 	require.Zero(t, rep.Divergences)
 }
+
+// TestUntimedFFPipes: a program whose parent acts on what its child wrote
+// to a pipe (pipe.c, as git repack with pack-objects) replays alike from
+// -ff files with and without timestamps: without them, the order comes
+// from the pipe and the SIGCHLD.
+func TestUntimedFFPipes(t *testing.T) {
+	var reps []*Report
+	for _, form := range []string{"pipe-ff", "pipe-fftt"} {
+		files, err := filepath.Glob(recordings + form + ".*")
+		require.NoError(t, err)
+		require.Len(t, files, 2)
+		rep, err := Run(files, Options{Verify: true})
+		require.NoError(t, err)
+		for _, d := range rep.DivergenceList {
+			t.Error(form, d)
+		}
+		require.Zero(t, rep.Divergences, form)
+		reps = append(reps, rep)
+	}
+	require.Equal(t, reps[0].Calls, reps[1].Calls)
+	require.Equal(t, reps[0].Verified, reps[1].Verified)
+	require.Equal(t, reps[0].Syscalls, reps[1].Syscalls)
+}

@@ -252,7 +252,7 @@ func (r *replayer) notes(nfiles int) {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("%d process(es) made threads the trace does not follow (traced without -f): fds they explain are taken as recorded", untraced))
 	}
 	if r.plan.untimedFiles() && nfiles > 1 {
-		rep.Notes = append(rep.Notes, "the -ff files have no timestamps: they are ordered by their waits and clones, and the fd numbers of threads in different files are taken as recorded")
+		rep.Notes = append(rep.Notes, "the -ff files have no timestamps: they are ordered by their waits, clones, pipes and SIGCHLDs, and the fd numbers of threads in different files are taken as recorded")
 	}
 }
 

@@ -21,7 +21,9 @@ import (
 // calls say of each other, the streams named by their task (-ff file names,
 // PidFromFileName): a wait4 that returns a child's pid comes after all of the
 // child's events, and a thread's events (clone with CLONE_THREAD) come
-// right after the clone that made it. Otherwise a stream runs to its end,
+// right after the clone that made it; a read of a pipe comes after the
+// writes it reads, and a SIGCHLD that reports a child's end after the
+// child's events (see causal.go). Otherwise a stream runs to its end,
 // then the next one that a clone or fork made, then the first one left in
 // the list.
 type Merger struct {
@@ -40,6 +42,7 @@ type Merger struct {
 	stack   []int       // the streams running, the innermost last
 	started []bool      // a clone or fork made the stream's task
 	push    int         // a thread's stream to run after the event returned, or -1
+	causal  causal      // pipes, fd tables and SIGCHLDs (causal.go)
 }
 
 // Merge returns a Merger over ps. The events it returns are owned by their
@@ -54,6 +57,7 @@ func Merge(ps ...*Parser) *Merger {
 			m.stream[p.filePid] = k
 		}
 	}
+	m.causal.init(m, n)
 	return m
 }
 
@@ -143,6 +147,9 @@ func (m *Merger) nextCausal() (*Event, error) {
 		for len(m.stack) > 0 && m.heads[m.stack[len(m.stack)-1]] == nil {
 			m.stack = m.stack[:len(m.stack)-1] // at its end (or its error: retried above)
 		}
+		if i := m.causal.satisfied(m); i >= 0 {
+			m.stack = m.stack[:i+1] // a pipe read's writer has written what it reads
+		}
 		if len(m.stack) == 0 {
 			k := slices.IndexFunc(m.heads, func(h *Event) bool { return h != nil })
 			for i, h := range m.heads {
@@ -158,6 +165,14 @@ func (m *Merger) nextCausal() (*Event, error) {
 		}
 		k := m.stack[len(m.stack)-1]
 		ev := m.heads[k]
+		if j := m.causal.blocked(m, k, ev); j >= 0 {
+			m.stack = append(m.stack, j) // the pipe's writer first
+			continue
+		}
+		if j, ok := m.stream[childEnd(ev)]; ok && j != k && m.heads[j] != nil && !slices.Contains(m.stack, j) {
+			m.stack = append(m.stack, j) // the child's events before its SIGCHLD
+			continue
+		}
 		if ev.Kind == KindSyscall && ev.RetKnown && ev.Ret > 0 && ev.ErrnoName == "" {
 			if j, ok := m.stream[int(ev.Ret)]; ok && j != k && m.heads[j] != nil {
 				switch ev.Name {
@@ -174,6 +189,7 @@ func (m *Merger) nextCausal() (*Event, error) {
 				}
 			}
 		}
+		m.causal.returned(m, k, ev)
 		m.prev = k
 		return ev, nil
 	}
