@@ -130,3 +130,17 @@ func TestUntimedFFPipes(t *testing.T) {
 	require.Equal(t, reps[0].Verified, reps[1].Verified)
 	require.Equal(t, reps[0].Syscalls, reps[1].Syscalls)
 }
+
+// TestTmpfileRecording: O_TMPFILE files written, named with linkat (by
+// AT_EMPTY_PATH and through /proc/self/fd/N), an O_EXCL one refused
+// (ENOENT), with their `-y` "(deleted)" decorations, replay clean.
+func TestTmpfileRecording(t *testing.T) {
+	rep, err := Run([]string{recordings + "tmpfile.strace"}, Options{Verify: true})
+	require.NoError(t, err)
+	for _, d := range rep.DivergenceList {
+		t.Error(d)
+	}
+	require.Zero(t, rep.Divergences)
+	require.EqualValues(t, 4, rep.Syscalls["linkat"].Calls)
+	require.EqualValues(t, 1, rep.Syscalls["linkat"].Errors)
+}

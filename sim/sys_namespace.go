@@ -86,6 +86,21 @@ func (k *Kernel) sysLinkat(c *Call, olddirfd, newdirfd int, flags int) Result {
 		if f == nil || f.special == nil {
 			src = ino // else another mount: LinkFrom's EXDEV
 		}
+	} else if isProcPath(c.Path) {
+		// /proc/self/fd/N: followed (AT_SYMLINK_FOLLOW), the fd's file, an
+		// O_TMPFILE one included; not followed, the magic link itself, on
+		// another mount (LinkFrom's EXDEV).
+		if f, rest, ok, e := c.Task.procFd(c.Path); ok {
+			if e != 0 {
+				return Fail(e)
+			}
+			if rest == "" {
+				fromFd = true
+				if flags&atSymlinkFollow != 0 && f.special == nil {
+					src = f.ino
+				}
+			}
+		}
 	}
 	var od *vfs.Inode
 	if !fromFd {

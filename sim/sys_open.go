@@ -45,8 +45,9 @@ const (
 // without direct I/O, or on a directory, is EINVAL after the file was created, as
 // open_check_o_direct runs last; O_CREAT with O_DIRECTORY is EINVAL (Linux 6.4+).
 //
-// Not modelled: permissions (the caller is root), O_TMPFILE (EOPNOTSUPP after the
-// directory lookup, the answer of a file system without tmpfile support), O_PATH
+// O_TMPFILE makes an unnamed file in the directory (see openTmpfile).
+//
+// Not modelled: permissions (the caller is root), O_PATH
 // beyond "an fd that can neither read nor write", O_NOCTTY, O_ASYNC signals,
 // RESOLVE_* (openat2 is not modelled).
 func (k *Kernel) sysOpenat(c *Call, dirfd int, flags64 int64, mode uint32) Result {
@@ -140,16 +141,7 @@ func (k *Kernel) openFile(t *Task, dirfd int, path string, flags int, mode uint3
 		}
 	}
 	if flags&oTmpfile != 0 {
-		// do_tmpfile looks the directory up before it asks the file system for
-		// an unnamed file, which the model cannot make.
-		ino, err := dir.Resolve(path, true)
-		switch {
-		case err != nil:
-			return nil, errnoOf(err)
-		case !ino.IsDir():
-			return nil, syscall.ENOTDIR
-		}
-		return nil, syscall.EOPNOTSUPP
+		return k.openTmpfile(t, dir, path, flags, mode)
 	}
 	vflags := flags
 	if flags&oPath != 0 {

@@ -88,7 +88,7 @@ var support = map[Sysno]struct {
 	SYS_PWRITEV:           {Supported, "sys_read_write.go"},
 	SYS_PREADV2:           {Supported, "sys_read_write.go; RWF_* checked as ext4 does; offset -1 uses the file offset"},
 	SYS_PWRITEV2:          {Supported, "sys_read_write.go; RWF_DSYNC/SYNC/APPEND/NOAPPEND modelled, the rest checked as ext4 does"},
-	SYS_OPEN:              {Supported, "sys_open.go; uid 0 (no permission checks), O_TMPFILE → EOPNOTSUPP, O_PATH as an fd that can neither read nor write"},
+	SYS_OPEN:              {Supported, "sys_open.go; uid 0 (no permission checks), O_TMPFILE (sys_tmpfile.go), O_PATH as an fd that can neither read nor write"},
 	SYS_OPENAT:            {Supported, "sys_open.go; as open"},
 	SYS_CREAT:             {Supported, "sys_open.go"},
 	SYS_CLOSE:             {Supported, "sys_open.go; releases POSIX locks of the file held by the process"},

@@ -67,6 +67,7 @@ type Inode struct {
 	entries    map[string]*Inode // directories
 	parent     *Inode            // directories: the directory holding it (root: itself)
 	rmdired    bool              // directories: removed by rmdir, which set i_size to 0
+	linkable   bool              // an O_TMPFILE file without O_EXCL, not yet linked (I_LINKABLE, tmpfile.go)
 	// daAllocClose (regular files) is ext4's EXT4_STATE_DA_ALLOC_CLOSE
 	// (auto_da_alloc): set by a truncate to size 0, it makes the next release
 	// of an open file description allocate the delayed blocks (see Release).

@@ -483,7 +483,8 @@ func filenameCreate(parent *Inode, name string) error {
 // do_linkat's order: filename_create (the parent, a name that is not normal:
 // EEXIST, the lookup: an existing name is EEXIST, a missing one with a trailing
 // slash ENOENT), then the mounts (EXDEV for a nil src), then vfs_link (a
-// directory is EPERM, an unlinked file ENOENT).
+// directory is EPERM, an unlinked file ENOENT unless an O_TMPFILE one that
+// may be linked: Tmpfile).
 func (fs *FS) linkToLocked(src, newdir *Inode, newpath string) error {
 	links := 0
 	np, nname, ntrail, err := fs.walkParent(newdir, newpath, &links)
@@ -502,12 +503,13 @@ func (fs *FS) linkToLocked(src, newdir *Inode, newpath string) error {
 	if src.IsDir() {
 		return EPERM
 	}
-	if src.nlink == 0 {
+	if src.nlink == 0 && !src.linkable {
 		return ENOENT
 	}
 	if f := fs.fault(OpLink, src, ""); f.Errno != 0 {
 		return f.Errno
 	}
+	src.linkable = false
 	fs.linkLocked(np, nname, src)
 	fs.logMeta(metaCreate, np, nname, src, nil, "")
 	return nil
