@@ -15,10 +15,10 @@ const recordings = "testdata/rec/"
 
 // TestStderrRecordingsReplayAlike: the same program recorded with
 // `strace -f -o FILE` and with `strace -f prog 2> FILE` (strace's messages
-// cutting call lines, no [pid N] while one task is traced) replays clean,
-// with the same calls.
+// cutting call lines, no [pid N] while one task is traced, the program's
+// own stderr output inside call lines) replays clean, with the same calls.
 func TestStderrRecordingsReplayAlike(t *testing.T) {
-	for _, name := range []string{"pipeline", "threads-fork"} {
+	for _, name := range []string{"pipeline", "threads-fork", "errout"} {
 		t.Run(name, func(t *testing.T) {
 			var reps []*Report
 			for _, form := range []string{".o", ".stderr"} {
@@ -34,7 +34,7 @@ func TestStderrRecordingsReplayAlike(t *testing.T) {
 			o, e := reps[0], reps[1]
 			require.Equal(t, o.Processes, e.Processes)
 			require.Equal(t, o.Replayed, e.Replayed)
-			for _, n := range []string{"openat", "read", "write", "close", "unlink", "unlinkat", "newfstatat", "execve"} {
+			for _, n := range []string{"openat", "read", "write", "close", "unlink", "unlinkat", "newfstatat", "execve", "copy_file_range"} {
 				require.Equal(t, o.Syscalls[n], e.Syscalls[n], n)
 			}
 		})

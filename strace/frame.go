@@ -165,6 +165,9 @@ func (p *Parser) parseFast(line []byte, no int) (handled bool, err *SyntaxError)
 		p.evRare = true
 		return true, err
 	}
+	if len(e.name) == 5 && e.name == "write" && !countLast(ev.RawArgs) {
+		return false, nil // the program's output after the count: parseLine's
+	}
 	return true, nil
 }
 

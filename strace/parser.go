@@ -380,6 +380,16 @@ func (p *Parser) next(line []byte, no int, have, handled bool, serr *SyntaxError
 		if serr != nil && p.continues(line, no) {
 			ok, serr = p.parseContinuation(line, no)
 		}
+		if serr != nil && head == 0 {
+			if j, end, found, err := p.programOutput(line, no); found {
+				if serr = err; err == nil {
+					p.aliased = false
+					if ok, serr = p.parseLine(j, no); serr == nil && ok {
+						p.ev.EndLine = end
+					}
+				}
+			}
+		}
 		if serr != nil {
 			if k := spliceAt(line); k > 0 {
 				ok, serr = p.holdSplice(line, k, no)
@@ -794,7 +804,13 @@ func (p *Parser) parseCall(ev *Event, line []byte, i, no int) (bool, *SyntaxErro
 		}
 		return false, p.addPending(ev, args, no)
 	}
-	return true, p.parseArgsResult(ev, line, open, no)
+	if err := p.parseArgsResult(ev, line, open, no); err != nil {
+		return true, err
+	}
+	if name == "write" && !countLast(ev.RawArgs) {
+		return false, p.errorf(no, open+len(ev.RawArgs)+1, "expected the count to end write's arguments")
+	}
+	return true, nil
 }
 
 // callName is an entry of Parser.calls: a syscall name of 1 to 15 bytes,

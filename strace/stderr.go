@@ -151,3 +151,131 @@ func (p *Parser) hint(err *SyntaxError, line []byte) *SyntaxError {
 	}
 	return err
 }
+
+// The traced program's own output, when it shares strace's stderr, lands in
+// the middle of the line of the write that wrote it: strace prints the
+// arguments at the call's entry and the result at its exit, and the bytes
+// reach the file in between:
+//
+//	write(2, "to stderr\n", 10to stderr
+//	)                       = 10
+//
+// A write line that does not parse is joined with its rest when the bytes
+// after its count are the bytes its buffer shows (all of them, or the
+// prefix -s kept) and the count's worth of them, through as many lines as
+// they span, is followed by the rest of the call (programOutput).
+
+// programOutput returns line, a write call that did not parse, with the
+// program's output that follows its count removed, reading the lines that
+// output spans; ok is false when line is not such a call. The joined line
+// is in p.held; end is the number of the last line read.
+func (p *Parser) programOutput(line []byte, no int) (joined []byte, end int, ok bool, serr *SyntaxError) {
+	ev := &p.ev
+	if ev.Kind != KindSyscall {
+		return nil, 0, false, nil
+	}
+	if ev.Name != "write" {
+		return p.outputBeforeResult(line, no)
+	}
+	i := bytes.Index(line, []byte("write("))
+	if i < 0 {
+		return nil, 0, false, nil
+	}
+	// write(FD[<path>], "...", N
+	q := bytes.Index(line[i:], []byte(`, "`))
+	if q < 0 {
+		return nil, 0, false, nil
+	}
+	s := i + q + 2
+	e := s + 1
+	for e < len(line) && line[e] != '"' {
+		if line[e] == '\\' {
+			e++
+		}
+		e++
+	}
+	if e >= len(line) {
+		return nil, 0, false, nil
+	}
+	shown := unescape(p.pathBuf[:0], line[s+1:e])
+	p.pathBuf = shown
+	e++
+	truncated := hasPrefix(line[e:], "...")
+	if truncated {
+		e += 3
+	}
+	if !hasPrefix(line[e:], ", ") {
+		return nil, 0, false, nil
+	}
+	d := e + 2
+	// the count: the digits before the output; the output begins with the
+	// bytes shown, which may be digits too
+	for k := d + 1; k <= len(line) && k-d <= 19 && isDigit(line[k-1]); k++ {
+		n, _, _, okn := parseUint(line[:k], d)
+		if !okn || n > 1<<30 || int(n) < len(shown) || !truncated && int(n) != len(shown) {
+			continue
+		}
+		out := line[k:]
+		if !bytes.HasPrefix(out, shown[:min(len(shown), len(out))]) {
+			continue
+		}
+		return p.skipOutput(line[:k], out, int64(n), no)
+	}
+	return nil, 0, false, nil
+}
+
+// outputBeforeResult is programOutput for a call whose buffer the line
+// does not show (copy_file_range, sendfile, splice to the shared file): when
+// the next line is the rest of the call, `) = N`, the N bytes before it (the
+// last of them the line break) are the program's output.
+func (p *Parser) outputBeforeResult(line []byte, no int) ([]byte, int, bool, *SyntaxError) {
+	next := p.peekNext()
+	if len(next) == 0 || next[0] != ')' {
+		return nil, 0, false, nil
+	}
+	j := skipSpaces(next, 1)
+	if !hasPrefix(next[j:], "= ") {
+		return nil, 0, false, nil
+	}
+	n, _, _, ok := parseUint(next, j+2)
+	open := bytes.IndexByte(line, '(')
+	if !ok || n < 1 || open < 0 || int64(len(line)-open-1) < int64(n-1) {
+		return nil, 0, false, nil
+	}
+	return p.skipOutput(line[:len(line)-int(n-1)], line[len(line)-int(n-1):], int64(n), no)
+}
+
+// skipOutput joins head with what follows n bytes of output that start
+// with out (the rest of head's line, no): the lines after it count one
+// byte more each, for their line break.
+func (p *Parser) skipOutput(head, out []byte, n int64, no int) ([]byte, int, bool, *SyntaxError) {
+	p.held = append(p.held[:0], head...)
+	for int64(len(out)) < n {
+		n -= int64(len(out)) + 1 // the line break
+		line, next, err := p.readLine()
+		if err != nil {
+			return nil, 0, true, p.errorf(no, len(head)+1, "the program's output after the count of this write ends the input (its stderr is mixed in with strace's: record with `strace -o FILE`)")
+		}
+		if n < 0 {
+			// the output ended with the line break: this line is the rest
+			return append(p.held, line...), next, true, nil
+		}
+		no, out = next, line
+	}
+	return append(p.held, out[n:]...), no, true, nil
+}
+
+// countLast reports whether a write's arguments end with its count (digits
+// after the last ", "), as they do unless the program's output follows it.
+func countLast(args []byte) bool {
+	k := bytes.LastIndex(args, []byte(", "))
+	if k < 0 || k+2 == len(args) {
+		return false
+	}
+	for _, c := range args[k+2:] {
+		if !isDigit(c) {
+			return false
+		}
+	}
+	return true
+}

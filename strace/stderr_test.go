@@ -1,6 +1,7 @@
 package strace_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -94,7 +95,7 @@ func TestStraceStderrSurvivor(t *testing.T) {
 func TestStraceStderrErrors(t *testing.T) {
 	for _, tc := range []struct{ text, want string }{
 		// the program's own stderr mixed in
-		{"strace: Process 7 attached\nwrite(2, \"oops\\n\", 5oops\n) = 5\n", "t:2:25: expected ')' closing the argument list (the traced program's own stderr output is mixed in"},
+		{"strace: Process 7 attached\nsome text of the program\n", "t:2:5: expected '(' after syscall name \"some\" (the traced program's own stderr output is mixed in"},
 		// a cut call with no rest
 		{"close(3strace: Process 7 attached\n", "t:1:8: the call cut by strace's message has no rest"},
 		// a message in a line that is no call
@@ -104,4 +105,52 @@ func TestStraceStderrErrors(t *testing.T) {
 		require.Error(t, err, tc.text)
 		require.Contains(t, err.Error(), tc.want, tc.text)
 	}
+}
+
+// TestProgramOutputInLine: the traced program's own stderr output, in the
+// middle of the line of the write that wrote it, is taken out.
+func TestProgramOutputInLine(t *testing.T) {
+	text := strings.Join([]string{
+		`write(2, "to stderr", 9to stderr)                = 9`,
+		`write(2, "\n", 1`,
+		`)                       = 1`,
+		`write(2, "two\nlines\n", 10two`,
+		`lines`,
+		`) = 10`,
+		`write(2, "12 apples", 912 apples) = 9`, // output that begins with digits
+		`write(2, "abcdefgh"..., 12abcdefghijkl) = 12`, // -s cut the string
+		`[pid 7] write(2, "x\n", 2x`,                   // another task's line cut it
+		` <unfinished ...>`,
+		`[pid 7] <... write resumed>)  = 2`,
+		`copy_file_range(3, NULL, 1, NULL, 9223372035781033984, 0ok`, // a buffer not shown: the result's count
+		`) = 3`,
+		`close(2) = 0`,
+	}, "\n") + "\n"
+	evs, err := parseAll(t, "t", text, strace.Options{})
+	require.NoError(t, err)
+	type got struct {
+		name, args string
+		ret        int64
+		line, end  int
+	}
+	var g []got
+	for _, ev := range evs {
+		g = append(g, got{ev.Name, string(ev.RawArgs), ev.Ret, ev.Line, ev.EndLine})
+	}
+	require.Equal(t, []got{
+		{"write", `2, "to stderr", 9`, 9, 1, 1},
+		{"write", `2, "\n", 1`, 1, 2, 3},
+		{"write", `2, "two\nlines\n", 10`, 10, 4, 6},
+		{"write", `2, "12 apples", 9`, 9, 7, 7},
+		{"write", `2, "abcdefgh"..., 12`, 12, 8, 8},
+		{"write", `2, "x\n", 2`, 2, 9, 11},
+		{"copy_file_range", "3, NULL, 1, NULL, 9223372035781033984, 0", 3, 12, 13},
+		{"close", "2", 0, 14, 14},
+	}, g)
+
+	// output that is not the bytes the write shows stays an error
+	_, err = parseAll(t, "t", "write(2, \"abc\", 3xyz) = 3\nwrite(2, \"abc\\n\", 4abc\n", strace.Options{})
+	require.Error(t, err)
+	_, err = parseAll(t, "t", "write(2, \"abc\\n\", 4abc\n", strace.Options{})
+	require.ErrorContains(t, err, "the program's output after the count of this write ends the input")
 }
