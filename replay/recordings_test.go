@@ -144,3 +144,18 @@ func TestTmpfileRecording(t *testing.T) {
 	require.EqualValues(t, 4, rep.Syscalls["linkat"].Calls)
 	require.EqualValues(t, 1, rep.Syscalls["linkat"].Errors)
 }
+
+// TestShiftRecording: fallocate's COLLAPSE_RANGE and INSERT_RANGE move the
+// data that later reads, SEEK_DATA/SEEK_HOLE and fstat see, with and without
+// a cache in the stack.
+func TestShiftRecording(t *testing.T) {
+	for _, stack := range [][]string{nil, {"filecache:path=f"}} {
+		rep, err := Run([]string{recordings + "shift.strace"}, Options{Verify: true, Stack: stack})
+		require.NoError(t, err)
+		for _, d := range rep.DivergenceList {
+			t.Error(stack, d)
+		}
+		require.Zero(t, rep.Divergences)
+		require.EqualValues(t, 2, rep.Syscalls["fallocate"].Errors)
+	}
+}

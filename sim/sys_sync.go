@@ -145,11 +145,13 @@ const (
 
 // sysFallocate implements fallocate(2) (Args: fd, mode, offset, len) in vfs_fallocate's
 // order: EINVAL for a negative offset or len <= 0; EOPNOTSUPP for modes other than 0,
-// KEEP_SIZE, PUNCH_HOLE|KEEP_SIZE, ZERO_RANGE[|KEEP_SIZE]; EBADF without write
+// KEEP_SIZE, PUNCH_HOLE|KEEP_SIZE, ZERO_RANGE[|KEEP_SIZE], COLLAPSE_RANGE and
+// INSERT_RANGE (these two alone: vfs/shift.go); EBADF without write
 // access (a directory opened read-only is EBADF, not EISDIR); then ESPIPE for pipes,
 // EISDIR, ENODEV, EFBIG.
 func (k *Kernel) sysFallocate(c *Call) Result {
 	mode, off, n := uint32(c.Args[1]), c.Args[2], c.Args[3]
+	shift := false
 	f, ref := c.Task.fget(int(c.Args[0]))
 	if f == nil {
 		return Fail(syscall.EBADF)
@@ -162,8 +164,10 @@ func (k *Kernel) sysFallocate(c *Call) Result {
 	}
 	switch mode {
 	case 0, fallocKeepSize, fallocPunchHole | fallocKeepSize, fallocZeroRange, fallocZeroRange | fallocKeepSize:
+	case vfs.FallocCollapseRange, vfs.FallocInsertRange:
+		shift = true
 	default:
-		return Fail(syscall.EOPNOTSUPP)
+		return Fail(syscall.EOPNOTSUPP) // COLLAPSE or INSERT with other flags too (Linux 6.18)
 	}
 	if !f.writable() {
 		return Fail(syscall.EBADF)
@@ -175,7 +179,9 @@ func (k *Kernel) sysFallocate(c *Call) Result {
 		return Fail(syscall.ESPIPE)
 	}
 	err := f.ino.Fallocate(mode, off, n)
-	if err == nil && mode&(fallocPunchHole|fallocZeroRange) != 0 && k.mm.active.Load() > 0 {
+	if err == nil && shift && k.mm.active.Load() > 0 {
+		k.mm.refresh(f.ino, off, math.MaxInt64-off) // the data moved from off on
+	} else if err == nil && mode&(fallocPunchHole|fallocZeroRange) != 0 && k.mm.active.Load() > 0 {
 		k.mm.refresh(f.ino, off, n)
 	}
 	return res(0, err)

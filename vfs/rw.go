@@ -287,7 +287,8 @@ func (fs *FS) truncateLocked(i *Inode, size int64) error {
 
 // Fallocate manipulates the allocation of [off, off+n), as fallocate(2) with mode 0,
 // FallocKeepSize, FallocPunchHole|FallocKeepSize or FallocZeroRange (with or without
-// FallocKeepSize). EINVAL for a negative offset or a length <= 0, EOPNOTSUPP for
+// FallocKeepSize), or moves data with FallocCollapseRange or FallocInsertRange
+// (shift.go). EINVAL for a negative offset or a length <= 0, EOPNOTSUPP for
 // other modes, EFBIG when off+n passes MaxFileSize, EISDIR for a directory.
 func (i *Inode) Fallocate(mode uint32, off, n int64) error {
 	fs := i.fs
@@ -297,7 +298,8 @@ func (i *Inode) Fallocate(mode uint32, off, n int64) error {
 		return EINVAL
 	}
 	switch mode {
-	case 0, FallocKeepSize, FallocPunchHole | FallocKeepSize, FallocZeroRange, FallocZeroRange | FallocKeepSize:
+	case 0, FallocKeepSize, FallocPunchHole | FallocKeepSize, FallocZeroRange, FallocZeroRange | FallocKeepSize,
+		FallocCollapseRange, FallocInsertRange:
 	default:
 		return EOPNOTSUPP
 	}
@@ -309,6 +311,9 @@ func (i *Inode) Fallocate(mode uint32, off, n int64) error {
 	}
 	if off+n > fs.cfg.maxFileSize || off+n < 0 {
 		return EFBIG
+	}
+	if mode == FallocCollapseRange || mode == FallocInsertRange {
+		return fs.shiftRange(i, mode, off, n)
 	}
 	if f := fs.fault(OpFallocate, i, ""); f.Errno != 0 {
 		return f.Errno
