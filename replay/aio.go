@@ -144,6 +144,24 @@ func (r *replayer) verifyAioEvents(ev *strace.Event, c *sim.Call, res sim.Result
 	pd.rec = rec
 }
 
+// verifyAioLeft reports, at io_destroy of model context ctx, the recorded
+// completions that no completion of the model's matched: iocbs that Linux
+// completed and the model did not (or with another aio_data).
+func (r *replayer) verifyAioLeft(ev *strace.Event, ctx uint64) {
+	pd := r.aioPend[ctx]
+	if pd == nil {
+		return
+	}
+	for k, want := range pd.rec {
+		got := "no completion"
+		if k < len(pd.model) {
+			got = fmt.Sprintf("data=%#x res=%d", pd.model[k].data, pd.model[k].res)
+		}
+		r.diverge(ev, fmt.Sprintf("event data=%#x (returned at line %d)", want.data, want.line), fmt.Sprintf("res=%d", want.res), got)
+	}
+	delete(r.aioPend, ctx)
+}
+
 // fieldValue returns the number in field name of struct n.
 func fieldValue(n *strace.Node, name string) (int64, bool) {
 	if f := n.Field(name); f != nil {

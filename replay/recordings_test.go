@@ -102,6 +102,11 @@ func TestAIORecording(t *testing.T) {
 	// the vectored write's count
 	rep = alter(t, 38, "res=8192", "res=0")
 	require.EqualValues(t, 1, rep.Divergences)
+	// a completion of an iocb the program never submitted
+	rep = alter(t, 41, "{data=0x71,", "{data=0x99,")
+	require.EqualValues(t, 1, rep.Divergences)
+	require.Contains(t, rep.DivergenceList[0].What, "event data=0x99 (returned at line 41)")
+	require.Equal(t, "data=0x71 res=4096", rep.DivergenceList[0].Simulated)
 	// the events of one call in another order are the same completions
 	rep = alter(t, 41, "{data=0x70, obj=0x7ffd97698000, res=4096, res2=0}, {data=0x71, obj=0x7ffd97698040, res=4096, res2=0}",
 		"{data=0x71, obj=0x7ffd97698040, res=4096, res2=0}, {data=0x70, obj=0x7ffd97698000, res=4096, res2=0}")

@@ -142,6 +142,8 @@ func (r *replayer) verify(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Ca
 		}
 	case sim.SYS_IO_GETEVENTS:
 		r.verifyAioEvents(ev, c, res)
+	case sim.SYS_IO_DESTROY:
+		r.verifyAioLeft(ev, uint64(c.Args[0]))
 	}
 }
 

@@ -154,3 +154,24 @@ func TestProgramOutputInLine(t *testing.T) {
 	_, err = parseAll(t, "t", "write(2, \"abc\\n\", 4abc\n", strace.Options{})
 	require.ErrorContains(t, err, "the program's output after the count of this write ends the input")
 }
+
+// TestStraceStderrOtherMessages: strace's other messages about a process
+// cut call lines too, and do not change which tasks are traced.
+func TestStraceStderrOtherMessages(t *testing.T) {
+	text := strings.Join([]string{
+		`read(0, strace: Process 5 suspended`,
+		`"x", 1) = 1`,
+		`strace: Process 5 resumed`,
+		`close(0) = 0`,
+	}, "\n") + "\n"
+	evs, err := parseAll(t, "t", text, strace.Options{})
+	require.NoError(t, err)
+	require.Len(t, evs, 4)
+	require.Equal(t, strace.KindMessage, evs[0].Kind)
+	require.Equal(t, "strace: Process 5 suspended", string(evs[0].RawArgs))
+	require.Equal(t, "read", evs[1].Name)
+	require.Equal(t, `0, "x", 1`, string(evs[1].RawArgs))
+	require.Equal(t, []int{1, 2}, []int{evs[1].Line, evs[1].EndLine})
+	require.Equal(t, strace.KindMessage, evs[2].Kind)
+	require.Equal(t, 0, evs[3].Pid)
+}
