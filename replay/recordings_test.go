@@ -13,6 +13,22 @@ import (
 // that replay reads (testdata/rec/README.md says how each was made).
 const recordings = "testdata/rec/"
 
+// replayClean replays files with Verify and requires a clean replay, every
+// line read.
+func replayClean(t *testing.T, opts Options, files ...string) *Report {
+	t.Helper()
+	opts.Verify = true
+	rep, err := Run(files, opts)
+	require.NoError(t, err)
+	require.Zero(t, rep.ParseErrors)
+	for _, d := range rep.DivergenceList {
+		t.Error(d)
+	}
+	require.Zero(t, rep.Divergences)
+	require.Positive(t, rep.Verified)
+	return rep
+}
+
 // TestStderrRecordingsReplayAlike: the same program recorded with
 // `strace -f -o FILE` and with `strace -f prog 2> FILE` (strace's messages
 // cutting call lines, no [pid N] while one task is traced, the program's
@@ -22,14 +38,7 @@ func TestStderrRecordingsReplayAlike(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			var reps []*Report
 			for _, form := range []string{".o", ".stderr"} {
-				rep, err := Run([]string{recordings + name + form + ".strace"}, Options{Verify: true})
-				require.NoError(t, err, form)
-				require.Zero(t, rep.ParseErrors, form)
-				for _, d := range rep.DivergenceList {
-					t.Error(form, d)
-				}
-				require.Positive(t, rep.Verified, form)
-				reps = append(reps, rep)
+				reps = append(reps, replayClean(t, Options{}, recordings+name+form+".strace"))
 			}
 			o, e := reps[0], reps[1]
 			require.Equal(t, o.Processes, e.Processes)
@@ -62,9 +71,7 @@ func TestStopReported(t *testing.T) {
 	require.EqualValues(t, 1, rep.ParseErrors)
 	require.EqualValues(t, 2, rep.Calls)
 
-	rep, err = Run([]string{recordings + "pipeline.o.strace"}, Options{Verify: true})
-	require.NoError(t, err)
-	require.True(t, rep.Complete)
+	require.True(t, replayClean(t, Options{}, recordings+"pipeline.o.strace").Complete)
 }
 
 // TestAIORecording: a program's Linux AIO (aio.c: vectored iocbs, O_DIRECT
@@ -73,12 +80,7 @@ func TestStopReported(t *testing.T) {
 // buffered ones) replays clean; an altered completion is caught at its own
 // event, whatever the order of the events.
 func TestAIORecording(t *testing.T) {
-	rep, err := Run([]string{recordings + "aio.strace"}, Options{Verify: true})
-	require.NoError(t, err)
-	for _, d := range rep.DivergenceList {
-		t.Error(d)
-	}
-	require.Zero(t, rep.Divergences)
+	rep := replayClean(t, Options{}, recordings+"aio.strace")
 	require.EqualValues(t, 5, rep.Syscalls["io_getevents"].Calls)
 
 	alter := func(t *testing.T, line int, from, to string) *Report {
@@ -123,13 +125,7 @@ func TestUntimedFFPipes(t *testing.T) {
 		files, err := filepath.Glob(recordings + form + ".*")
 		require.NoError(t, err)
 		require.Len(t, files, 2)
-		rep, err := Run(files, Options{Verify: true})
-		require.NoError(t, err)
-		for _, d := range rep.DivergenceList {
-			t.Error(form, d)
-		}
-		require.Zero(t, rep.Divergences, form)
-		reps = append(reps, rep)
+		reps = append(reps, replayClean(t, Options{}, files...))
 	}
 	require.Equal(t, reps[0].Calls, reps[1].Calls)
 	require.Equal(t, reps[0].Verified, reps[1].Verified)
@@ -140,12 +136,7 @@ func TestUntimedFFPipes(t *testing.T) {
 // AT_EMPTY_PATH and through /proc/self/fd/N), an O_EXCL one refused
 // (ENOENT), with their `-y` "(deleted)" decorations, replay clean.
 func TestTmpfileRecording(t *testing.T) {
-	rep, err := Run([]string{recordings + "tmpfile.strace"}, Options{Verify: true})
-	require.NoError(t, err)
-	for _, d := range rep.DivergenceList {
-		t.Error(d)
-	}
-	require.Zero(t, rep.Divergences)
+	rep := replayClean(t, Options{}, recordings+"tmpfile.strace")
 	require.EqualValues(t, 4, rep.Syscalls["linkat"].Calls)
 	require.EqualValues(t, 1, rep.Syscalls["linkat"].Errors)
 }
@@ -155,12 +146,7 @@ func TestTmpfileRecording(t *testing.T) {
 // a cache in the stack.
 func TestShiftRecording(t *testing.T) {
 	for _, stack := range [][]string{nil, {"filecache:path=f"}} {
-		rep, err := Run([]string{recordings + "shift.strace"}, Options{Verify: true, Stack: stack})
-		require.NoError(t, err)
-		for _, d := range rep.DivergenceList {
-			t.Error(stack, d)
-		}
-		require.Zero(t, rep.Divergences)
+		rep := replayClean(t, Options{Stack: stack}, recordings+"shift.strace")
 		require.EqualValues(t, 2, rep.Syscalls["fallocate"].Errors)
 	}
 }
