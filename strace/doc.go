@@ -10,7 +10,10 @@
 // (Event.Nr, Event.IP), `-k` stack frames (skipped), `--decode-pids=comm`
 // (`PID<comm>`, the comm skipped), `-z` and `-e status=` (whose second half of
 // an interrupted call comes on the next line with neither pid nor
-// `<... resumed>`), signals, exits and attach/detach messages.
+// `<... resumed>`), signals, exits and attach/detach messages, and
+// strace's stderr captured as the trace (`strace -f prog 2> FILE`: its
+// messages and the program's own stderr output inside call lines, the
+// `[pid N] ` prefix only while several tasks are traced; see stderr.go).
 // `<unfinished ...>` lines are joined with their `<... name resumed>` line of
 // the same pid and emitted as one event carrying both line numbers.
 //
@@ -48,7 +51,8 @@
 // exact ordering rules); with `-ff -tt` files this reproduces the global
 // order up to strace's microsecond resolution. Files without timestamps are
 // ordered by what their calls say: a child's events before the wait4 that
-// returns its pid, a thread's after the clone that made it.
+// returns its pid and before the SIGCHLD that reports its end, a thread's
+// after the clone that made it, a read of a pipe after the writes it reads.
 //
 // # Formatting
 //
