@@ -224,7 +224,7 @@ func (r *replayer) build(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Cal
 		return ints(0)
 	case sim.SYS_SYNC:
 		return ""
-	case sim.SYS_LSEEK, sim.SYS_DUP3:
+	case sim.SYS_LSEEK, sim.SYS_DUP3, sim.SYS_CLOSE_RANGE:
 		return ints(0, 1, 2)
 	case sim.SYS_DUP2, sim.SYS_FTRUNCATE, sim.SYS_FLOCK, sim.SYS_FCHMOD, sim.SYS_UMASK:
 		if nr == sim.SYS_UMASK {

@@ -150,3 +150,11 @@ func TestShiftRecording(t *testing.T) {
 		require.EqualValues(t, 2, rep.Syscalls["fallocate"].Errors)
 	}
 }
+
+// TestCloseRangeRecording: close_range frees the fds a later open and close
+// find free (Python's subprocess calls it in the child before exec).
+func TestCloseRangeRecording(t *testing.T) {
+	rep := replayClean(t, Options{}, recordings+"close-range.strace")
+	require.EqualValues(t, 2, rep.Syscalls["close_range"].Calls)
+	require.Empty(t, rep.Skipped["close_range (not replayed)"])
+}
