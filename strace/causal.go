@@ -69,6 +69,7 @@ func (c *causal) pipeOf(k int, ev *Event, i int) int64 {
 	return c.tables[k][fd].pipe
 }
 
+// pipe returns the byte counts of pipe p.
 func (c *causal) pipe(p int64) *pipeBytes {
 	pb := c.pipes[p]
 	if pb == nil {
@@ -78,7 +79,7 @@ func (c *causal) pipe(p int64) *pipeBytes {
 	return pb
 }
 
-// isPipeRead reports the pipe and byte count of a read-like call of a
+// pipeRead returns the pipe and byte count of a read-like call of a
 // pipe that returned data.
 func (c *causal) pipeRead(k int, ev *Event) (int64, int64) {
 	if ev.Kind != KindSyscall || !ev.RetKnown || ev.Ret <= 0 || ev.ErrnoName != "" {
@@ -94,8 +95,9 @@ func (c *causal) pipeRead(k int, ev *Event) (int64, int64) {
 }
 
 // blocked reports, for stream k's head event, a stream that must run before
-// it, or -1 (stack: the streams already running).
-func (c *causal) blocked(m *Merger, k int, ev *Event) int {
+// it (a writer of the pipe its read reads, not yet running), or -1.
+func (c *causal) blocked(k int, ev *Event) int {
+	m := c.m
 	p, n := c.pipeRead(k, ev)
 	if p == 0 {
 		c.waiting[k] = 0
@@ -132,7 +134,8 @@ func (c *causal) holds(j int, p int64) bool {
 
 // satisfied returns the innermost stream of the stack below its top whose
 // head read waited for a pipe that now holds enough, or -1.
-func (c *causal) satisfied(m *Merger) int {
+func (c *causal) satisfied() int {
+	m := c.m
 	for i := len(m.stack) - 2; i >= 0; i-- {
 		k := m.stack[i]
 		if w := c.waiting[k]; w > 0 && c.pipe(c.waitPipe[k]).written >= w {
@@ -145,7 +148,8 @@ func (c *causal) satisfied(m *Merger) int {
 
 // returned applies event ev of stream k, about to be returned, to the fd
 // tables and pipe counts.
-func (c *causal) returned(m *Merger, k int, ev *Event) {
+func (c *causal) returned(k int, ev *Event) {
+	m := c.m
 	if ev.Kind != KindSyscall || !ev.RetKnown || ev.ErrnoName != "" {
 		return
 	}

@@ -147,7 +147,7 @@ func (m *Merger) nextCausal() (*Event, error) {
 		for len(m.stack) > 0 && m.heads[m.stack[len(m.stack)-1]] == nil {
 			m.stack = m.stack[:len(m.stack)-1] // at its end (or its error: retried above)
 		}
-		if i := m.causal.satisfied(m); i >= 0 {
+		if i := m.causal.satisfied(); i >= 0 {
 			m.stack = m.stack[:i+1] // a pipe read's writer has written what it reads
 		}
 		if len(m.stack) == 0 {
@@ -165,7 +165,7 @@ func (m *Merger) nextCausal() (*Event, error) {
 		}
 		k := m.stack[len(m.stack)-1]
 		ev := m.heads[k]
-		if j := m.causal.blocked(m, k, ev); j >= 0 {
+		if j := m.causal.blocked(k, ev); j >= 0 {
 			m.stack = append(m.stack, j) // the pipe's writer first
 			continue
 		}
@@ -189,7 +189,7 @@ func (m *Merger) nextCausal() (*Event, error) {
 				}
 			}
 		}
-		m.causal.returned(m, k, ev)
+		m.causal.returned(k, ev)
 		m.prev = k
 		return ev, nil
 	}

@@ -110,9 +110,7 @@ func (p *Parser) holdSplice(line []byte, k, no int) (bool, *SyntaxError) {
 		return false, p.errorf(no, k+1, "line longer than %d bytes", p.maxLen)
 	}
 	p.held = append(p.held[:0], line[:k]...)
-	if !p.holding {
-		p.holding, p.heldLine, p.heldNoFast = true, no, p.noFast
-	}
+	p.holding, p.heldLine, p.heldNoFast = true, no, p.noFast
 	p.noFast = true // Next's fast path must not take the continuation alone
 	return p.parseLine(line[k:], no)
 }
