@@ -159,6 +159,9 @@ func TestErrorPathsAIO(t *testing.T) {
 	}{
 		{name: "io_setup/0", want: unix.EINVAL, do: func(e env) (int64, int64, error) { _, err := e.s.IoSetup(0); return 0, 0, err }},
 		{name: "io_setup/negative", want: unix.EINVAL, do: func(e env) (int64, int64, error) { _, err := e.s.IoSetup(-1); return 0, 0, err }},
+		// ioctx_alloc: the ring's overflow check (EINVAL) comes before aio-max-nr (EAGAIN)
+		{name: "io_setup/beyond aio-max-nr", want: unix.EAGAIN, do: func(e env) (int64, int64, error) { _, err := e.s.IoSetup(100000); return 0, 0, err }},
+		{name: "io_setup/ring too large", want: unix.EINVAL, do: func(e env) (int64, int64, error) { _, err := e.s.IoSetup(5000000); return 0, 0, err }},
 		{name: "io_destroy/unknown context", want: unix.EINVAL, do: func(e env) (int64, int64, error) { return 0, 0, e.s.IoDestroy(12345) }},
 		{name: "io_destroy/twice", want: unix.EINVAL, do: func(e env) (int64, int64, error) {
 			ctx, err := e.s.IoSetup(1)
