@@ -17,6 +17,33 @@ import (
 // with the completion of their own iocb (by aio_data, then by the order of
 // the iocbs that share it), whichever call of the model returned it.
 
+// iocbs rebuilds the iocbs of io_submit's array arr. strace shows an
+// address where it could not read the memory: an array or an iocb shown so
+// (or NULL) is one the kernel cannot read either (EFAULT), given to the
+// model as missing.
+func iocbs(arr *strace.Node) ([]*sim.Iocb, string) {
+	if arr != nil && (arr.Kind == strace.NodeInt || arr.Kind == strace.NodeIdent && string(arr.Text) == "NULL") {
+		return nil, ""
+	}
+	if arr == nil || arr.Kind != strace.NodeArray {
+		return nil, "iocb array not shown"
+	}
+	var cbs []*sim.Iocb
+	for k := range arr.Kids {
+		el := &arr.Kids[k]
+		if el.Kind == strace.NodeInt {
+			cbs = append(cbs, nil)
+			continue
+		}
+		cb, why := iocb(el)
+		if why != "" {
+			return nil, why
+		}
+		cbs = append(cbs, cb)
+	}
+	return cbs, ""
+}
+
 // iocb rebuilds the iocb that element el of io_submit's array shows.
 func iocb(el *strace.Node) (*sim.Iocb, string) {
 	if el.Kind != strace.NodeStruct {
@@ -55,6 +82,13 @@ func iocb(el *strace.Node) (*sim.Iocb, string) {
 		return nil, "bad aio_nbytes"
 	}
 	cb.Buf = bufFor(buf, n)
+	if buf != nil && buf.Kind != strace.NodeStr {
+		if v, ok := buf.Value(); ok {
+			// a bad address fails as on Linux; NULL is unmapped, as is
+			// any address below mmap_min_addr (Addr 0 means Buf's own)
+			cb.Addr = max(uint64(v), 1)
+		}
+	}
 	return cb, ""
 }
 

@@ -613,20 +613,9 @@ func (r *replayer) build(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Cal
 			return e
 		}
 		c.Args[0] = int64(r.aioCtx[uint64(c.Args[0])])
-		arr := ev.Arg(2)
-		if arr == nil || arr.Kind != strace.NodeArray {
-			return "iocb array not shown"
-		}
-		var cbs []*sim.Iocb
-		for k := range arr.Kids {
-			cb, why := iocb(&arr.Kids[k])
-			if why != "" {
-				return why
-			}
-			cbs = append(cbs, cb)
-		}
+		cbs, why := iocbs(ev.Arg(2))
 		c.Obj = cbs
-		return ""
+		return why
 	case sim.SYS_IO_GETEVENTS:
 		if e := ints(0, 1, 2); e != "" {
 			return e

@@ -158,3 +158,15 @@ func TestCloseRangeRecording(t *testing.T) {
 	require.EqualValues(t, 2, rep.Syscalls["close_range"].Calls)
 	require.Empty(t, rep.Skipped["close_range (not replayed)"])
 }
+
+// TestAIOBadAddressRecording: io_submit refuses a buffer outside user space
+// and an unreadable iocb or array (EFAULT), and completes one at an
+// unmapped low address with res -EFAULT, as Linux did.
+func TestAIOBadAddressRecording(t *testing.T) {
+	rep := replayClean(t, Options{}, recordings+"aio-badaddr.strace")
+	require.EqualValues(t, 8, rep.Syscalls["io_submit"].Calls)
+	require.EqualValues(t, 4, rep.Syscalls["io_submit"].Errors)
+	for k := range rep.Skipped {
+		require.NotContains(t, k, "io_")
+	}
+}

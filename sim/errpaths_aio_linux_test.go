@@ -77,6 +77,9 @@ func (k *osKernel) IoSubmit(ctx sim.AioContext, iocbs []*sim.Iocb) (int, error) 
 			kc.buf = uint64(uintptr(unsafe.Pointer(&cb.Buf[0])))
 			kc.nbytes = uint64(len(cb.Buf))
 		}
+		if cb.Addr != 0 {
+			kc.buf = cb.Addr
+		}
 		ptrs[i] = uintptr(unsafe.Pointer(kc))
 	}
 	r, _, e := unix.Syscall(unix.SYS_IO_SUBMIT, uintptr(ctx), uintptr(len(iocbs)), uintptr(unsafe.Pointer(&ptrs[0])))
@@ -335,6 +338,41 @@ func TestErrorPathsAIO(t *testing.T) {
 			}
 			b := pageBuf(3 * 4096)
 			return submit(e, &sim.Iocb{Opcode: sim.IOCB_CMD_PREADV, Fd: uint32(fd), Iov: [][]byte{b[:4096], b[4097 : 4097+4096]}})
+		}},
+		// a bad buffer address: past user space at io_submit, unmapped in the
+		// completion once data would move
+		{name: "io_submit/pread to a kernel address", want: unix.EFAULT, do: func(e env) (int64, int64, error) {
+			return submit(e, &sim.Iocb{Opcode: sim.IOCB_CMD_PREAD, Fd: uint32(e.fd(fdRW)), Buf: buf(10), Addr: 0xffff800000000000})
+		}},
+		{name: "io_submit/pwrite from a kernel address", want: unix.EFAULT, do: func(e env) (int64, int64, error) {
+			return submit(e, &sim.Iocb{Opcode: sim.IOCB_CMD_PWRITE, Fd: uint32(e.fd(fdRW)), Buf: buf(10), Addr: 0xffff800000000000})
+		}},
+		{name: "io_submit/pread past user space", want: unix.EFAULT, do: func(e env) (int64, int64, error) {
+			return submit(e, &sim.Iocb{Opcode: sim.IOCB_CMD_PREAD, Fd: uint32(e.fd(fdRW)), Buf: buf(4096), Addr: 0x7ffffffff000 - 100})
+		}},
+		{name: "io_submit/pread to an unmapped address", ret: 1, res: -int64(unix.EFAULT), do: func(e env) (int64, int64, error) {
+			return submit(e, &sim.Iocb{Opcode: sim.IOCB_CMD_PREAD, Fd: uint32(e.fd(fdRW)), Buf: buf(10), Addr: 0x1000})
+		}},
+		{name: "io_submit/pread past EOF to an unmapped address", ret: 1, res: 0, do: func(e env) (int64, int64, error) {
+			return submit(e, &sim.Iocb{Opcode: sim.IOCB_CMD_PREAD, Fd: uint32(e.fd(fdRW)), Buf: buf(10), Offset: 1 << 20, Addr: 0x1000})
+		}},
+		{name: "io_submit/pwrite from an unmapped address", ret: 1, res: -int64(unix.EFAULT), do: func(e env) (int64, int64, error) {
+			return submit(e, &sim.Iocb{Opcode: sim.IOCB_CMD_PWRITE, Fd: uint32(e.fd(fdRW)), Buf: buf(10), Offset: 7000, Addr: 0x1000})
+		}},
+		// the file grows to where the write began, with nothing written
+		{name: "io_submit/pwrite from an unmapped address past EOF", ret: 1, res: 7000, do: func(e env) (int64, int64, error) {
+			n, _, err := submit(e, &sim.Iocb{Opcode: sim.IOCB_CMD_PWRITE, Fd: uint32(e.fd(fdRW)), Buf: buf(10), Offset: 7000, Addr: 0x1000})
+			var st unix.Stat_t
+			if err == nil {
+				err = e.s.(sys).Fstat(e.fd(fdRW), &st)
+			}
+			return n, st.Size, err
+		}},
+		{name: "io_submit/pread of O_WRONLY to a kernel address", want: unix.EBADF, do: func(e env) (int64, int64, error) {
+			return submit(e, &sim.Iocb{Opcode: sim.IOCB_CMD_PREAD, Fd: uint32(e.fd(fdWO)), Buf: buf(10), Addr: 0xffff800000000000})
+		}},
+		{name: "io_submit/pread at a negative offset to a kernel address", want: unix.EFAULT, do: func(e env) (int64, int64, error) {
+			return submit(e, &sim.Iocb{Opcode: sim.IOCB_CMD_PREAD, Fd: uint32(e.fd(fdRW)), Buf: buf(10), Offset: -1, Addr: 0xffff800000000000})
 		}},
 		{name: "io_submit/first iocb of two has an unknown opcode", want: unix.EINVAL, do: func(e env) (int64, int64, error) {
 			return submit(e,

@@ -46,6 +46,29 @@ type Iocb struct {
 	Flags   uint32 // IOCB_FLAG_*
 	ResFd   uint32
 	RwFlags int32 // aio_rw_flags (RWF_*): as pwritev2's and preadv2's
+	// Addr, when not 0, is aio_buf as the program passed it for a PREAD or
+	// PWRITE (a trace's address, or a bad one), where Buf stands for the
+	// memory: an address range past the user address space is EFAULT at
+	// io_submit (access_ok), one in the unmapped low pages (below
+	// mmap_min_addr) completes with res -EFAULT once it would move data.
+	Addr uint64
+}
+
+// x86-64's address-space limits for AIO buffers: TASK_SIZE_MAX (the end
+// of user space) and the default vm.mmap_min_addr (nothing is mapped below).
+const (
+	userSpaceEnd = 0x7ffffffff000
+	mmapMinAddr  = 65536
+)
+
+// aioAddrErr is access_ok's answer for the buffer of cb (aio_setup_rw's
+// import_ubuf).
+func aioAddrErr(cb *Iocb) syscall.Errno {
+	n := uint64(len(cb.Buf))
+	if cb.Addr != 0 && (cb.Addr > userSpaceEnd || n > userSpaceEnd-cb.Addr) {
+		return syscall.EFAULT
+	}
+	return 0
 }
 
 // IoEvent is struct io_event: Data is the iocb's, Obj identifies the iocb (the
@@ -235,8 +258,21 @@ func (k *Kernel) submitOne(t *Task, ctx *aioCtx, cb *Iocb) syscall.Errno {
 		return syscall.EAGAIN
 	}
 	rwf := int64(cb.RwFlags)
+	lowAddr := cb.Addr != 0 && cb.Addr < mmapMinAddr
 	switch cb.Opcode {
-	case IOCB_CMD_PREAD, IOCB_CMD_PWRITE:
+	case IOCB_CMD_PWRITE:
+		if lowAddr && len(cb.Buf) > 0 {
+			// Nothing can be copied from the buffer; a buffered write past
+			// EOF still sets i_size to where it began (ext4_write_end with
+			// nothing copied; measured on Linux 6.18).
+			if f.flags.Load()&oDirect == 0 && cb.Offset > f.ino.Size() {
+				_ = f.ino.Truncate(cb.Offset)
+			}
+			r = Fail(syscall.EFAULT)
+			break
+		}
+		fallthrough
+	case IOCB_CMD_PREAD:
 		if rwf == 0 {
 			if cb.Opcode == IOCB_CMD_PREAD {
 				r = k.readFile(f, cb.Buf, cb.Offset, true)
@@ -267,6 +303,9 @@ func (k *Kernel) submitOne(t *Task, ctx *aioCtx, cb *Iocb) syscall.Errno {
 	if r.Errno != 0 {
 		v = -int64(r.Errno)
 	}
+	if lowAddr && v > 0 {
+		v = -int64(syscall.EFAULT) // what the read gave cannot be copied out
+	}
 	k.aio.mu.Lock()
 	ctx.seq++
 	ctx.done = append(ctx.done, IoEvent{Data: cb.Data, Obj: ctx.seq, Res: v})
@@ -276,8 +315,9 @@ func (k *Kernel) submitOne(t *Task, ctx *aioCtx, cb *Iocb) syscall.Errno {
 
 // aioRWErr is what aio_read and aio_write refuse at submission, in their order:
 // the RWF_* flags (aio_prep_rw: rwfErr), no read (write) access EBADF, a file
-// without read_iter (write_iter: a directory) EINVAL, then rw_verify_area's
-// negative or overflowing offset EINVAL. An I/O error after that is the
+// without read_iter (write_iter: a directory) EINVAL, a buffer outside the
+// user address space EFAULT (aioAddrErr), then rw_verify_area's negative or
+// overflowing offset EINVAL. An I/O error after that is the
 // completion's res, not the submission's.
 func aioRWErr(f *File, cb *Iocb) syscall.Errno {
 	if e := rwfErr(int64(cb.RwFlags)); e != 0 {
@@ -289,6 +329,9 @@ func aioRWErr(f *File, cb *Iocb) syscall.Errno {
 	}
 	if f.ino != nil && f.ino.IsDir() {
 		return syscall.EINVAL
+	}
+	if e := aioAddrErr(cb); e != 0 {
+		return e
 	}
 	n := int64(len(cb.Buf))
 	if cb.Opcode == IOCB_CMD_PREADV || cb.Opcode == IOCB_CMD_PWRITEV {
