@@ -20,6 +20,17 @@ func FuzzReplay(f *testing.F) {
 			f.Add(strings.Join(lines[i:i+8], "\n"))
 		}
 	}
+	// the shapes of the recordings: strace's stderr, AIO, O_TMPFILE, shifts
+	for _, name := range []string{"pipeline.stderr.strace", "errout.stderr.strace", "aio.strace", "aio-badaddr.strace", "tmpfile.strace", "shift.strace"} {
+		data, err := os.ReadFile(recordings + name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		lines := strings.Split(string(data), "\n")
+		for i := len(lines) / 2; i+16 <= len(lines); i += 48 {
+			f.Add(strings.Join(lines[i:i+16], "\n"))
+		}
+	}
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, text string) {
 		p := filepath.Join(dir, "fuzz.strace")
