@@ -24,8 +24,9 @@ func init() {
 	})
 }
 
-// Oraus reproduces cache_oraus.so (Oracle message file, Solaris, 2002–2003) as published — it is
-// the specimen that the read-equivalence properties must catch, not a cache to use.
+// Oraus reproduces cache_oraus.so (Oracle message file, Solaris, 2002–2003) as
+// published — it is the specimen that the read-equivalence properties must catch,
+// not a cache to use.
 // It interposes open/openat, fcntl, lseek, read and close; everything else passes
 // through to the next layer.
 //
