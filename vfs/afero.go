@@ -7,6 +7,7 @@ import (
 	"os"
 	pathpkg "path"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -226,6 +227,12 @@ type File struct {
 	closed  bool
 	dirents []Dirent
 	dirPos  int
+
+	// fi is the FileInfo of the first Stat, allocated with the File: opening a
+	// file to stat it costs one allocation. Later Stats allocate their own (a
+	// FileInfo is a snapshot, never changed after it is returned).
+	fi     fileInfo
+	fiUsed atomic.Bool
 }
 
 // Inode returns the file's inode.
@@ -378,6 +385,11 @@ func (f *File) Seek(offset int64, whence int) (int64, error) {
 
 // Stat returns the file's FileInfo.
 func (f *File) Stat() (os.FileInfo, error) {
+	if f.fiUsed.CompareAndSwap(false, true) {
+		f.fi.name = pathpkg.Base(f.name)
+		f.ino.Stat(&f.fi.st)
+		return &f.fi, nil
+	}
 	return newFileInfo(f.name, f.ino), nil
 }
 
@@ -407,11 +419,18 @@ func (f *File) Truncate(size int64) error {
 func (f *File) Readdir(n int) ([]os.FileInfo, error) {
 	ents, err := f.nextDirents(n)
 	out := make([]os.FileInfo, 0, len(ents))
-	for _, e := range ents {
-		if c, err := f.ino.Resolve(e.Name, false); err == nil {
-			out = append(out, newFileInfo(e.Name, c))
+	fis := make([]fileInfo, len(ents)) // one allocation for all
+	fs := f.ino.fs
+	fs.mu.Lock()
+	for k, e := range ents {
+		// The entry as listed; one removed since the listing is left out.
+		if c := f.ino.entries[e.Name]; c != nil {
+			fis[k].name = e.Name
+			c.statLocked(&fis[k].st)
+			out = append(out, &fis[k])
 		}
 	}
+	fs.mu.Unlock()
 	return out, err
 }
 
