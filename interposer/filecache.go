@@ -590,11 +590,6 @@ func (fc *FileCache) Syscall(c sim.Call) sim.Result {
 		return fc.passFd(c)
 	case sim.SYS_OPEN, sim.SYS_OPENAT, sim.SYS_CREAT:
 		return fc.open(c)
-	case sim.SYS_CLOSE, sim.SYS_DUP, sim.SYS_DUP2, sim.SYS_DUP3, sim.SYS_FCNTL,
-		sim.SYS_CLOSE_RANGE, sim.SYS_FORK, sim.SYS_VFORK, sim.SYS_CLONE, sim.SYS_CLONE3,
-		sim.SYS_EXECVE, sim.SYS_EXECVEAT, sim.SYS_EXIT_GROUP, sim.SYS_EXIT,
-		sim.SYS_SETRLIMIT, sim.SYS_PRLIMIT64:
-		return fc.fdtable(c)
 	case sim.SYS_NEWFSTATAT:
 		if c.Path == "" && c.Args[3]&unix.AT_EMPTY_PATH != 0 {
 			fc.mu.Lock()
@@ -609,6 +604,10 @@ func (fc *FileCache) Syscall(c sim.Call) sim.Result {
 				}
 			}
 			fc.mu.Unlock()
+		}
+	default:
+		if h := fdCalls[c.Nr]; h != nil {
+			return fc.fdtable(c, h)
 		}
 	}
 	return fc.passFd(c)
