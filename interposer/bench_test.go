@@ -5,6 +5,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"iosim/internal/cputime"
 	"iosim/interposer"
 	"iosim/sim"
 )
@@ -136,6 +137,7 @@ func BenchmarkSeam(b *testing.B) {
 			seedLoop(b, q, buf)
 			b.ReportAllocs()
 			b.ResetTimer()
+			defer cputime.Bench(b, 11, "cpu-ns/call")()
 			for b.Loop() {
 				seedLoop(b, q, buf)
 			}

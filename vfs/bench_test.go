@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/afero"
 
+	"iosim/internal/cputime"
 	"iosim/vfs"
 )
 
@@ -215,6 +216,7 @@ func BenchmarkOpenStatClose(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+			defer cputime.Bench(b, 1, "cpu-ns/op")()
 			for b.Loop() {
 				f, err := fs.Open("/a/b/f")
 				if err != nil {
@@ -307,6 +309,7 @@ func BenchmarkReadDir1000(b *testing.B) {
 				}
 			}
 			b.ReportAllocs()
+			defer cputime.Bench(b, 1, "cpu-ns/op")()
 			for b.Loop() {
 				f, err := fs.Open("/d")
 				if err != nil {
@@ -332,6 +335,7 @@ func BenchmarkCreateWriteRemove(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.ReportAllocs()
+			defer cputime.Bench(b, 1, "cpu-ns/op")()
 			for b.Loop() {
 				f, err := fs.Create("/a/b/f")
 				if err != nil {
