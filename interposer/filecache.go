@@ -606,8 +606,8 @@ func (fc *FileCache) Syscall(c sim.Call) sim.Result {
 			fc.mu.Unlock()
 		}
 	default:
-		if h := fdCalls[c.Nr]; h != nil {
-			return fc.fdtable(c, h)
+		if int(c.Nr) < len(fdHandlerOf) && fdHandlerOf[c.Nr] != nil {
+			return fc.fdtable(c, fdHandlerOf[c.Nr])
 		}
 	}
 	return fc.passFd(c)

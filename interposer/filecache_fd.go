@@ -12,7 +12,10 @@ import (
 // fdHandler handles one fd-table call for FileCache, with fc.mu held. It returns
 // the call's result, or pass: the call must go to the next layer after fc.mu is
 // released (it may block, or it changes nothing the cache tracks).
-type fdHandler func(fc *FileCache, c *sim.Call, p *fcProc) (r sim.Result, pass bool)
+//
+// The Call is passed by value: a pointer through a function value would make
+// every such Call escape to the heap.
+type fdHandler func(fc *FileCache, c sim.Call, p *fcProc) (r sim.Result, pass bool)
 
 // fdCalls are the calls other than open/openat/creat that create, close or
 // change fds, or end or copy the fd table, each with its handler.
@@ -35,10 +38,19 @@ var fdCalls = map[sim.Sysno]fdHandler{
 	sim.SYS_PRLIMIT64:   (*FileCache).fdRlimit,
 }
 
+// fdHandlerOf returns the handler of nr, or nil: fdCalls as an array, so that
+// every call the cache passes on does not pay a map look-up.
+var fdHandlerOf = func() (t [512]fdHandler) {
+	for nr, h := range fdCalls {
+		t[nr] = h
+	}
+	return t
+}()
+
 // fdtable runs the handler of an fd-table call. Called without fc.mu.
 func (fc *FileCache) fdtable(c sim.Call, h fdHandler) sim.Result {
 	fc.mu.Lock()
-	r, pass := h(fc, &c, fc.proc(c.Task))
+	r, pass := h(fc, c, fc.proc(c.Task))
 	fc.mu.Unlock()
 	if pass {
 		return fc.pass(c)
@@ -46,7 +58,7 @@ func (fc *FileCache) fdtable(c sim.Call, h fdHandler) sim.Result {
 	return r
 }
 
-func (fc *FileCache) fdClose(c *sim.Call, p *fcProc) (sim.Result, bool) {
+func (fc *FileCache) fdClose(c sim.Call, p *fcProc) (sim.Result, bool) {
 	t, fd := c.Task, int(int32(c.Args[0]))
 	if s := p.virt(fd); s != nil {
 		if s.mat {
@@ -59,14 +71,14 @@ func (fc *FileCache) fdClose(c *sim.Call, p *fcProc) (sim.Result, bool) {
 	if s := p.peek(fd); s != nil && s.st == sHidden {
 		return sim.Fail(unix.EBADF), false
 	}
-	r := fc.pass(*c)
+	r := fc.pass(c)
 	if fd >= 0 {
 		fc.drop(p.slot(fd))
 	}
 	return r, false
 }
 
-func (fc *FileCache) fdDup(c *sim.Call, p *fcProc) (sim.Result, bool) {
+func (fc *FileCache) fdDup(c sim.Call, p *fcProc) (sim.Result, bool) {
 	t, fd := c.Task, int(int32(c.Args[0]))
 	if s := p.virt(fd); s != nil {
 		return fc.dupVirt(t, p, s, 0, false), false
@@ -74,7 +86,7 @@ func (fc *FileCache) fdDup(c *sim.Call, p *fcProc) (sim.Result, bool) {
 	if s := p.peek(fd); s != nil && s.st == sHidden {
 		return sim.Fail(unix.EBADF), false
 	}
-	return fc.passNewFd(c, p, fd, 0), false
+	return fc.passNewFd(&c, p, fd, 0), false
 }
 
 // passNewFd passes a call that returns a new fd duplicating fd (the lowest free
@@ -93,7 +105,7 @@ func (fc *FileCache) passNewFd(c *sim.Call, p *fcProc, fd, min int) sim.Result {
 }
 
 // fdDup2 handles dup2 and dup3.
-func (fc *FileCache) fdDup2(c *sim.Call, p *fcProc) (sim.Result, bool) {
+func (fc *FileCache) fdDup2(c sim.Call, p *fcProc) (sim.Result, bool) {
 	t, fd, nfd := c.Task, int(int32(c.Args[0])), int(int32(c.Args[1]))
 	cloexec := false
 	if c.Nr == sim.SYS_DUP3 {
@@ -111,7 +123,7 @@ func (fc *FileCache) fdDup2(c *sim.Call, p *fcProc) (sim.Result, bool) {
 		if ns := p.peek(nfd); ns != nil && ns.st == sHidden {
 			fc.claim(t, p, nfd)
 		}
-		r := fc.pass(*c)
+		r := fc.pass(c)
 		if r.Errno == 0 {
 			fc.drop(p.slot(nfd))
 			*p.slot(nfd) = fdSlot{st: sReal}
@@ -145,10 +157,10 @@ func (fc *FileCache) fdDup2(c *sim.Call, p *fcProc) (sim.Result, bool) {
 	return sim.Result{Ret: int64(nfd)}, false
 }
 
-func (fc *FileCache) fdCloseRange(c *sim.Call, p *fcProc) (sim.Result, bool) {
+func (fc *FileCache) fdCloseRange(c sim.Call, p *fcProc) (sim.Result, bool) {
 	first, last, flags := uint64(uint32(c.Args[0])), uint64(uint32(c.Args[1])), c.Args[2]
 	if first > last || flags&^(unix.CLOSE_RANGE_CLOEXEC|unix.CLOSE_RANGE_UNSHARE) != 0 {
-		return fc.pass(*c), false
+		return fc.pass(c), false
 	}
 	hi := min(last+1, uint64(len(p.slots))) // slots [first, hi) are known
 
@@ -159,7 +171,7 @@ func (fc *FileCache) fdCloseRange(c *sim.Call, p *fcProc) (sim.Result, bool) {
 		if a > b {
 			return
 		}
-		cc := *c
+		cc := c
 		cc.Args[0], cc.Args[1] = int64(a), int64(b)
 		if served {
 			if r2 := fc.extra(cc); r2.Errno != 0 {
@@ -199,8 +211,8 @@ func (fc *FileCache) fdCloseRange(c *sim.Call, p *fcProc) (sim.Result, bool) {
 }
 
 // fdFork handles fork, vfork and clone: a child process gets a copy of the table.
-func (fc *FileCache) fdFork(c *sim.Call, p *fcProc) (sim.Result, bool) {
-	r := fc.pass(*c)
+func (fc *FileCache) fdFork(c sim.Call, p *fcProc) (sim.Result, bool) {
+	r := fc.pass(c)
 	if r.Errno != 0 || r.Ret <= 0 {
 		return r, false
 	}
@@ -229,14 +241,14 @@ func (fc *FileCache) fdFork(c *sim.Call, p *fcProc) (sim.Result, bool) {
 // virtual fds without FD_CLOEXEC stay. Those are materialized first, so that the
 // kernel keeps their files open, and each surviving file is anchored again from
 // one of them.
-func (fc *FileCache) fdExec(c *sim.Call, p *fcProc) (sim.Result, bool) {
+func (fc *FileCache) fdExec(c sim.Call, p *fcProc) (sim.Result, bool) {
 	t := c.Task
 	for i := range p.slots {
 		if s := &p.slots[i]; s.st == sVirt && !s.cloexec {
 			fc.materialize(t, p, i, s)
 		}
 	}
-	r := fc.pass(*c)
+	r := fc.pass(c)
 	if r.Errno != 0 {
 		return r, false
 	}
@@ -258,8 +270,8 @@ func (fc *FileCache) fdExec(c *sim.Call, p *fcProc) (sim.Result, bool) {
 	return r, false
 }
 
-func (fc *FileCache) fdExitGroup(c *sim.Call, p *fcProc) (sim.Result, bool) {
-	r := fc.pass(*c)
+func (fc *FileCache) fdExitGroup(c sim.Call, p *fcProc) (sim.Result, bool) {
+	r := fc.pass(c)
 	delete(fc.procs, p.g)
 	if fc.last == p {
 		fc.last, fc.lastTask = nil, nil
@@ -268,8 +280,8 @@ func (fc *FileCache) fdExitGroup(c *sim.Call, p *fcProc) (sim.Result, bool) {
 }
 
 // fdRlimit handles exit, setrlimit and prlimit64: the limit is read again.
-func (fc *FileCache) fdRlimit(c *sim.Call, p *fcProc) (sim.Result, bool) {
-	r := fc.pass(*c)
+func (fc *FileCache) fdRlimit(c sim.Call, p *fcProc) (sim.Result, bool) {
+	r := fc.pass(c)
 	if c.Nr != sim.SYS_EXIT {
 		var rl unix.Rlimit
 		if g := fc.extra(sim.Call{Nr: sim.SYS_GETRLIMIT, Task: c.Task, Args: [6]int64{unix.RLIMIT_NOFILE}, Obj: &rl}); g.Errno == 0 && rl.Cur > 0 {
@@ -302,7 +314,7 @@ func (fc *FileCache) copyID(p *fcProc, from, to int) {
 }
 
 // fcntl handles fcntl(2).
-func (fc *FileCache) fcntl(c *sim.Call, p *fcProc) (sim.Result, bool) {
+func (fc *FileCache) fcntl(c sim.Call, p *fcProc) (sim.Result, bool) {
 	t, fd := c.Task, int(int32(c.Args[0]))
 	cmd, arg := c.Args[1], c.Args[2]
 	if s := p.peek(fd); s != nil && s.st == sHidden {
@@ -311,7 +323,7 @@ func (fc *FileCache) fcntl(c *sim.Call, p *fcProc) (sim.Result, bool) {
 	s := p.virt(fd)
 	if s == nil {
 		if cmd == unix.F_DUPFD || cmd == unix.F_DUPFD_CLOEXEC {
-			return fc.passNewFd(c, p, fd, int(arg)), false
+			return fc.passNewFd(&c, p, fd, int(arg)), false
 		}
 		return sim.Result{}, true
 	}
@@ -325,7 +337,7 @@ func (fc *FileCache) fcntl(c *sim.Call, p *fcProc) (sim.Result, bool) {
 	case unix.F_SETFD:
 		s.cloexec = arg&unix.FD_CLOEXEC != 0
 		if s.mat {
-			fc.extra(*c)
+			fc.extra(c)
 		}
 		fc.done(t, 0)
 		return sim.Result{}, false
@@ -352,7 +364,7 @@ func (fc *FileCache) fcntl(c *sim.Call, p *fcProc) (sim.Result, bool) {
 		fc.materialize(t, p, fd, s)
 		return sim.Result{}, true
 	}
-	return fc.delegate(*c, p, fd, s), false
+	return fc.delegate(c, p, fd, s), false
 }
 
 // effect says what a passed-through call may change, for coherence.
