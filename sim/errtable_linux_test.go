@@ -44,6 +44,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"unsafe"
 
@@ -60,6 +61,13 @@ type errEnv struct {
 	s      sys
 	base   int
 	nofile int
+	maps   *[]mapping // the row's mappings, newest last
+}
+
+// mapping is one mmap of a row; those still live are unmapped at its end.
+type mapping struct {
+	b    []byte
+	live bool
 }
 
 // The fds every error-path row starts with, as offsets from the baseline fd (see
@@ -84,6 +92,9 @@ var (
 	whenceFl = ddscript.Flags{"SEEK_SET": unix.SEEK_SET, "SEEK_CUR": unix.SEEK_CUR, "SEEK_END": unix.SEEK_END, "SEEK_DATA": unix.SEEK_DATA, "SEEK_HOLE": unix.SEEK_HOLE}
 	fallocFl = ddscript.Flags{"FALLOC_FL_KEEP_SIZE": unix.FALLOC_FL_KEEP_SIZE, "FALLOC_FL_PUNCH_HOLE": unix.FALLOC_FL_PUNCH_HOLE, "FALLOC_FL_ZERO_RANGE": unix.FALLOC_FL_ZERO_RANGE, "FALLOC_FL_COLLAPSE_RANGE": unix.FALLOC_FL_COLLAPSE_RANGE, "FALLOC_FL_INSERT_RANGE": unix.FALLOC_FL_INSERT_RANGE}
 	fdFl     = ddscript.Flags{"FD_CLOEXEC": unix.FD_CLOEXEC, "O_CLOEXEC": unix.O_CLOEXEC}
+	protFl   = ddscript.Flags{"PROT_NONE": unix.PROT_NONE, "PROT_READ": unix.PROT_READ, "PROT_WRITE": unix.PROT_WRITE}
+	mapFl    = ddscript.Flags{"MAP_SHARED": unix.MAP_SHARED, "MAP_PRIVATE": unix.MAP_PRIVATE, "MAP_SHARED_VALIDATE": unix.MAP_SHARED_VALIDATE}
+	msyncFl  = ddscript.Flags{"MS_SYNC": unix.MS_SYNC, "MS_ASYNC": unix.MS_ASYNC, "MS_INVALIDATE": unix.MS_INVALIDATE}
 )
 
 // fdArg reads an fd argument.
@@ -414,8 +425,38 @@ func (e errEnv) step(c *ddscript.Cmd) (string, error) {
 				out = fmt.Sprintf("%d %q", r, b[:r])
 			}
 		}
+	case "mmap":
+		fd, off, n := e.fdArg(c, "fd"), c.Int("off"), c.Int("len")
+		prot, fl := c.Flags("prot", protFl, unix.PROT_READ), c.Flags("flags", mapFl, unix.MAP_SHARED)
+		if c.Done() == nil {
+			var b []byte
+			if b, err = s.(sysMM).Mmap(fd, off, int(n), int(prot), int(fl)); err == nil {
+				*e.maps = append(*e.maps, mapping{b, true})
+				r = len(b)
+			}
+		}
+	case "munmap", "msync":
+		// The newest mapping, from byte skip on.
+		skip, fl := c.IntOr("skip", 0), c.Flags("flags", msyncFl, 0)
+		if c.Name == "munmap" {
+			c.Has("flags") // not an argument of munmap: Done reports it
+		}
+		if c.Done() == nil {
+			if len(*e.maps) == 0 {
+				return "", c.Failf("no mapping (map one with mmap first)")
+			}
+			m := &(*e.maps)[len(*e.maps)-1]
+			if skip < 0 || skip > int64(len(m.b)) {
+				return "", c.Failf("skip=%d: want 0 to %d", skip, len(m.b))
+			}
+			if c.Name == "msync" {
+				err = s.(sysMM).Msync(m.b[skip:], int(fl))
+			} else if err = s.(sysMM).Munmap(m.b[skip:]); err == nil && skip == 0 {
+				m.live = false // msync may still name it (ENOMEM)
+			}
+		}
 	default:
-		return "", c.Failf("unknown call (want open, openat, creat, read, pread, write, pwrite, readv, preadv, writev, pwritev, lseek, fcntl, dup, dup2, unix.Dup2, dup3, fsync, fdatasync, close, fstat, ftruncate, truncate, fallocate, stat, lstat, unlink, rmdir, rename, mkdir, symlink, readlink)")
+		return "", c.Failf("unknown call (want open, openat, creat, read, pread, write, pwrite, readv, preadv, writev, pwritev, lseek, fcntl, dup, dup2, unix.Dup2, dup3, fsync, fdatasync, close, fstat, ftruncate, truncate, fallocate, stat, lstat, unlink, rmdir, rename, mkdir, symlink, readlink, mmap, munmap, msync)")
 	}
 	if err := c.Done(); err != nil {
 		return "", err
@@ -425,7 +466,7 @@ func (e errEnv) step(c *ddscript.Cmd) (string, error) {
 		if !bare {
 			return "", fmt.Errorf("%s: %s returned %s, want a bare syscall.Errno", c.Pos, c.Name, errName(err))
 		}
-		return unix.ErrnoName(e), nil
+		return errnoText(e), nil
 	}
 	switch {
 	case out != "":
@@ -438,6 +479,14 @@ func (e errEnv) step(c *ddscript.Cmd) (string, error) {
 		return strconv.Itoa(r), nil
 	}
 	return "0", nil
+}
+
+// errnoText names an errno as strace does (EOPNOTSUPP, not its alias ENOTSUP).
+func errnoText(e syscall.Errno) string {
+	if e == unix.EOPNOTSUPP {
+		return "EOPNOTSUPP"
+	}
+	return unix.ErrnoName(e)
 }
 
 // tableRow is one parsed row: its calls and options.
@@ -472,6 +521,15 @@ func parseTableRow(d *datadriven.TestData) (tableRow, error) {
 func (row tableRow) runOn(d *datadriven.TestData, e errEnv, limit func(n int, fn func())) (string, error) {
 	var lines []string
 	var ferr error
+	var maps []mapping
+	e.maps = &maps
+	defer func() {
+		for _, m := range maps {
+			if m.live {
+				e.s.(sysMM).Munmap(m.b)
+			}
+		}
+	}()
 	body := func() {
 		calls := row.calls
 		if d.Cmd == "run" {
