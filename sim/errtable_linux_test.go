@@ -94,6 +94,7 @@ var (
 	fdFl     = ddscript.Flags{"FD_CLOEXEC": unix.FD_CLOEXEC, "O_CLOEXEC": unix.O_CLOEXEC}
 	protFl   = ddscript.Flags{"PROT_NONE": unix.PROT_NONE, "PROT_READ": unix.PROT_READ, "PROT_WRITE": unix.PROT_WRITE}
 	mapFl    = ddscript.Flags{"MAP_SHARED": unix.MAP_SHARED, "MAP_PRIVATE": unix.MAP_PRIVATE, "MAP_SHARED_VALIDATE": unix.MAP_SHARED_VALIDATE}
+	rwfFl    = ddscript.Flags{"RWF_HIPRI": unix.RWF_HIPRI, "RWF_DSYNC": unix.RWF_DSYNC, "RWF_SYNC": unix.RWF_SYNC, "RWF_NOWAIT": unix.RWF_NOWAIT, "RWF_APPEND": unix.RWF_APPEND, "RWF_NOAPPEND": 0x20, "RWF_ATOMIC": 0x40, "RWF_DONTCACHE": 0x80}
 	msyncFl  = ddscript.Flags{"MS_SYNC": unix.MS_SYNC, "MS_ASYNC": unix.MS_ASYNC, "MS_INVALIDATE": unix.MS_INVALIDATE}
 )
 
@@ -313,6 +314,22 @@ func (e errEnv) step(c *ddscript.Cmd) (string, error) {
 				}
 			}
 		}
+	case "preadv2", "pwritev2":
+		fd, iov, off, fl := e.fdArg(c, "fd"), e.iov(c), c.Int("off"), c.Flags("flags", rwfFl, 0)
+		if c.Done() == nil {
+			if c.Name == "pwritev2" {
+				r, err = s.(sysRWF).Pwritev2(fd, iov, off, int(fl))
+				break
+			}
+			if r, err = s.(sysRWF).Preadv2(fd, iov, off, int(fl)); r > 0 {
+				left := r
+				for _, b := range iov {
+					k := min(left, len(b))
+					read = append(read, b[:k]...)
+					left -= k
+				}
+			}
+		}
 	case "lseek":
 		fd, off, wh := e.fdArg(c, "fd"), c.Int("off"), c.Flags("whence", whenceFl, unix.SEEK_SET)
 		if c.Done() == nil {
@@ -456,7 +473,7 @@ func (e errEnv) step(c *ddscript.Cmd) (string, error) {
 			}
 		}
 	default:
-		return "", c.Failf("unknown call (want open, openat, creat, read, pread, write, pwrite, readv, preadv, writev, pwritev, lseek, fcntl, dup, dup2, unix.Dup2, dup3, fsync, fdatasync, close, fstat, ftruncate, truncate, fallocate, stat, lstat, unlink, rmdir, rename, mkdir, symlink, readlink, mmap, munmap, msync)")
+		return "", c.Failf("unknown call (want open, openat, creat, read, pread, write, pwrite, readv, preadv, writev, pwritev, lseek, fcntl, dup, dup2, unix.Dup2, dup3, fsync, fdatasync, close, fstat, ftruncate, truncate, fallocate, stat, lstat, unlink, rmdir, rename, mkdir, symlink, readlink, mmap, munmap, msync, preadv2, pwritev2)")
 	}
 	if err := c.Done(); err != nil {
 		return "", err
