@@ -75,22 +75,26 @@ type errRowOf[E any] struct {
 	modelGot syscall.Errno
 }
 
+// keepCwd returns a function that puts the test process's cwd back: a row may
+// change it (fchdir on the kernel side).
+func keepCwd(t *testing.T) func() {
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return func() {
+		if err := unix.Chdir(wd); err != nil {
+			t.Fatalf("restoring the cwd: %v", err)
+		}
+	}
+}
+
 // runErrRows runs each row as a subtest on a fresh pair: on the kernel and on the
 // model, from setupErrpaths, and checks both against the row's answer.
 func runErrRows(t *testing.T, h *host, rows []errRow) {
 	for _, r := range rows {
 		t.Run(r.name, func(t *testing.T) {
-			// A row may change the test process's cwd (fchdir on the kernel
-			// side): put it back.
-			wd, err := os.Getwd()
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer func() {
-				if err := unix.Chdir(wd); err != nil {
-					t.Fatalf("restoring the cwd: %v", err)
-				}
-			}()
+			defer keepCwd(t)()
 			p := h.newPair(t)
 			defer p.done()
 			setupErrpaths(t, p.m)

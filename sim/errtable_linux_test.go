@@ -40,7 +40,6 @@ package sim_test
 import (
 	"fmt"
 	"hash/crc32"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -236,6 +235,21 @@ func statOut(st *unix.Stat_t) string {
 	return fmt.Sprintf("size=%d blocks=%d mode=%#o nlink=%d", st.Size, st.Blocks, st.Mode, st.Nlink)
 }
 
+// gathered returns the first n bytes of iov (nil for n <= 0): what a vectored
+// read of n bytes filled.
+func gathered(iov [][]byte, n int) []byte {
+	var out []byte
+	for _, b := range iov {
+		if n <= 0 {
+			break
+		}
+		k := min(n, len(b))
+		out = append(out, b[:k]...)
+		n -= k
+	}
+	return out
+}
+
 // step runs one call and returns its result line.
 func (e errEnv) step(c *ddscript.Cmd) (string, error) {
 	var (
@@ -305,13 +319,8 @@ func (e errEnv) step(c *ddscript.Cmd) (string, error) {
 			default:
 				r, err = s.Pwritev(fd, iov, off)
 			}
-			if strings.HasSuffix(c.Name, "readv") && r > 0 {
-				left := r
-				for _, b := range iov {
-					k := min(left, len(b))
-					read = append(read, b[:k]...)
-					left -= k
-				}
+			if strings.HasSuffix(c.Name, "readv") {
+				read = gathered(iov, r)
 			}
 		}
 	case "preadv2", "pwritev2":
@@ -321,14 +330,8 @@ func (e errEnv) step(c *ddscript.Cmd) (string, error) {
 				r, err = s.(sysRWF).Pwritev2(fd, iov, off, int(fl))
 				break
 			}
-			if r, err = s.(sysRWF).Preadv2(fd, iov, off, int(fl)); r > 0 {
-				left := r
-				for _, b := range iov {
-					k := min(left, len(b))
-					read = append(read, b[:k]...)
-					left -= k
-				}
-			}
+			r, err = s.(sysRWF).Preadv2(fd, iov, off, int(fl))
+			read = gathered(iov, r)
 		}
 	case "lseek":
 		fd, off, wh := e.fdArg(c, "fd"), c.Int("off"), c.Flags("whence", whenceFl, unix.SEEK_SET)
@@ -613,17 +616,7 @@ func runErrRow(t *testing.T, h *host, d *datadriven.TestData) string {
 		t.Errorf("%v", err)
 		return d.Expected
 	}
-	// A row may change the test process's cwd (fchdir on the kernel side):
-	// put it back.
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if err := os.Chdir(wd); err != nil {
-			t.Fatalf("restoring the cwd: %v", err)
-		}
-	}()
+	defer keepCwd(t)()
 	var (
 		m       *sim.Process
 		base    = modelOnlyBase
