@@ -31,7 +31,7 @@ package sim_test
 // iov=(N[@M][~S],...) (N*K: K such; N+: N bytes
 // right after the previous buffer); flags are symbolic (O_RDWR|O_DIRECT, F_DUPFD, SEEK_DATA,
 // FALLOC_FL_PUNCH_HOLE); a path may hold {S*N}, N copies of S (/{a*256} is a
-// name over NAME_MAX). Results print as the errno name, "fd +N" for a
+// name over NAME_MAX), and "" is the empty path. Results print as the errno name, "fd +N" for a
 // new fd (or "fd nofile-N"), the count or offset, "N crc=X" for bytes read, and
 // "size=S blocks=B mode=M nlink=L" for stat.
 //
@@ -94,6 +94,9 @@ var (
 	protFl   = ddscript.Flags{"PROT_NONE": unix.PROT_NONE, "PROT_READ": unix.PROT_READ, "PROT_WRITE": unix.PROT_WRITE}
 	mapFl    = ddscript.Flags{"MAP_SHARED": unix.MAP_SHARED, "MAP_PRIVATE": unix.MAP_PRIVATE, "MAP_SHARED_VALIDATE": unix.MAP_SHARED_VALIDATE}
 	rwfFl    = ddscript.Flags{"RWF_HIPRI": unix.RWF_HIPRI, "RWF_DSYNC": unix.RWF_DSYNC, "RWF_SYNC": unix.RWF_SYNC, "RWF_NOWAIT": unix.RWF_NOWAIT, "RWF_APPEND": unix.RWF_APPEND, "RWF_NOAPPEND": 0x20, "RWF_ATOMIC": 0x40, "RWF_DONTCACHE": 0x80}
+	atFl     = ddscript.Flags{"AT_SYMLINK_NOFOLLOW": unix.AT_SYMLINK_NOFOLLOW, "AT_SYMLINK_FOLLOW": unix.AT_SYMLINK_FOLLOW, "AT_EMPTY_PATH": unix.AT_EMPTY_PATH, "AT_REMOVEDIR": unix.AT_REMOVEDIR, "AT_EACCESS": unix.AT_EACCESS, "AT_NO_AUTOMOUNT": unix.AT_NO_AUTOMOUNT, "AT_STATX_FORCE_SYNC": unix.AT_STATX_FORCE_SYNC, "AT_STATX_DONT_SYNC": unix.AT_STATX_DONT_SYNC, "RENAME_NOREPLACE": unix.RENAME_NOREPLACE, "RENAME_EXCHANGE": unix.RENAME_EXCHANGE, "RENAME_WHITEOUT": unix.RENAME_WHITEOUT}
+	accessFl = ddscript.Flags{"F_OK": unix.F_OK, "R_OK": unix.R_OK, "W_OK": unix.W_OK, "X_OK": unix.X_OK}
+	statxFl  = ddscript.Flags{"STATX_BASIC_STATS": unix.STATX_BASIC_STATS, "STATX_ALL": unix.STATX_ALL, "STATX_TYPE": unix.STATX_TYPE, "STATX_MODE": unix.STATX_MODE, "STATX_NLINK": unix.STATX_NLINK, "STATX_SIZE": unix.STATX_SIZE}
 	msyncFl  = ddscript.Flags{"MS_SYNC": unix.MS_SYNC, "MS_ASYNC": unix.MS_ASYNC, "MS_INVALIDATE": unix.MS_INVALIDATE}
 )
 
@@ -204,9 +207,41 @@ func (e errEnv) iov(c *ddscript.Cmd) [][]byte {
 	return out
 }
 
-// path reads a path argument, expanding {S*N} to N copies of S.
+// times reads ts=(A,M): each SEC.NSEC, omit (UTIME_OMIT) or now (UTIME_NOW);
+// absent: NULL.
+func (e errEnv) times(c *ddscript.Cmd) []unix.Timespec {
+	v := c.Strs("ts")
+	if v == nil {
+		return nil
+	}
+	var ts []unix.Timespec
+	for _, x := range v {
+		switch x {
+		case "omit":
+			ts = append(ts, unix.Timespec{Nsec: unix.UTIME_OMIT})
+		case "now":
+			ts = append(ts, unix.Timespec{Nsec: unix.UTIME_NOW})
+		default:
+			sec, nsec, _ := strings.Cut(x, ".")
+			a, err1 := strconv.ParseInt(sec, 10, 64)
+			b, err2 := strconv.ParseInt(nsec, 10, 64)
+			if err1 != nil || err2 != nil {
+				c.Failf("ts: %s: want SEC.NSEC, omit or now", x)
+				return nil
+			}
+			ts = append(ts, unix.Timespec{Sec: a, Nsec: b})
+		}
+	}
+	return ts
+}
+
+// path reads a path argument, expanding {S*N} to N copies of S; "" is the
+// empty path.
 func (e errEnv) path(c *ddscript.Cmd, key string) string {
 	p := c.Str(key)
+	if p == `""` {
+		return ""
+	}
 	for {
 		i := strings.IndexByte(p, '{')
 		if i < 0 {
@@ -332,6 +367,81 @@ func (e errEnv) step(c *ddscript.Cmd) (string, error) {
 			}
 			r, err = s.(sysRWF).Preadv2(fd, iov, off, int(fl))
 			read = gathered(iov, r)
+		}
+	case "unlinkat", "mkdirat", "readlinkat", "fstatat", "statx", "faccessat", "faccessat2", "fchmodat", "utimensat":
+		d, p, fl := e.fdArg(c, "dirfd"), e.path(c, "path"), c.Flags("flags", atFl, 0)
+		var mode int64
+		var ts []unix.Timespec
+		switch c.Name {
+		case "mkdirat":
+			mode = c.IntOr("mode", 0o755)
+		case "fchmodat":
+			mode = c.IntOr("mode", 0o600)
+		case "faccessat", "faccessat2":
+			mode = c.Flags("mode", accessFl, unix.F_OK)
+		case "utimensat":
+			ts = e.times(c)
+		}
+		var b []byte
+		if c.Name == "readlinkat" {
+			b = e.buf(c)
+		}
+		var mask int64
+		if c.Name == "statx" {
+			mask = c.Flags("mask", statxFl, unix.STATX_BASIC_STATS)
+		}
+		if c.Done() != nil {
+			break
+		}
+		ns := s.(sysNS)
+		switch c.Name {
+		case "unlinkat":
+			err = ns.Unlinkat(d, p, int(fl))
+		case "mkdirat":
+			err = ns.Mkdirat(d, p, uint32(mode))
+		case "readlinkat":
+			if r, err = ns.Readlinkat(d, p, b); err == nil {
+				out = fmt.Sprintf("%d %q", r, b[:r])
+			}
+		case "fstatat":
+			err = ns.Fstatat(d, p, &st, int(fl))
+			out = statOut(&st)
+		case "statx":
+			var sx unix.Statx_t
+			err = ns.Statx(d, p, int(fl), int(mask), &sx)
+			out = fmt.Sprintf("mode=%#o nlink=%d size=%d", sx.Mode, sx.Nlink, sx.Size)
+		case "faccessat":
+			err = ns.Faccessat(d, p, uint32(mode), int(fl))
+		case "faccessat2":
+			err = ns.Faccessat2(d, p, uint32(mode), int(fl))
+		case "fchmodat":
+			err = ns.Fchmodat(d, p, uint32(mode), int(fl))
+		default:
+			err = ns.UtimesNanoAt(d, p, ts, int(fl))
+		}
+	case "renameat2", "linkat":
+		od, op, nd, np, fl := e.fdArg(c, "olddirfd"), e.path(c, "old"), e.fdArg(c, "newdirfd"), e.path(c, "new"), c.Flags("flags", atFl, 0)
+		if c.Done() == nil {
+			if c.Name == "linkat" {
+				err = s.(sysNS).Linkat(od, op, nd, np, int(fl))
+			} else {
+				err = s.(sysNS).Renameat2(od, op, nd, np, uint(fl))
+			}
+		}
+	case "symlinkat":
+		t, d, p := e.path(c, "target"), e.fdArg(c, "dirfd"), e.path(c, "path")
+		if c.Done() == nil {
+			err = s.(sysNS).Symlinkat(t, d, p)
+		}
+	case "fchmod":
+		fd, mode := e.fdArg(c, "fd"), c.IntOr("mode", 0o600)
+		if c.Done() == nil {
+			err = s.(sysNS).Fchmod(fd, uint32(mode))
+		}
+	case "futimens":
+		fd, ts := e.fdArg(c, "fd"), e.times(c)
+		if c.Done() == nil {
+			err = s.(sysNS).Futimens(fd, ts)
 		}
 	case "lseek":
 		fd, off, wh := e.fdArg(c, "fd"), c.Int("off"), c.Flags("whence", whenceFl, unix.SEEK_SET)
@@ -476,7 +586,7 @@ func (e errEnv) step(c *ddscript.Cmd) (string, error) {
 			}
 		}
 	default:
-		return "", c.Failf("unknown call (want open, openat, creat, read, pread, write, pwrite, readv, preadv, writev, pwritev, lseek, fcntl, dup, dup2, unix.Dup2, dup3, fsync, fdatasync, close, fstat, ftruncate, truncate, fallocate, stat, lstat, unlink, rmdir, rename, mkdir, symlink, readlink, mmap, munmap, msync, preadv2, pwritev2)")
+		return "", c.Failf("unknown call (want open, openat, creat, read, pread, write, pwrite, readv, preadv, writev, pwritev, lseek, fcntl, dup, dup2, unix.Dup2, dup3, fsync, fdatasync, close, fstat, ftruncate, truncate, fallocate, stat, lstat, unlink, rmdir, rename, mkdir, symlink, readlink, mmap, munmap, msync, preadv2, pwritev2, unlinkat, renameat2, linkat, symlinkat, mkdirat, readlinkat, fstatat, statx, faccessat, faccessat2, fchmodat, fchmod, utimensat, futimens)")
 	}
 	if err := c.Done(); err != nil {
 		return "", err
