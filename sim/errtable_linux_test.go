@@ -97,6 +97,10 @@ var (
 	atFl     = ddscript.Flags{"AT_SYMLINK_NOFOLLOW": unix.AT_SYMLINK_NOFOLLOW, "AT_SYMLINK_FOLLOW": unix.AT_SYMLINK_FOLLOW, "AT_EMPTY_PATH": unix.AT_EMPTY_PATH, "AT_REMOVEDIR": unix.AT_REMOVEDIR, "AT_EACCESS": unix.AT_EACCESS, "AT_NO_AUTOMOUNT": unix.AT_NO_AUTOMOUNT, "AT_STATX_FORCE_SYNC": unix.AT_STATX_FORCE_SYNC, "AT_STATX_DONT_SYNC": unix.AT_STATX_DONT_SYNC, "RENAME_NOREPLACE": unix.RENAME_NOREPLACE, "RENAME_EXCHANGE": unix.RENAME_EXCHANGE, "RENAME_WHITEOUT": unix.RENAME_WHITEOUT}
 	accessFl = ddscript.Flags{"F_OK": unix.F_OK, "R_OK": unix.R_OK, "W_OK": unix.W_OK, "X_OK": unix.X_OK}
 	statxFl  = ddscript.Flags{"STATX_BASIC_STATS": unix.STATX_BASIC_STATS, "STATX_ALL": unix.STATX_ALL, "STATX_TYPE": unix.STATX_TYPE, "STATX_MODE": unix.STATX_MODE, "STATX_NLINK": unix.STATX_NLINK, "STATX_SIZE": unix.STATX_SIZE}
+	flockFl  = ddscript.Flags{"LOCK_SH": unix.LOCK_SH, "LOCK_EX": unix.LOCK_EX, "LOCK_NB": unix.LOCK_NB, "LOCK_UN": unix.LOCK_UN, "LOCK_MAND": 32}
+	lockCmd  = ddscript.Flags{"F_GETLK": unix.F_GETLK, "F_SETLK": unix.F_SETLK, "F_SETLKW": unix.F_SETLKW, "F_OFD_GETLK": unix.F_OFD_GETLK, "F_OFD_SETLK": unix.F_OFD_SETLK, "F_OFD_SETLKW": unix.F_OFD_SETLKW}
+	lockType = ddscript.Flags{"F_RDLCK": unix.F_RDLCK, "F_WRLCK": unix.F_WRLCK, "F_UNLCK": unix.F_UNLCK}
+	sfrFl    = ddscript.Flags{"SYNC_FILE_RANGE_WAIT_BEFORE": unix.SYNC_FILE_RANGE_WAIT_BEFORE, "SYNC_FILE_RANGE_WRITE": unix.SYNC_FILE_RANGE_WRITE, "SYNC_FILE_RANGE_WAIT_AFTER": unix.SYNC_FILE_RANGE_WAIT_AFTER}
 	msyncFl  = ddscript.Flags{"MS_SYNC": unix.MS_SYNC, "MS_ASYNC": unix.MS_ASYNC, "MS_INVALIDATE": unix.MS_INVALIDATE}
 )
 
@@ -443,6 +447,86 @@ func (e errEnv) step(c *ddscript.Cmd) (string, error) {
 		if c.Done() == nil {
 			err = s.(sysNS).Futimens(fd, ts)
 		}
+	case "flock":
+		fd, op := e.fdArg(c, "fd"), c.Flags("op", flockFl, 0)
+		if c.Done() == nil {
+			err = s.(sysFD).Flock(fd, int(op))
+		}
+	case "fcntl_lock": // fcntl(2) with a struct flock
+		fd, cmd := e.fdArg(c, "fd"), c.Flags("cmd", lockCmd, unix.F_SETLK)
+		lk := unix.Flock_t{Type: int16(c.Flags("type", lockType, unix.F_RDLCK)), Whence: int16(c.Flags("whence", whenceFl, unix.SEEK_SET)),
+			Start: c.IntOr("start", 0), Len: c.IntOr("len", 0), Pid: int32(c.IntOr("pid", 0))}
+		if c.Done() == nil {
+			if err = s.(sysFD).FcntlFlock(uintptr(fd), int(cmd), &lk); err == nil && (cmd == unix.F_GETLK || cmd == unix.F_OFD_GETLK) {
+				out = fmt.Sprintf("type=%d whence=%d start=%d len=%d pid=%d", lk.Type, lk.Whence, lk.Start, lk.Len, lk.Pid)
+			}
+		}
+	case "sync_file_range":
+		fd, off, n, fl := e.fdArg(c, "fd"), c.Int("off"), c.Int("len"), c.Flags("flags", sfrFl, 0)
+		if c.Done() == nil {
+			err = s.(sysFD).SyncFileRange(fd, off, n, int(fl))
+		}
+	case "syncfs", "fchdir":
+		fd := e.fdArg(c, "fd")
+		if c.Done() == nil {
+			if c.Name == "syncfs" {
+				err = s.(sysFD).Syncfs(fd)
+			} else {
+				err = s.(sysFD).Fchdir(fd)
+			}
+		}
+	case "copy_file_range", "sendfile":
+		// Offsets: a number is passed by pointer and printed after the call;
+		// absent, the pointer is NULL.
+		var in, out0 int
+		var inOff, outOff *int64
+		opt := func(key string) *int64 {
+			if !c.Has(key) {
+				return nil
+			}
+			v := c.Int(key)
+			return &v
+		}
+		if c.Name == "sendfile" {
+			out0, in, inOff = e.fdArg(c, "out"), e.fdArg(c, "in"), opt("off")
+		} else {
+			in, inOff, out0, outOff = e.fdArg(c, "in"), opt("inoff"), e.fdArg(c, "out"), opt("outoff")
+		}
+		n, fl := c.Int("len"), c.IntOr("flags", 0)
+		if c.Done() == nil {
+			if c.Name == "sendfile" {
+				r, err = s.(sysFD).Sendfile(out0, in, inOff, int(n))
+			} else {
+				r, err = s.(sysFD).CopyFileRange(in, inOff, out0, outOff, int(n), int(fl))
+			}
+			if err == nil {
+				out = strconv.Itoa(r)
+				if inOff != nil && c.Name == "sendfile" {
+					out += fmt.Sprintf(" off=%d", *inOff)
+				} else if inOff != nil {
+					out += fmt.Sprintf(" inoff=%d", *inOff)
+				}
+				if outOff != nil {
+					out += fmt.Sprintf(" outoff=%d", *outOff)
+				}
+			}
+		}
+	case "getdents":
+		fd, b := e.fdArg(c, "fd"), e.buf(c)
+		if c.Done() == nil {
+			r, err = s.(sysFD).Getdents(fd, b) // the count only: d_ino and d_off differ
+		}
+	case "getcwd":
+		b := e.buf(c)
+		if c.Done() == nil {
+			if r, err = s.(sysFD).Getcwd(b); err == nil {
+				out = fmt.Sprintf("%d %q", r, b[:max(r-1, 0)])
+			}
+		}
+	case "devnull": // /dev/null opened O_RDWR at the lowest free fd
+		if c.Done() == nil {
+			r, isFd = devnull(s, e.base), true
+		}
 	case "lseek":
 		fd, off, wh := e.fdArg(c, "fd"), c.Int("off"), c.Flags("whence", whenceFl, unix.SEEK_SET)
 		if c.Done() == nil {
@@ -586,7 +670,7 @@ func (e errEnv) step(c *ddscript.Cmd) (string, error) {
 			}
 		}
 	default:
-		return "", c.Failf("unknown call (want open, openat, creat, read, pread, write, pwrite, readv, preadv, writev, pwritev, lseek, fcntl, dup, dup2, unix.Dup2, dup3, fsync, fdatasync, close, fstat, ftruncate, truncate, fallocate, stat, lstat, unlink, rmdir, rename, mkdir, symlink, readlink, mmap, munmap, msync, preadv2, pwritev2, unlinkat, renameat2, linkat, symlinkat, mkdirat, readlinkat, fstatat, statx, faccessat, faccessat2, fchmodat, fchmod, utimensat, futimens)")
+		return "", c.Failf("unknown call (want open, openat, creat, read, pread, write, pwrite, readv, preadv, writev, pwritev, lseek, fcntl, dup, dup2, unix.Dup2, dup3, fsync, fdatasync, close, fstat, ftruncate, truncate, fallocate, stat, lstat, unlink, rmdir, rename, mkdir, symlink, readlink, mmap, munmap, msync, preadv2, pwritev2, unlinkat, renameat2, linkat, symlinkat, mkdirat, readlinkat, fstatat, statx, faccessat, faccessat2, fchmodat, fchmod, utimensat, futimens, flock, fcntl_lock, sync_file_range, syncfs, copy_file_range, sendfile, getdents, fchdir, getcwd, devnull)")
 	}
 	if err := c.Done(); err != nil {
 		return "", err
