@@ -26,14 +26,16 @@ package sim_test
 //
 // Arguments: fds are the names of the setup's fds (rw ro wo dir empty path
 // closed), +N (base+N: the fds rows open start at +6), a negative number,
-// nofile[±N] (the RLIMIT_NOFILE soft limit) or AT_FDCWD; buffers are n=N[@M][~S]
-// (N bytes at M past a page boundary, zeros or the pattern of seed S), iovecs
-// iov=(N[@M][~S],...) (N*K: K such; N+: N bytes
-// right after the previous buffer); flags are symbolic (O_RDWR|O_DIRECT, F_DUPFD, SEEK_DATA,
-// FALLOC_FL_PUNCH_HOLE); a path may hold {S*N}, N copies of S (/{a*256} is a
-// name over NAME_MAX), and "" is the empty path. Results print as the errno name, "fd +N" for a
-// new fd (or "fd nofile-N"), the count or offset, "N crc=X" for bytes read, and
-// "size=S blocks=B mode=M nlink=L" for stat.
+// nofile[±N] (the RLIMIT_NOFILE soft limit) or AT_FDCWD; buffers are
+// n=N[@M][~S] (N bytes at M past a page boundary, zeros or the pattern of seed
+// S), iovecs iov=(N[@M][~S],...) (N*K: K such; N+: N bytes right after the
+// previous buffer); flags are symbolic (O_RDWR|O_DIRECT, F_DUPFD, SEEK_DATA,
+// FALLOC_FL_PUNCH_HOLE) or numbers; a path may hold {S*N}, N copies of S
+// (/{a*256} is a name over NAME_MAX), and "" is the empty path. Results print
+// as the errno name (as strace names it), "fd +N" for a new fd (or
+// "fd nofile-N"), the count or offset, "N crc=X" for bytes read,
+// "size=S blocks=B mode=M nlink=L" for stat, and what each call's case in step
+// says for the others. step lists every call a row can make.
 //
 // -rewrite regenerates the expected output from the kernel when there is one.
 
@@ -48,6 +50,7 @@ import (
 	"unsafe"
 
 	"github.com/cockroachdb/datadriven"
+	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
 	"iosim/internal/ddscript"
@@ -703,35 +706,39 @@ func errnoText(e syscall.Errno) string {
 	return unix.ErrnoName(e)
 }
 
-// tableRow is one parsed row: its calls and options.
+// tableRow is a row's options.
 type tableRow struct {
-	calls    []*ddscript.Cmd
 	nofile   string // "": the process's limit; else an fd argument (+8)
 	modelBug string // "": none; else the model's known last answer (ok or an errno)
 }
 
-func parseTableRow(d *datadriven.TestData) (tableRow, error) {
+// rowCalls parses the row's calls: the directive itself, or the lines of a run.
+// Each side parses them afresh (a Cmd records which arguments were read).
+func rowCalls(d *datadriven.TestData) ([]*ddscript.Cmd, error) {
 	if d.Cmd != "run" {
-		return tableRow{calls: []*ddscript.Cmd{ddscript.FromDirective(d)}}, nil
-	}
-	c := ddscript.FromDirective(d)
-	row := tableRow{nofile: c.StrOr("nofile", ""), modelBug: c.StrOr("model-bug", "")}
-	if err := c.Done(); err != nil {
-		return row, err
+		return []*ddscript.Cmd{ddscript.FromDirective(d)}, nil
 	}
 	calls, err := ddscript.Lines(d)
-	if err != nil {
-		return row, err
+	if err == nil && len(calls) == 0 {
+		err = fmt.Errorf("%s: run: want one call per line in the input", d.Pos)
 	}
-	if len(calls) == 0 {
-		return row, fmt.Errorf("%s: run: want one call per line in the input", d.Pos)
-	}
-	row.calls = calls
-	return row, nil
+	return calls, err
 }
 
-// runOn runs the row's calls on one side and returns their result lines. The
-// calls are parsed afresh so that each side reads its own fds and buffers.
+func parseTableRow(d *datadriven.TestData) (tableRow, error) {
+	var row tableRow
+	if d.Cmd == "run" {
+		c := ddscript.FromDirective(d)
+		row = tableRow{nofile: c.StrOr("nofile", ""), modelBug: c.StrOr("model-bug", "")}
+		if err := c.Done(); err != nil {
+			return row, err
+		}
+	}
+	_, err := rowCalls(d)
+	return row, err
+}
+
+// runOn runs the row's calls on one side and returns their result lines.
 func (row tableRow) runOn(d *datadriven.TestData, e errEnv, limit func(n int, fn func())) (string, error) {
 	var lines []string
 	var ferr error
@@ -745,12 +752,7 @@ func (row tableRow) runOn(d *datadriven.TestData, e errEnv, limit func(n int, fn
 		}
 	}()
 	body := func() {
-		calls := row.calls
-		if d.Cmd == "run" {
-			calls, _ = ddscript.Lines(d)
-		} else {
-			calls = []*ddscript.Cmd{ddscript.FromDirective(d)}
-		}
+		calls, _ := rowCalls(d) // checked by parseTableRow
 		for _, c := range calls {
 			l, err := e.step(c)
 			if err != nil {
@@ -880,4 +882,27 @@ func modelProcess(t *testing.T, base, nofile int) *sim.Process {
 	}
 	m.Umask(0o022)
 	return m
+}
+
+// TestErrorTableRejectsBadRows: a malformed row is an error naming its line
+// and what was expected, never a pass.
+func TestErrorTableRejectsBadRows(t *testing.T) {
+	m := modelProcess(t, modelOnlyBase, 1024)
+	setupErrpaths(t, m)
+	e := errEnv{s: m, base: modelOnlyBase, nofile: 1024}
+	for _, c := range []struct{ row, err string }{
+		{"read fd=bogus n=10", "f.txt:3: read: fd=bogus: want an fd"},
+		{"read fd=rw", "f.txt:3: read: want argument n="},
+		{"read fd=rw n=10 extra=1", "f.txt:3: read: unknown argument extra"},
+		{"read fd=3 n=10", "f.txt:3: read: fd=3: a non-negative fd is relative to the base: write +3"},
+		{"open path=/f flags=O_BOGUS", `f.txt:3: open: flags=O_BOGUS: unknown name "O_BOGUS"`},
+		{"frobnicate fd=rw", "f.txt:3: frobnicate: unknown call"},
+		{"pwritev fd=rw iov=(1,x) off=0", "f.txt:3: pwritev: iov: x: want a byte count"},
+		{"open path=/{a*x} flags=O_RDONLY", "f.txt:3: open: path=/{a*x}: want {TEXT*COUNT}"},
+	} {
+		cmd, err := ddscript.Parse("f.txt:3", c.row)
+		require.NoError(t, err)
+		_, err = e.step(cmd)
+		require.ErrorContains(t, err, c.err, c.row)
+	}
 }
