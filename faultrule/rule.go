@@ -50,8 +50,8 @@
 //
 //	fault rule "write#nth=0=EIO": column 11: want a positive integer after nth=, got "0"
 //
-// The text contains no ',' and no ':' before the first '=', so a rule fits in one
-// --stack value: --stack fault:rule=write@/db/*#nth=3=EIO,rule=fsync=EIO.
+// The text contains no ',', so a rule fits in one --stack value:
+// --stack fault:rule=write@/db/*#nth=3=EIO,rule=fsync=EIO.
 package faultrule
 
 import (
