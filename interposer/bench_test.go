@@ -5,6 +5,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"iosim/internal/cputime"
 	"iosim/interposer"
 	"iosim/sim"
 )
@@ -106,4 +107,41 @@ func BenchmarkHandlerFloor(b *testing.B) {
 		h.Syscall(read)
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/2, "ns/call")
+}
+
+// nopLayer is the thinnest interposer: it passes every call to the next layer.
+type nopLayer struct{ next sim.Handler }
+
+func (n nopLayer) Syscall(c sim.Call) sim.Result { return n.next.Syscall(c) }
+
+// BenchmarkSeam compares, in one binary, the seed loop (11 calls) on the facade
+// bound to the kernel (direct), through one layer that passes everything on
+// (nop), and through filecache, which answers every call of the loop itself.
+// Run with -count to alternate the three.
+func BenchmarkSeam(b *testing.B) {
+	for _, c := range []struct {
+		name  string
+		stack func(sim.Handler) sim.Handler
+	}{
+		{"direct", nil},
+		{"nop", func(k sim.Handler) sim.Handler { return nopLayer{k} }},
+		{"filecache", func(k sim.Handler) sim.Handler { return interposer.NewFileCache(k, msbPath) }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			_, k, p := newWorld(b)
+			q := p
+			if c.stack != nil {
+				q = p.Through(c.stack(k))
+			}
+			buf := make([]byte, 1024)
+			seedLoop(b, q, buf)
+			b.ReportAllocs()
+			b.ResetTimer()
+			defer cputime.Bench(b, 11, "cpu-ns/call")()
+			for b.Loop() {
+				seedLoop(b, q, buf)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/11, "ns/call")
+		})
+	}
 }

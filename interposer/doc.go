@@ -3,14 +3,16 @@
 // sim.Handler, holds the next layer, passes through what it does not interpose (the
 // dlsym(RTLD_NEXT) of a C interposer), has Unwrap, and lives in a file of its own:
 //
-//	oraus      seed 000's cache_oraus.so as published, bugs included (a specimen)
-//	opencache  seed 000's cache_open_calls.so as published, bugs included
+//	oraus      the published cache_oraus.so (Oracle message file, 2002–2003), bugs
+//	           included (a specimen)
+//	opencache  the published cache_open_calls.so, bugs included
 //	filecache  the same idea done right: reads of chosen files served from memory
 //	           with the kernel's exact results, fd numbers included
-//	fdatasync  fsync → fdatasync on regular files (seed 004)
+//	fdatasync  fsync → fdatasync on regular files (db4o commits, 2008)
 //	dsync      O_SYNC → O_DSYNC in open flags
-//	fsio       Oracle's filesystemio_options: none, asynch, directio, setall (seed 003)
-//	fault      deterministic fault injection with a small rule language (Rule)
+//	fsio       Oracle's filesystemio_options: none, asynch, directio, setall
+//	fault      deterministic fault injection in iosim's fault-rule language
+//	           (package faultrule)
 //	count      per-syscall counts, errors, bytes and virtual time, like strace -c
 //	trace      strace-format lines to an io.Writer
 //

@@ -9,7 +9,7 @@ import (
 func init() {
 	register(&Info{
 		Name:    "dsync",
-		Summary: "turns O_SYNC into O_DSYNC in open flags",
+		Summary: "turns O_SYNC into O_DSYNC in open flags: each write waits for its data and size, not for timestamps (open(2))",
 		build: func(next sim.Handler, a *Args) (sim.Handler, error) {
 			return NewDsync(next), nil
 		},

@@ -5,15 +5,16 @@ import (
 	"strings"
 	"sync"
 
+	"iosim/faultrule"
 	"iosim/sim"
 )
 
 func init() {
 	register(&Info{
 		Name:    "fault",
-		Summary: "deterministic syscall fault injection, like libfiu (errno, short count, delay)",
+		Summary: "deterministic fault injection at the syscall boundary, as libfiu's POSIX wrappers do: an errno, a short count, a delay or corrupted reads, on the n-th, every k-th, after n or with probability p of the calls a rule matches",
 		Params: []Param{
-			{Name: "rule", Repeat: true, Doc: "CALLS[@GLOB|@fd:N][#nth=N|#every=K|#after=N|#p=P]=EIO|short:N|delay:D[+...] (see Rule)"},
+			{Name: "rule", Repeat: true, Doc: "CALLS[@GLOB|@fd:N][#nth=N][#every=K][#after=N][#p=P]=EIO|short:N|delay:D|corrupt[+...]; triggers combine with AND (package faultrule)"},
 			{Name: "seed", Default: "1", Doc: "seed of the #p= triggers"},
 		},
 		build: func(next sim.Handler, a *Args) (sim.Handler, error) {
@@ -21,7 +22,7 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			var rules []Rule
+			var rules []faultrule.Rule
 			for _, s := range a.All("rule") {
 				r, err := ParseRule(s)
 				if err != nil {
@@ -34,67 +35,80 @@ func init() {
 	})
 }
 
+// ParseRule parses a fault rule whose operations are syscall names as strace
+// prints them (see package faultrule for the language).
+func ParseRule(s string) (faultrule.Rule, error) { return faultrule.Parse(s, SyscallNames) }
+
+// SyscallNames checks a syscall name in a fault rule.
+func SyscallNames(name string) bool {
+	_, ok := sim.SysnoByName(name)
+	return ok
+}
+
 // Fault injects faults at the syscall boundary, like libfiu's POSIX wrappers: each
-// call is checked against the rules in order; every rule whose calls and place match
-// counts the call, and the first whose trigger fires applies its effects (delay,
-// then errno or short count). A failed call does not reach the next layer (a failed
-// close leaves the fd open). Paths of fd calls are those the fd was opened with
-// (open/openat/creat through this layer, carried by dup), as given by the program.
+// call is checked against the rules (package faultrule) in order; every rule whose
+// calls and place match counts the call, and the first whose triggers all hold
+// applies its effects: a delay advances the virtual clock before the call; an errno
+// fails the call, which does not reach the next layer (a failed close leaves the
+// fd open); short:N cuts the count of a read or write to N bytes before the call;
+// corrupt inverts the bytes a read returns. Paths of fd calls are those the fd was
+// opened with (open/openat/creat through this layer, carried by dup), as given by
+// the program.
 //
 // Deterministic: the counters depend only on the order of calls, and #p= draws from
-// a generator keyed by the seed, the rule's index and the call's count. Safe for
-// concurrent use (one mutex); with concurrent threads, "the n-th call" is the n-th
-// to reach this layer.
+// a hash of the seed, the rule's index and the call's count. Safe for concurrent
+// use; with concurrent threads, "the n-th call" is the n-th to reach this layer.
 type Fault struct {
 	next  sim.Handler
-	Seed  uint64
-	Rules []Rule
+	set   *faultrule.Set
+	calls [][]sim.Sysno // per rule: the calls it names (nil: any)
 
 	mu    sync.Mutex
-	seen  []int64 // per rule: matching calls so far
-	fired []int64 // per rule: calls it fired on
 	paths map[procID]map[int]string
 }
 
 var _ sim.Handler = (*Fault)(nil)
 
-// NewFault returns a fault-injection layer over next.
-func NewFault(next sim.Handler, seed uint64, rules ...Rule) *Fault {
-	return &Fault{next: next, Seed: seed, Rules: rules, seen: make([]int64, len(rules)),
-		fired: make([]int64, len(rules)), paths: map[procID]map[int]string{}}
+// NewFault returns a fault-injection layer over next; rules name syscalls as
+// ParseRule checks them (an unknown name matches no call).
+func NewFault(next sim.Handler, seed uint64, rules ...faultrule.Rule) *Fault {
+	f := &Fault{next: next, set: faultrule.NewSet(seed, rules), calls: make([][]sim.Sysno, len(rules)),
+		paths: map[procID]map[int]string{}}
+	for i, r := range rules {
+		for _, n := range r.Ops {
+			nr, _ := sim.SysnoByName(n)
+			f.calls[i] = append(f.calls[i], nr)
+		}
+		if len(r.Ops) > 0 && f.calls[i] == nil {
+			f.calls[i] = []sim.Sysno{}
+		}
+	}
+	return f
 }
 
 // Unwrap returns the next layer.
 func (f *Fault) Unwrap() sim.Handler { return f.next }
 
+// Rules returns the layer's rules (shared; do not modify).
+func (f *Fault) Rules() []faultrule.Rule { return f.set.Rules() }
+
 // Fired returns how many calls each rule fired on.
-func (f *Fault) Fired() []int64 {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]int64(nil), f.fired...)
-}
+func (f *Fault) Fired() []int64 { return f.set.Fired() }
 
 // String prints the layer's spec: fault:seed=S,rule=...,rule=...
 func (f *Fault) String() string {
-	parts := []string{fmt.Sprintf("seed=%d", f.Seed)}
-	for _, r := range f.Rules {
+	parts := []string{fmt.Sprintf("seed=%d", f.set.Seed())}
+	for _, r := range f.set.Rules() {
 		parts = append(parts, "rule="+r.String())
 	}
 	return "fault:" + strings.Join(parts, ",")
 }
 
-func splitmix(x uint64) uint64 {
-	x += 0x9e3779b97f4a7c15
-	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
-	x = (x ^ x>>27) * 0x94d049bb133111eb
-	return x ^ x>>31
-}
-
-func (r *Rule) matches(c *sim.Call, fd int, fdOK bool, p string) bool {
-	if len(r.Calls) > 0 {
+func (f *Fault) matches(i int, r *faultrule.Rule, nr sim.Sysno, fd int, fdOK bool, p string) bool {
+	if calls := f.calls[i]; calls != nil {
 		ok := false
-		for _, n := range r.Calls {
-			if n == c.Nr {
+		for _, n := range calls {
+			if n == nr {
 				ok = true
 				break
 			}
@@ -106,84 +120,84 @@ func (r *Rule) matches(c *sim.Call, fd int, fdOK bool, p string) bool {
 	if r.Fd >= 0 && (!fdOK || fd != r.Fd) {
 		return false
 	}
-	if r.Glob != "" && !matchGlob(r.Glob, p) {
-		return false
-	}
-	return true
-}
-
-func (r *Rule) fires(n int64, seed uint64, idx int) bool {
-	if r.Nth > 0 && n != r.Nth {
-		return false
-	}
-	if r.Every > 0 && n%r.Every != 0 {
-		return false
-	}
-	if r.After > 0 && n <= r.After {
-		return false
-	}
-	if r.P > 0 {
-		u := float64(splitmix(seed^splitmix(uint64(idx)+1)^uint64(n))>>11) / (1 << 53)
-		if u >= r.P {
-			return false
-		}
-	}
-	return true
+	return r.Glob == "" || faultrule.MatchGlob(r.Glob, p)
 }
 
 // Syscall implements sim.Handler.
 func (f *Fault) Syscall(c sim.Call) sim.Result {
-	f.mu.Lock()
-	fds := f.paths[procOf(c.Task)]
 	fd, fdOK := fdArg(&c)
 	p := c.Path
 	if fdOK && p == "" {
-		p = fds[fd]
+		f.mu.Lock()
+		p = f.paths[procOf(c.Task)][fd]
+		f.mu.Unlock()
 	}
-	hit := -1
-	for i := range f.Rules {
-		r := &f.Rules[i]
-		if !r.matches(&c, fd, fdOK, p) {
-			continue
-		}
-		f.seen[i]++
-		if hit < 0 && r.fires(f.seen[i], f.Seed, i) {
-			hit = i
-			f.fired[i]++
-		}
-	}
-	f.mu.Unlock()
+	hit := f.set.Decide(func(i int, r *faultrule.Rule) bool { return f.matches(i, r, c.Nr, fd, fdOK, p) })
+	var rule *faultrule.Rule
 	if hit >= 0 {
-		r := &f.Rules[hit]
-		if r.Delay > 0 {
-			c.Task.Kernel().Clock().Advance(int64(r.Delay))
+		rule = &f.set.Rules()[hit]
+		if rule.Delay > 0 {
+			c.Task.Kernel().Clock().Advance(int64(rule.Delay))
 		}
-		if r.Errno != 0 {
-			return sim.Fail(r.Errno)
+		if rule.Errno != 0 {
+			return sim.Fail(rule.Errno)
 		}
-		if r.Short != 0 {
-			limit := max(r.Short, 0)
-			if int64(len(c.Buf)) > limit {
-				c.Buf = c.Buf[:limit]
-				if c.Nr == sim.SYS_READ || c.Nr == sim.SYS_WRITE || c.Nr == sim.SYS_PREAD64 || c.Nr == sim.SYS_PWRITE64 {
-					c.Args[2] = limit
-				}
-			}
-			if c.Iov != nil {
-				iov := make([][]byte, 0, len(c.Iov))
-				left := limit
-				for _, b := range c.Iov {
-					n := min(int64(len(b)), left)
-					iov = append(iov, b[:n])
-					left -= n
-				}
-				c.Iov = iov
-			}
+		if rule.HasShort {
+			shorten(&c, rule.Short)
 		}
 	}
 	r := f.next.Syscall(c)
+	if rule != nil && rule.Corrupt && r.Errno == 0 && r.Ret > 0 && isRead(c.Nr) {
+		corrupt(&c, r.Ret)
+	}
 	f.track(&c, r)
 	return r
+}
+
+// shorten cuts the transfer of a read or write to at most limit bytes.
+func shorten(c *sim.Call, limit int64) {
+	if int64(len(c.Buf)) > limit {
+		c.Buf = c.Buf[:limit]
+		if c.Nr == sim.SYS_READ || c.Nr == sim.SYS_WRITE || c.Nr == sim.SYS_PREAD64 || c.Nr == sim.SYS_PWRITE64 {
+			c.Args[2] = limit
+		}
+	}
+	if c.Iov != nil {
+		iov := make([][]byte, 0, len(c.Iov))
+		left := limit
+		for _, b := range c.Iov {
+			n := min(int64(len(b)), left)
+			iov = append(iov, b[:n])
+			left -= n
+		}
+		c.Iov = iov
+	}
+}
+
+func isRead(nr sim.Sysno) bool {
+	switch nr {
+	case sim.SYS_READ, sim.SYS_PREAD64, sim.SYS_READV, sim.SYS_PREADV, sim.SYS_PREADV2:
+		return true
+	}
+	return false
+}
+
+// corrupt inverts the n bytes a read returned.
+func corrupt(c *sim.Call, n int64) {
+	invert := func(b []byte) {
+		for k := range b {
+			b[k] = ^b[k]
+		}
+	}
+	if c.Iov == nil {
+		invert(c.Buf[:min(n, int64(len(c.Buf)))])
+		return
+	}
+	for _, b := range c.Iov {
+		m := min(int64(len(b)), n)
+		invert(b[:m])
+		n -= m
+	}
 }
 
 // track keeps fd → path for the calls that create and close fds.

@@ -14,7 +14,7 @@ import (
 func init() {
 	register(&Info{
 		Name:    "filecache",
-		Summary: "serves reads of chosen files from memory with the kernel's exact semantics (seed 000 done right)",
+		Summary: "serves reads of chosen files from memory with the kernel's exact results (offsets, EOF, errnos, fd numbers): the Oracle message-file cache of 2002–2003 (about 10x on 50,000 lookups) without its bugs",
 		Params: []Param{
 			{Name: "path", Repeat: true, Doc: "a file to cache; matched by inode (dev, ino), however the program names it"},
 		},
@@ -590,11 +590,6 @@ func (fc *FileCache) Syscall(c sim.Call) sim.Result {
 		return fc.passFd(c)
 	case sim.SYS_OPEN, sim.SYS_OPENAT, sim.SYS_CREAT:
 		return fc.open(c)
-	case sim.SYS_CLOSE, sim.SYS_DUP, sim.SYS_DUP2, sim.SYS_DUP3, sim.SYS_FCNTL,
-		sim.SYS_CLOSE_RANGE, sim.SYS_FORK, sim.SYS_VFORK, sim.SYS_CLONE, sim.SYS_CLONE3,
-		sim.SYS_EXECVE, sim.SYS_EXECVEAT, sim.SYS_EXIT_GROUP, sim.SYS_EXIT,
-		sim.SYS_SETRLIMIT, sim.SYS_PRLIMIT64:
-		return fc.fdtable(c)
 	case sim.SYS_NEWFSTATAT:
 		if c.Path == "" && c.Args[3]&unix.AT_EMPTY_PATH != 0 {
 			fc.mu.Lock()
@@ -609,6 +604,10 @@ func (fc *FileCache) Syscall(c sim.Call) sim.Result {
 				}
 			}
 			fc.mu.Unlock()
+		}
+	default:
+		if int(c.Nr) < len(fdHandlerOf) && fdHandlerOf[c.Nr] != nil {
+			return fc.fdtable(c, fdHandlerOf[c.Nr])
 		}
 	}
 	return fc.passFd(c)

@@ -9,237 +9,286 @@ import (
 // The fd-table half of FileCache: close, dup*, fcntl, close_range, fork, execve,
 // exit and rlimit changes, and the pass-through path with its coherence rules.
 
-// fdtable handles the calls that create, close or change fds. Called without fc.mu.
-func (fc *FileCache) fdtable(c sim.Call) sim.Result {
-	t := c.Task
-	fc.mu.Lock()
-	p := fc.proc(t)
-	fd := int(int32(c.Args[0]))
-	switch c.Nr {
-	case sim.SYS_CLOSE:
-		if s := p.virt(fd); s != nil {
-			if s.mat {
-				fc.extra(sim.Call{Nr: sim.SYS_CLOSE, Task: t, Args: [6]int64{int64(fd)}})
-			}
-			fc.drop(s)
-			fc.done(t, 0)
-			fc.mu.Unlock()
-			return sim.Result{}
-		}
-		if s := p.peek(fd); s != nil && s.st == sHidden {
-			fc.mu.Unlock()
-			return sim.Fail(unix.EBADF)
-		}
-		r := fc.pass(c)
-		if fd >= 0 {
-			fc.drop(p.slot(fd))
-		}
-		fc.mu.Unlock()
-		return r
+// fdHandler handles one fd-table call for FileCache, with fc.mu held. It returns
+// the call's result, or pass: the call must go to the next layer after fc.mu is
+// released (it may block, or it changes nothing the cache tracks).
+//
+// The Call is passed by value: a pointer through a function value would make
+// every such Call escape to the heap.
+type fdHandler func(fc *FileCache, c sim.Call, p *fcProc) (r sim.Result, pass bool)
 
-	case sim.SYS_DUP:
-		defer fc.mu.Unlock()
-		if s := p.virt(fd); s != nil {
-			return fc.dupVirt(t, p, s, 0, false)
-		}
-		if s := p.peek(fd); s != nil && s.st == sHidden {
-			return sim.Fail(unix.EBADF)
-		}
-		r := fc.pass(c)
-		if r.Errno == 0 {
-			n, e := fc.allocated(t, p, 0, int(r.Ret))
-			if e != 0 {
-				return sim.Fail(e)
-			}
-			fc.copyID(p, fd, n)
-			r.Ret = int64(n)
-		}
-		return r
+// fdCalls are the calls other than open/openat/creat that create, close or
+// change fds, or end or copy the fd table, each with its handler.
+var fdCalls = map[sim.Sysno]fdHandler{
+	sim.SYS_CLOSE:       (*FileCache).fdClose,
+	sim.SYS_DUP:         (*FileCache).fdDup,
+	sim.SYS_DUP2:        (*FileCache).fdDup2,
+	sim.SYS_DUP3:        (*FileCache).fdDup2,
+	sim.SYS_FCNTL:       (*FileCache).fcntl,
+	sim.SYS_CLOSE_RANGE: (*FileCache).fdCloseRange,
+	sim.SYS_FORK:        (*FileCache).fdFork,
+	sim.SYS_VFORK:       (*FileCache).fdFork,
+	sim.SYS_CLONE:       (*FileCache).fdFork,
+	sim.SYS_CLONE3:      (*FileCache).fdFork,
+	sim.SYS_EXECVE:      (*FileCache).fdExec,
+	sim.SYS_EXECVEAT:    (*FileCache).fdExec,
+	sim.SYS_EXIT_GROUP:  (*FileCache).fdExitGroup,
+	sim.SYS_EXIT:        (*FileCache).fdRlimit,
+	sim.SYS_SETRLIMIT:   (*FileCache).fdRlimit,
+	sim.SYS_PRLIMIT64:   (*FileCache).fdRlimit,
+}
 
-	case sim.SYS_DUP2, sim.SYS_DUP3:
-		defer fc.mu.Unlock()
-		nfd := int(int32(c.Args[1]))
-		cloexec := false
-		if c.Nr == sim.SYS_DUP3 {
-			if c.Args[2]&^unix.O_CLOEXEC != 0 || fd == nfd {
-				return sim.Fail(unix.EINVAL)
-			}
-			cloexec = c.Args[2]&unix.O_CLOEXEC != 0
-		}
-		old := p.peek(fd)
-		if old != nil && old.st == sHidden {
-			return sim.Fail(unix.EBADF)
-		}
-		if old == nil || old.st != sVirt {
-			// A real or unknown oldfd: the kernel decides (EBADF included).
-			if ns := p.peek(nfd); ns != nil && ns.st == sHidden {
-				fc.claim(t, p, nfd)
-			}
-			r := fc.pass(c)
-			if r.Errno == 0 {
-				fc.drop(p.slot(nfd))
-				*p.slot(nfd) = fdSlot{st: sReal}
-				fc.copyID(p, fd, nfd)
-			}
-			return r
-		}
-		if fd == nfd { // dup2 only: checked before RLIMIT_NOFILE, as Linux does
-			fc.done(t, 0)
-			return sim.Result{Ret: int64(nfd)}
-		}
-		if nfd < 0 || nfd >= p.nofile {
-			return sim.Fail(unix.EBADF)
-		}
-		{
-			v := old.v
-			v.refs++ // before dropping nfd, which may hold the same description
-			ns := fc.known(t, p, nfd)
-			switch ns.st {
-			case sVirt:
-				if ns.mat {
-					fc.extra(sim.Call{Nr: sim.SYS_CLOSE, Task: t, Args: [6]int64{int64(nfd)}})
-				}
-			case sReal:
-				fc.extra(sim.Call{Nr: sim.SYS_CLOSE, Task: t, Args: [6]int64{int64(nfd)}})
-			case sHidden:
-				fc.claim(t, p, nfd)
-			}
-			fc.drop(p.slot(nfd))
-			*p.slot(nfd) = fdSlot{st: sVirt, v: v, cloexec: cloexec}
-			fc.done(t, 0)
-			return sim.Result{Ret: int64(nfd)}
-		}
-
-	case sim.SYS_FCNTL:
-		return fc.fcntl(c, p, fd) // unlocks
-
-	case sim.SYS_CLOSE_RANGE:
-		defer fc.mu.Unlock()
-		first, last, flags := uint64(uint32(c.Args[0])), uint64(uint32(c.Args[1])), c.Args[2]
-		if first > last || flags&^(unix.CLOSE_RANGE_CLOEXEC|unix.CLOSE_RANGE_UNSHARE) != 0 {
-			return fc.pass(c)
-		}
-		hi := min(last+1, uint64(len(p.slots))) // slots [first, hi) are known
-
-		// The kernel must not close the anchors: close the ranges between them.
-		start, served := first, false
-		var r sim.Result
-		call := func(a, b uint64) {
-			if a > b {
-				return
-			}
-			cc := c
-			cc.Args[0], cc.Args[1] = int64(a), int64(b)
-			if served {
-				r2 := fc.extra(cc)
-				if r2.Errno != 0 {
-					r = r2
-				}
-				return
-			}
-			served = true
-			r = fc.pass(cc)
-		}
-		for n := first; n < hi; n++ {
-			if p.slots[n].st == sHidden {
-				if n > start {
-					call(start, n-1)
-				}
-				start = n + 1
-			}
-		}
-		call(start, last)
-		if !served {
-			r = sim.Result{}
-		}
-		for n := first; n < hi; n++ {
-			s := &p.slots[n]
-			if s.st == sHidden {
-				continue
-			}
-			if flags&unix.CLOSE_RANGE_CLOEXEC != 0 {
-				if s.st == sVirt {
-					s.cloexec = true
-				}
-				continue
-			}
-			fc.drop(s)
-		}
-		return r
-
-	case sim.SYS_FORK, sim.SYS_VFORK, sim.SYS_CLONE, sim.SYS_CLONE3:
-		defer fc.mu.Unlock()
-		r := fc.pass(c)
-		if r.Errno == 0 && r.Ret > 0 {
-			if ct := t.Kernel().Task(int(r.Ret)); ct != nil && ct.Group() != p.g {
-				q := &fcProc{g: ct.Group(), slots: append([]fdSlot(nil), p.slots...),
-					res: map[resKey]resEnt{}, anchors: map[*cfile]int{}, nofile: p.nofile, hardMax: p.hardMax}
-				for k, v := range p.res {
-					q.res[k] = v
-				}
-				for k, v := range p.anchors {
-					q.anchors[k] = v
-				}
-				for i := range q.slots {
-					if q.slots[i].st == sVirt {
-						q.slots[i].v.refs++
-					}
-				}
-				fc.procs[q.g] = q
-			}
-		}
-		return r
-
-	case sim.SYS_EXECVE, sim.SYS_EXECVEAT:
-		defer fc.mu.Unlock()
-		// The anchors are O_CLOEXEC and go with the exec; the virtual fds without
-		// FD_CLOEXEC stay. Materialize those first, so that the kernel keeps their
-		// files open, and anchor each surviving file again from one of them.
-		for i := range p.slots {
-			if s := &p.slots[i]; s.st == sVirt && !s.cloexec {
-				fc.materialize(t, p, i, s)
-			}
-		}
-		r := fc.pass(c)
-		if r.Errno == 0 {
-			for i := range p.slots {
-				s := &p.slots[i]
-				switch {
-				case s.st == sVirt && s.cloexec, s.st == sHidden:
-					fc.drop(s)
-				case s.st == sReal:
-					*s = fdSlot{} // its FD_CLOEXEC was not tracked: ask again
-				}
-			}
-			clear(p.anchors)
-			for i := range p.slots {
-				if s := &p.slots[i]; s.st == sVirt {
-					fc.anchor(t, p, s.v.f, i)
-				}
-			}
-		}
-		return r
-
-	case sim.SYS_EXIT_GROUP:
-		defer fc.mu.Unlock()
-		r := fc.pass(c)
-		delete(fc.procs, p.g)
-		if fc.last == p {
-			fc.last, fc.lastTask = nil, nil
-		}
-		return r
-
-	default: // SYS_EXIT, SYS_SETRLIMIT, SYS_PRLIMIT64
-		defer fc.mu.Unlock()
-		r := fc.pass(c)
-		if c.Nr != sim.SYS_EXIT {
-			var rl unix.Rlimit
-			if g := fc.extra(sim.Call{Nr: sim.SYS_GETRLIMIT, Task: t, Args: [6]int64{unix.RLIMIT_NOFILE}, Obj: &rl}); g.Errno == 0 && rl.Cur > 0 {
-				p.nofile, p.hardMax = int(rl.Cur), rl.Max
-			}
-		}
-		return r
+// fdHandlerOf returns the handler of nr, or nil: fdCalls as an array, so that
+// every call the cache passes on does not pay a map look-up.
+var fdHandlerOf = func() (t [512]fdHandler) {
+	for nr, h := range fdCalls {
+		t[nr] = h
 	}
+	return t
+}()
+
+// fdtable runs the handler of an fd-table call. Called without fc.mu.
+func (fc *FileCache) fdtable(c sim.Call, h fdHandler) sim.Result {
+	fc.mu.Lock()
+	r, pass := h(fc, c, fc.proc(c.Task))
+	fc.mu.Unlock()
+	if pass {
+		return fc.pass(c)
+	}
+	return r
+}
+
+func (fc *FileCache) fdClose(c sim.Call, p *fcProc) (sim.Result, bool) {
+	t, fd := c.Task, int(int32(c.Args[0]))
+	if s := p.virt(fd); s != nil {
+		if s.mat {
+			fc.extra(sim.Call{Nr: sim.SYS_CLOSE, Task: t, Args: [6]int64{int64(fd)}})
+		}
+		fc.drop(s)
+		fc.done(t, 0)
+		return sim.Result{}, false
+	}
+	if s := p.peek(fd); s != nil && s.st == sHidden {
+		return sim.Fail(unix.EBADF), false
+	}
+	r := fc.pass(c)
+	if fd >= 0 {
+		fc.drop(p.slot(fd))
+	}
+	return r, false
+}
+
+func (fc *FileCache) fdDup(c sim.Call, p *fcProc) (sim.Result, bool) {
+	t, fd := c.Task, int(int32(c.Args[0]))
+	if s := p.virt(fd); s != nil {
+		return fc.dupVirt(t, p, s, 0, false), false
+	}
+	if s := p.peek(fd); s != nil && s.st == sHidden {
+		return sim.Fail(unix.EBADF), false
+	}
+	return fc.passNewFd(&c, p, fd, 0), false
+}
+
+// passNewFd passes a call that returns a new fd duplicating fd (the lowest free
+// >= min) and records it.
+func (fc *FileCache) passNewFd(c *sim.Call, p *fcProc, fd, min int) sim.Result {
+	r := fc.pass(*c)
+	if r.Errno == 0 {
+		n, e := fc.allocated(c.Task, p, min, int(r.Ret))
+		if e != 0 {
+			return sim.Fail(e)
+		}
+		fc.copyID(p, fd, n)
+		r.Ret = int64(n)
+	}
+	return r
+}
+
+// fdDup2 handles dup2 and dup3.
+func (fc *FileCache) fdDup2(c sim.Call, p *fcProc) (sim.Result, bool) {
+	t, fd, nfd := c.Task, int(int32(c.Args[0])), int(int32(c.Args[1]))
+	cloexec := false
+	if c.Nr == sim.SYS_DUP3 {
+		if c.Args[2]&^unix.O_CLOEXEC != 0 || fd == nfd {
+			return sim.Fail(unix.EINVAL), false
+		}
+		cloexec = c.Args[2]&unix.O_CLOEXEC != 0
+	}
+	old := p.peek(fd)
+	if old != nil && old.st == sHidden {
+		return sim.Fail(unix.EBADF), false
+	}
+	if old == nil || old.st != sVirt {
+		// A real or unknown oldfd: the kernel decides (EBADF included).
+		if ns := p.peek(nfd); ns != nil && ns.st == sHidden {
+			fc.claim(t, p, nfd)
+		}
+		r := fc.pass(c)
+		if r.Errno == 0 {
+			fc.drop(p.slot(nfd))
+			*p.slot(nfd) = fdSlot{st: sReal}
+			fc.copyID(p, fd, nfd)
+		}
+		return r, false
+	}
+	if fd == nfd { // dup2 only: checked before RLIMIT_NOFILE, as Linux does
+		fc.done(t, 0)
+		return sim.Result{Ret: int64(nfd)}, false
+	}
+	if nfd < 0 || nfd >= p.nofile {
+		return sim.Fail(unix.EBADF), false
+	}
+	v := old.v
+	v.refs++ // before dropping nfd, which may hold the same description
+	ns := fc.known(t, p, nfd)
+	switch ns.st {
+	case sVirt:
+		if ns.mat {
+			fc.extra(sim.Call{Nr: sim.SYS_CLOSE, Task: t, Args: [6]int64{int64(nfd)}})
+		}
+	case sReal:
+		fc.extra(sim.Call{Nr: sim.SYS_CLOSE, Task: t, Args: [6]int64{int64(nfd)}})
+	case sHidden:
+		fc.claim(t, p, nfd)
+	}
+	fc.drop(p.slot(nfd))
+	*p.slot(nfd) = fdSlot{st: sVirt, v: v, cloexec: cloexec}
+	fc.done(t, 0)
+	return sim.Result{Ret: int64(nfd)}, false
+}
+
+func (fc *FileCache) fdCloseRange(c sim.Call, p *fcProc) (sim.Result, bool) {
+	first, last, flags := uint64(uint32(c.Args[0])), uint64(uint32(c.Args[1])), c.Args[2]
+	if first > last || flags&^(unix.CLOSE_RANGE_CLOEXEC|unix.CLOSE_RANGE_UNSHARE) != 0 {
+		return fc.pass(c), false
+	}
+	hi := min(last+1, uint64(len(p.slots))) // slots [first, hi) are known
+
+	// The kernel must not close the anchors: close the ranges between them.
+	start, served := first, false
+	var r sim.Result
+	call := func(a, b uint64) {
+		if a > b {
+			return
+		}
+		cc := c
+		cc.Args[0], cc.Args[1] = int64(a), int64(b)
+		if served {
+			if r2 := fc.extra(cc); r2.Errno != 0 {
+				r = r2
+			}
+			return
+		}
+		served = true
+		r = fc.pass(cc)
+	}
+	for n := first; n < hi; n++ {
+		if p.slots[n].st == sHidden {
+			if n > start {
+				call(start, n-1)
+			}
+			start = n + 1
+		}
+	}
+	call(start, last)
+	if !served {
+		r = sim.Result{}
+	}
+	for n := first; n < hi; n++ {
+		s := &p.slots[n]
+		if s.st == sHidden {
+			continue
+		}
+		if flags&unix.CLOSE_RANGE_CLOEXEC != 0 {
+			if s.st == sVirt {
+				s.cloexec = true
+			}
+			continue
+		}
+		fc.drop(s)
+	}
+	return r, false
+}
+
+// fdFork handles fork, vfork and clone: a child process gets a copy of the table.
+func (fc *FileCache) fdFork(c sim.Call, p *fcProc) (sim.Result, bool) {
+	r := fc.pass(c)
+	if r.Errno != 0 || r.Ret <= 0 {
+		return r, false
+	}
+	ct := c.Task.Kernel().Task(int(r.Ret))
+	if ct == nil || ct.Group() == p.g {
+		return r, false // a thread shares the table
+	}
+	q := &fcProc{g: ct.Group(), slots: append([]fdSlot(nil), p.slots...),
+		res: map[resKey]resEnt{}, anchors: map[*cfile]int{}, nofile: p.nofile, hardMax: p.hardMax}
+	for k, v := range p.res {
+		q.res[k] = v
+	}
+	for k, v := range p.anchors {
+		q.anchors[k] = v
+	}
+	for i := range q.slots {
+		if q.slots[i].st == sVirt {
+			q.slots[i].v.refs++
+		}
+	}
+	fc.procs[q.g] = q
+	return r, false
+}
+
+// fdExec handles execve: the anchors are O_CLOEXEC and go with the exec; the
+// virtual fds without FD_CLOEXEC stay. Those are materialized first, so that the
+// kernel keeps their files open, and each surviving file is anchored again from
+// one of them.
+func (fc *FileCache) fdExec(c sim.Call, p *fcProc) (sim.Result, bool) {
+	t := c.Task
+	for i := range p.slots {
+		if s := &p.slots[i]; s.st == sVirt && !s.cloexec {
+			fc.materialize(t, p, i, s)
+		}
+	}
+	r := fc.pass(c)
+	if r.Errno != 0 {
+		return r, false
+	}
+	for i := range p.slots {
+		s := &p.slots[i]
+		switch {
+		case s.st == sVirt && s.cloexec, s.st == sHidden:
+			fc.drop(s)
+		case s.st == sReal:
+			*s = fdSlot{} // its FD_CLOEXEC was not tracked: ask again
+		}
+	}
+	clear(p.anchors)
+	for i := range p.slots {
+		if s := &p.slots[i]; s.st == sVirt {
+			fc.anchor(t, p, s.v.f, i)
+		}
+	}
+	return r, false
+}
+
+func (fc *FileCache) fdExitGroup(c sim.Call, p *fcProc) (sim.Result, bool) {
+	r := fc.pass(c)
+	delete(fc.procs, p.g)
+	if fc.last == p {
+		fc.last, fc.lastTask = nil, nil
+	}
+	return r, false
+}
+
+// fdRlimit handles exit, setrlimit and prlimit64: the limit is read again.
+func (fc *FileCache) fdRlimit(c sim.Call, p *fcProc) (sim.Result, bool) {
+	r := fc.pass(c)
+	if c.Nr != sim.SYS_EXIT {
+		var rl unix.Rlimit
+		if g := fc.extra(sim.Call{Nr: sim.SYS_GETRLIMIT, Task: c.Task, Args: [6]int64{unix.RLIMIT_NOFILE}, Obj: &rl}); g.Errno == 0 && rl.Cur > 0 {
+			p.nofile, p.hardMax = int(rl.Cur), rl.Max
+		}
+	}
+	return r, false
 }
 
 // dupVirt gives virtual description s another fd, the lowest free >= min.
@@ -264,75 +313,58 @@ func (fc *FileCache) copyID(p *fcProc, from, to int) {
 	}
 }
 
-// fcntl handles fcntl(2). Called with fc.mu held; returns with it released.
-func (fc *FileCache) fcntl(c sim.Call, p *fcProc, fd int) sim.Result {
-	t := c.Task
+// fcntl handles fcntl(2).
+func (fc *FileCache) fcntl(c sim.Call, p *fcProc) (sim.Result, bool) {
+	t, fd := c.Task, int(int32(c.Args[0]))
 	cmd, arg := c.Args[1], c.Args[2]
 	if s := p.peek(fd); s != nil && s.st == sHidden {
-		fc.mu.Unlock()
-		return sim.Fail(unix.EBADF)
+		return sim.Fail(unix.EBADF), false
 	}
 	s := p.virt(fd)
 	if s == nil {
 		if cmd == unix.F_DUPFD || cmd == unix.F_DUPFD_CLOEXEC {
-			defer fc.mu.Unlock()
-			r := fc.pass(c)
-			if r.Errno == 0 {
-				n, e := fc.allocated(t, p, int(arg), int(r.Ret))
-				if e != 0 {
-					return sim.Fail(e)
-				}
-				fc.copyID(p, fd, n)
-				r.Ret = int64(n)
-			}
-			return r
+			return fc.passNewFd(&c, p, fd, int(arg)), false
 		}
-		fc.mu.Unlock()
-		return fc.pass(c)
-	}
-	served := func(r sim.Result) sim.Result {
-		fc.done(t, 0)
-		fc.mu.Unlock()
-		return r
+		return sim.Result{}, true
 	}
 	switch cmd {
 	case unix.F_GETFD:
+		fc.done(t, 0)
 		if s.cloexec {
-			return served(sim.Result{Ret: unix.FD_CLOEXEC})
+			return sim.Result{Ret: unix.FD_CLOEXEC}, false
 		}
-		return served(sim.Result{})
+		return sim.Result{}, false
 	case unix.F_SETFD:
 		s.cloexec = arg&unix.FD_CLOEXEC != 0
 		if s.mat {
 			fc.extra(c)
 		}
-		return served(sim.Result{})
+		fc.done(t, 0)
+		return sim.Result{}, false
 	case unix.F_GETFL:
-		return served(sim.Result{Ret: int64(s.v.flags)})
+		fc.done(t, 0)
+		return sim.Result{Ret: int64(s.v.flags)}, false
 	case unix.F_SETFL:
 		const emulated = unix.O_APPEND | unix.O_NONBLOCK
 		const setfl = emulated | unix.O_ASYNC | unix.O_DIRECT | unix.O_NOATIME
 		if (int64(s.v.flags)^arg)&(setfl&^emulated) == 0 {
 			s.v.flags = s.v.flags&^emulated | int(arg)&emulated
-			return served(sim.Result{})
+			fc.done(t, 0)
+			return sim.Result{}, false
 		}
 	case unix.F_DUPFD, unix.F_DUPFD_CLOEXEC:
 		if arg < 0 || arg >= int64(p.nofile) {
-			return served(sim.Fail(unix.EINVAL))
+			fc.done(t, 0)
+			return sim.Fail(unix.EINVAL), false
 		}
-		r := fc.dupVirt(t, p, s, int(arg), cmd == unix.F_DUPFD_CLOEXEC)
-		fc.mu.Unlock()
-		return r
+		return fc.dupVirt(t, p, s, int(arg), cmd == unix.F_DUPFD_CLOEXEC), false
 	case unix.F_SETLKW, unix.F_OFD_SETLKW, unix.F_SETLK, unix.F_GETLK, unix.F_OFD_SETLK, unix.F_OFD_GETLK:
 		// May block: materialize, then pass without holding the lock. Locks do not
 		// move the offset.
 		fc.materialize(t, p, fd, s)
-		fc.mu.Unlock()
-		return fc.pass(c)
+		return sim.Result{}, true
 	}
-	r := fc.delegate(c, p, fd, s)
-	fc.mu.Unlock()
-	return r
+	return fc.delegate(c, p, fd, s), false
 }
 
 // effect says what a passed-through call may change, for coherence.

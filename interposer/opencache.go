@@ -9,7 +9,7 @@ import (
 func init() {
 	register(&Info{
 		Name:    "opencache",
-		Summary: "seed 000's cache_open_calls.so as published: caches open/close of one path (bugs included)",
+		Summary: "caches open/close of one path, as the published cache_open_calls.so (Oracle message file, Solaris, 2002–2003) did, bugs included: a later open gets the first fd whatever its flags",
 		Params: []Param{
 			{Name: "path", Default: DefaultOrausPath, Doc: "the file whose open/close are cached (exact string compare)"},
 		},
@@ -19,8 +19,8 @@ func init() {
 	})
 }
 
-// OpenCache reproduces cache_open_calls.so from seed 000 as published: it interposes
-// only open/openat and close of Path; every other call passes through.
+// OpenCache reproduces cache_open_calls.so (Oracle message file, Solaris,
+// 2002–2003) as published: it interposes only open/openat and close of Path; every other call passes through.
 //
 // Contract (the published behaviour, deliberately kept):
 //   - The first open of Path (exact string compare) reaches the kernel; every later open

@@ -14,7 +14,7 @@ const DefaultOrausPath = "/oracle/app/oracle/product/8.1.7/rdbms/mesg/oraus.msb"
 func init() {
 	register(&Info{
 		Name:    "oraus",
-		Summary: "seed 000's cache_oraus.so as published, bugs included (a specimen, not a cache to use)",
+		Summary: "the published cache_oraus.so (Oracle message file, Solaris, 2002–2003), bugs included: read does not advance the offset and returns the full count past end of file, lseek ignores whence, close is ignored (a specimen, not a cache to use)",
 		Params: []Param{
 			{Name: "path", Default: DefaultOrausPath, Doc: "the file to cache; matched by exact string compare (env oraus_msb_file)"},
 		},
@@ -24,8 +24,9 @@ func init() {
 	})
 }
 
-// Oraus reproduces cache_oraus.so from seed 000 (Sun, 2002–2003) as published — it is
-// the specimen that the read-equivalence properties must catch, not a cache to use.
+// Oraus reproduces cache_oraus.so (Oracle message file, Solaris, 2002–2003) as
+// published — it is the specimen that the read-equivalence properties must catch,
+// not a cache to use.
 // It interposes open/openat, fcntl, lseek, read and close; everything else passes
 // through to the next layer.
 //

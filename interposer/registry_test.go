@@ -20,12 +20,12 @@ func TestRegistryErrors(t *testing.T) {
 		"fsio:mode=none,mode=none":  `parameter "mode" given twice`,
 		"fsio:mode":                 `parameter "mode" is not key=value`,
 		"filecache":                 `path= is required`,
-		"fault:rule=write":          `fault rule "write": no =EFFECT`,
+		"fault:rule=write":          `fault rule "write": column 6: want '=' and an effect`,
 		"fault:seed=x":              `bad value "x" for seed`,
 		"trace:s=-1":                `bad value "-1" for s`,
 		"count:x=1":                 `unknown parameter "x" (known: none)`,
 		"fdatasync:":                `empty parameter list`,
-		"fault:rule=write#nth=3=EI": `unknown effect "EI"`,
+		"fault:rule=write#nth=3=EI": `column 13: want an errno name (EIO), short:N, delay:D or corrupt, got "EI"`,
 	} {
 		_, err := interposer.Build(k, spec)
 		if err == nil || !strings.Contains(err.Error(), want) {

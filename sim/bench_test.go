@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/afero"
 	"golang.org/x/sys/unix"
 
+	"iosim/internal/cputime"
 	"iosim/vfs"
 )
 
@@ -46,6 +47,7 @@ func seed000Loop(b *testing.B, u unixLike, path string) {
 	buf := make([]byte, 512)
 	b.ReportAllocs()
 	b.ResetTimer()
+	defer cputime.Bench(b, seed000Calls, "cpu-ns/call")()
 	for b.Loop() {
 		fd, err := u.Open(path, unix.O_RDONLY, 0)
 		if err != nil {
@@ -110,6 +112,7 @@ func BenchmarkSeed000Loop(b *testing.B) {
 		buf := make([]byte, 512)
 		b.ReportAllocs()
 		b.ResetTimer()
+		defer cputime.Bench(b, seed000Calls, "cpu-ns/call")()
 		for b.Loop() {
 			f, err := fs.OpenFile("/seed000.dat", os.O_RDONLY, 0)
 			if err != nil {

@@ -120,5 +120,9 @@ func TestAccessors(t *testing.T) {
 	require.NoError(t, p.Fstat(9, &st))
 	require.Equal(t, uint32(vfs.S_IFCHR|0o666), st.Mode)
 	require.Equal(t, uint64(1<<8|3), st.Rdev)
-	require.Equal(t, int64(3), k.Clock().Advance(0)-k.Clock().Advance(-5)+3)
+	now := k.Clock().Now()
+	require.Equal(t, now, k.Clock().Advance(0), "Advance(0) leaves the clock")
+	require.Equal(t, now, k.Clock().Advance(-5), "a negative Advance is ignored")
+	require.Equal(t, now+7, k.Clock().Advance(7))
+	require.Equal(t, now+7, k.Clock().Now())
 }

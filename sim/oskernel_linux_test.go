@@ -120,12 +120,24 @@ var (
 // end of the test, or skips the test if there is none.
 func ext4Dir(t testing.TB) string {
 	t.Helper()
+	d, why := ext4DirOrWhy(t)
+	if d == "" {
+		t.Skip(why)
+	}
+	return d
+}
+
+// ext4DirOrWhy returns a new empty directory on an ext4 file system, removed at
+// the end of the test, or "" and why there is none.
+func ext4DirOrWhy(t testing.TB) (string, string) {
+	t.Helper()
 	isExt4 := func(d string) bool {
 		var s unix.Statfs_t
 		return unix.Statfs(d, &s) == nil && s.Type == unix.EXT4_SUPER_MAGIC
 	}
-	if d := t.TempDir(); isExt4(d) {
-		return d
+	tmp := t.TempDir()
+	if isExt4(tmp) {
+		return tmp, ""
 	}
 	for _, parent := range []string{"/work", "/root", "/var/tmp"} {
 		if !isExt4(parent) {
@@ -136,10 +148,9 @@ func ext4Dir(t testing.TB) string {
 			continue
 		}
 		t.Cleanup(func() { os.RemoveAll(d) })
-		return d
+		return d, ""
 	}
-	t.Skip("no ext4 directory to compare the model with the kernel")
-	return ""
+	return "", fmt.Sprintf("no ext4 directory to compare the model with the kernel (%s and /work, /root, /var/tmp are not ext4)", tmp)
 }
 
 // host is the test process's side of the fd arrangement: the ext4 directory that
@@ -159,7 +170,12 @@ type host struct {
 // does not run in parallel with others.
 func newHost(t testing.TB) *host {
 	t.Helper()
-	dir := ext4Dir(t)
+	return newHostIn(t, ext4Dir(t))
+}
+
+// newHostIn is newHost in the ext4 directory dir.
+func newHostIn(t testing.TB, dir string) *host {
+	t.Helper()
 	// Let the Go runtime create its netpoller (epoll fd, eventfd) now, so that it
 	// does not take an fd number in the middle of a sequence.
 	if f, err := os.Open(dir); err == nil {

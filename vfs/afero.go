@@ -7,6 +7,7 @@ import (
 	"os"
 	pathpkg "path"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -221,11 +222,23 @@ type File struct {
 	flag   int
 	errseq uint64
 
-	mu      sync.Mutex // guards the fields below
-	off     int64
-	closed  bool
-	dirents []Dirent
-	dirPos  int
+	closed atomic.Bool
+
+	mu  sync.Mutex // guards the fields below
+	off int64
+	dir *dirCursor // a directory's listing, read by Readdir
+
+	// fi is the FileInfo of the first Stat, allocated with the File: opening a
+	// file to stat it costs one allocation. Later Stats allocate their own (a
+	// FileInfo is a snapshot, never changed after it is returned).
+	fi     fileInfo
+	fiUsed atomic.Bool
+}
+
+// dirCursor is where Readdir stands in a directory's listing.
+type dirCursor struct {
+	ents []Dirent // the listing without "." and ".."
+	pos  int
 }
 
 // Inode returns the file's inode.
@@ -235,7 +248,7 @@ func (f *File) Inode() *Inode { return f.ino }
 func (f *File) Name() string { return f.name }
 
 func (f *File) check(op string, write bool) error {
-	if f.closed {
+	if f.closed.Load() {
 		return pathErr(op, f.name, os.ErrClosed)
 	}
 	acc := f.flag & syscall.O_ACCMODE
@@ -247,12 +260,9 @@ func (f *File) check(op string, write bool) error {
 
 // Close closes the file; a second Close fails with os.ErrClosed.
 func (f *File) Close() error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.closed {
+	if !f.closed.CompareAndSwap(false, true) {
 		return pathErr("close", f.name, os.ErrClosed)
 	}
-	f.closed = true
 	f.ino.Release()
 	return nil
 }
@@ -354,7 +364,7 @@ func (f *File) WriteString(s string) (int, error) { return f.Write([]byte(s)) }
 func (f *File) Seek(offset int64, whence int) (int64, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.closed {
+	if f.closed.Load() {
 		return 0, pathErr("seek", f.name, os.ErrClosed)
 	}
 	var base int64
@@ -372,12 +382,17 @@ func (f *File) Seek(offset int64, whence int) (int64, error) {
 		return 0, pathErr("seek", f.name, EINVAL)
 	}
 	f.off = n
-	f.dirents, f.dirPos = nil, 0
+	f.dir = nil
 	return n, nil
 }
 
 // Stat returns the file's FileInfo.
 func (f *File) Stat() (os.FileInfo, error) {
+	if f.fiUsed.CompareAndSwap(false, true) {
+		f.fi.name = pathpkg.Base(f.name)
+		f.ino.Stat(&f.fi.st)
+		return &f.fi, nil
+	}
 	return newFileInfo(f.name, f.ino), nil
 }
 
@@ -386,7 +401,7 @@ func (f *File) Stat() (os.FileInfo, error) {
 func (f *File) Sync() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.closed {
+	if f.closed.Load() {
 		return pathErr("sync", f.name, os.ErrClosed)
 	}
 	return pathErr("sync", f.name, f.ino.Fsync(&f.errseq))
@@ -407,11 +422,18 @@ func (f *File) Truncate(size int64) error {
 func (f *File) Readdir(n int) ([]os.FileInfo, error) {
 	ents, err := f.nextDirents(n)
 	out := make([]os.FileInfo, 0, len(ents))
-	for _, e := range ents {
-		if c, err := f.ino.Resolve(e.Name, false); err == nil {
-			out = append(out, newFileInfo(e.Name, c))
+	fis := make([]fileInfo, len(ents)) // one allocation for all
+	fs := f.ino.fs
+	fs.mu.Lock()
+	for k, e := range ents {
+		// The entry as listed; one removed since the listing is left out.
+		if c := f.ino.entries[e.Name]; c != nil {
+			fis[k].name = e.Name
+			c.statLocked(&fis[k].st)
+			out = append(out, &fis[k])
 		}
 	}
+	fs.mu.Unlock()
 	return out, err
 }
 
@@ -428,29 +450,30 @@ func (f *File) Readdirnames(n int) ([]string, error) {
 func (f *File) nextDirents(n int) ([]Dirent, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.closed {
+	if f.closed.Load() {
 		return nil, pathErr("readdir", f.name, os.ErrClosed)
 	}
 	if !f.ino.IsDir() {
 		return nil, pathErr("readdir", f.name, ENOTDIR)
 	}
-	if f.dirents == nil {
+	if f.dir == nil {
 		all, err := f.ino.Dirents()
 		if err != nil {
 			return nil, pathErr("readdir", f.name, err)
 		}
-		f.dirents = all[2:] // without "." and ".."
+		f.dir = &dirCursor{ents: all[2:]} // without "." and ".."
 	}
-	rest := f.dirents[f.dirPos:]
+	d := f.dir
+	rest := d.ents[d.pos:]
 	if n <= 0 {
-		f.dirPos = len(f.dirents)
+		d.pos = len(d.ents)
 		return rest, nil
 	}
 	if len(rest) == 0 {
 		return nil, io.EOF
 	}
 	rest = rest[:min(n, len(rest))]
-	f.dirPos += len(rest)
+	d.pos += len(rest)
 	return rest, nil
 }
 

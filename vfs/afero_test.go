@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/afero"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
+	"pgregory.net/rapid"
 
 	"iosim/vfs"
 )
@@ -286,4 +287,63 @@ func TestAferoConcurrentAt(t *testing.T) {
 		require.Equal(t, int64(k%10+1), cur)
 	}
 	wg.Wait()
+}
+
+// TestDirentsFollowChanges: the sorted listing a directory keeps between
+// changes is never stale: after every create, remove and rename, Dirents and
+// Readdir give exactly the names an oracle map holds, sorted.
+func TestDirentsFollowChanges(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		fs := vfs.New()
+		require.NoError(t, fs.Mkdir("/d", 0o755))
+		want := map[string]bool{}
+		names := []string{"a", "b", "c", "d", "e"}
+		for range rapid.IntRange(1, 30).Draw(t, "steps") {
+			n := rapid.SampledFrom(names).Draw(t, "name")
+			switch rapid.IntRange(0, 2).Draw(t, "op") {
+			case 0:
+				f, err := fs.Create("/d/" + n)
+				require.NoError(t, err)
+				require.NoError(t, f.Close())
+				want[n] = true
+			case 1:
+				err := fs.Remove("/d/" + n)
+				require.Equal(t, want[n], err == nil)
+				delete(want, n)
+			case 2:
+				to := rapid.SampledFrom(names).Draw(t, "to")
+				err := fs.Rename("/d/"+n, "/d/"+to)
+				require.Equal(t, want[n], err == nil)
+				if err == nil && n != to {
+					delete(want, n)
+					want[to] = true
+				}
+			}
+			var sorted []string
+			for _, n := range names {
+				if want[n] {
+					sorted = append(sorted, n)
+				}
+			}
+			d, err := fs.Root().Resolve("/d", true)
+			require.NoError(t, err)
+			ents, err := d.Dirents()
+			require.NoError(t, err)
+			var got []string
+			for _, e := range ents[2:] {
+				got = append(got, e.Name)
+			}
+			require.Equal(t, sorted, got)
+			f, err := fs.Open("/d")
+			require.NoError(t, err)
+			fis, err := f.Readdir(-1)
+			require.NoError(t, err)
+			got = got[:0]
+			for _, fi := range fis {
+				got = append(got, fi.Name())
+			}
+			require.Equal(t, sorted, append([]string(nil), got...))
+			require.NoError(t, f.Close())
+		}
+	})
 }

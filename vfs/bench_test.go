@@ -4,10 +4,12 @@ import (
 	"io"
 	"math/rand/v2"
 	"runtime"
+	"strconv"
 	"testing"
 
 	"github.com/spf13/afero"
 
+	"iosim/internal/cputime"
 	"iosim/vfs"
 )
 
@@ -214,6 +216,7 @@ func BenchmarkOpenStatClose(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+			defer cputime.Bench(b, 1, "cpu-ns/op")()
 			for b.Loop() {
 				f, err := fs.Open("/a/b/f")
 				if err != nil {
@@ -285,6 +288,66 @@ func BenchmarkSeqRead4K(b *testing.B) {
 				if _, err := f.Read(buf); err == io.EOF {
 					_, _ = f.Seek(0, io.SeekStart)
 				} else if err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkReadDir1000: open a directory of 1,000 files, Readdir(-1), close.
+func BenchmarkReadDir1000(b *testing.B) {
+	for _, fsys := range benchFSs {
+		b.Run(fsys.name, func(b *testing.B) {
+			fs := fsys.new()
+			if err := fs.MkdirAll("/d", 0o755); err != nil {
+				b.Fatal(err)
+			}
+			for i := range 1000 {
+				if err := afero.WriteFile(fs, "/d/f"+strconv.Itoa(i), nil, 0o644); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportAllocs()
+			defer cputime.Bench(b, 1, "cpu-ns/op")()
+			for b.Loop() {
+				f, err := fs.Open("/d")
+				if err != nil {
+					b.Fatal(err)
+				}
+				fis, err := f.Readdir(-1)
+				if err != nil || len(fis) != 1000 {
+					b.Fatal(len(fis), err)
+				}
+				f.Close()
+			}
+		})
+	}
+}
+
+// BenchmarkCreateWriteRemove: create a file, write 4 KiB, close, remove it.
+func BenchmarkCreateWriteRemove(b *testing.B) {
+	data := make([]byte, piece)
+	for _, fsys := range benchFSs {
+		b.Run(fsys.name, func(b *testing.B) {
+			fs := fsys.new()
+			if err := fs.MkdirAll("/a/b", 0o755); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			defer cputime.Bench(b, 1, "cpu-ns/op")()
+			for b.Loop() {
+				f, err := fs.Create("/a/b/f")
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := f.Write(data); err != nil {
+					b.Fatal(err)
+				}
+				if err := f.Close(); err != nil {
+					b.Fatal(err)
+				}
+				if err := fs.Remove("/a/b/f"); err != nil {
 					b.Fatal(err)
 				}
 			}

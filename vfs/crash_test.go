@@ -327,7 +327,7 @@ func TestWriteCacheDirect(t *testing.T) {
 // description that existed, a retried fsync succeeds, and the data is gone at the
 // next crash while reads still see it (the PostgreSQL fsync problem).
 func TestWritebackErrorErrseq(t *testing.T) {
-	rules, err := vfs.ParseRules(1, "op=writeback,path=/f,nth=1,err=EIO")
+	rules, err := vfs.ParseRules(1, "writeback@/f#nth=1=EIO")
 	require.NoError(t, err)
 	fs := vfs.New(vfs.WithFaults(rules))
 	r := fs.Root()
@@ -350,7 +350,7 @@ func TestWritebackErrorErrseq(t *testing.T) {
 	require.Equal(t, "file:again", snapshot(t, fs.Crash())["/f"])
 
 	// A description opened after an error that nobody has seen yet sees it.
-	rules2, _ := vfs.ParseRules(1, "op=writeback,nth=1,err=EIO")
+	rules2, _ := vfs.ParseRules(1, "writeback#nth=1=EIO")
 	fs2 := vfs.New(vfs.WithFaults(rules2))
 	g := create(t, fs2.Root(), "g")
 	write(t, g, "x", 0)
@@ -360,7 +360,7 @@ func TestWritebackErrorErrseq(t *testing.T) {
 	require.NoError(t, g.Fsync(&late))
 
 	// O_SYNC writes report through the same cursor.
-	rules3, _ := vfs.ParseRules(1, "op=writeback,nth=1,err=EIO")
+	rules3, _ := vfs.ParseRules(1, "writeback#nth=1=EIO")
 	fs3 := vfs.New(vfs.WithFaults(rules3))
 	h := create(t, fs3.Root(), "h")
 	es := h.SampleErrSeq()

@@ -2,13 +2,11 @@ package vfs
 
 import (
 	"fmt"
-	"math/rand/v2"
-	"path"
 	"strconv"
-	"strings"
-	"sync"
 	"syscall"
 	"time"
+
+	"iosim/faultrule"
 )
 
 // Op names an operation of the file system that a fault can target.
@@ -58,227 +56,80 @@ type Injector interface {
 	Inject(op Op, path string) Fault
 }
 
-// Rule is one fault rule: which operations (Op, a path glob as path.Match takes it,
-// "" for all), when (the trigger), and what (the effect).
-//
-// Its text form, which ParseRule reads and String prints, is a comma-separated list
-// of key=value: op=write,path=/db/*.log,nth=3,err=EIO. Keys: op (an Op name or *),
-// path, one trigger of nth=N (only the N-th match), every=K (every K-th match),
-// after=N (every match after the first N), p=F (each match with probability F from
-// the injector's seeded generator), and effects err=ERRNO, short=N, delay=DURATION,
-// corrupt.
-type Rule struct {
-	Op      Op
-	Path    string
-	Nth     int
-	Every   int
-	After   int
-	Prob    float64
-	Effect  Fault
-	matches int
-}
-
-// ParseRule parses the text form of a rule.
-func ParseRule(s string) (*Rule, error) {
-	r := &Rule{}
-	if strings.TrimSpace(s) == "" {
-		return nil, fmt.Errorf("fault rule: empty")
-	}
-	for _, kv := range strings.Split(s, ",") {
-		k, v, hasV := strings.Cut(strings.TrimSpace(kv), "=")
-		var err error
-		switch k {
-		case "op":
-			r.Op = OpAny
-			found := false
-			for o := Op(0); o < numOps; o++ {
-				if opNames[o] == v {
-					r.Op, found = o, true
-				}
-			}
-			if !found {
-				return nil, fmt.Errorf("fault rule %q: unknown op %q (want one of %s)", s, v, strings.Join(opNames[:], ", "))
-			}
-		case "path":
-			if _, err := path.Match(v, ""); err != nil {
-				return nil, fmt.Errorf("fault rule %q: bad path pattern %q: %v", s, v, err)
-			}
-			r.Path = v
-		case "nth":
-			r.Nth, err = positive(v)
-		case "every":
-			r.Every, err = positive(v)
-		case "after":
-			r.After, err = strconv.Atoi(v)
-			if err == nil && r.After < 0 {
-				err = fmt.Errorf("negative")
-			}
-		case "p":
-			r.Prob, err = strconv.ParseFloat(v, 64)
-			if err == nil && (r.Prob <= 0 || r.Prob > 1) {
-				err = fmt.Errorf("want 0 < p <= 1")
-			}
-		case "err":
-			e, ok := ErrnoByName(v)
-			if !ok {
-				err = fmt.Errorf("unknown errno")
-			}
-			r.Effect.Errno = e
-		case "short":
-			r.Effect.Short, err = positive(v)
-		case "delay":
-			r.Effect.Delay, err = time.ParseDuration(v)
-		case "corrupt":
-			if hasV {
-				err = fmt.Errorf("corrupt takes no value")
-			}
-			r.Effect.Corrupt = true
-		default:
-			return nil, fmt.Errorf("fault rule %q: unknown key %q (want op, path, nth, every, after, p, err, short, delay, corrupt)", s, k)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("fault rule %q: %s=%s: %v", s, k, v, err)
-		}
-	}
-	if r.Effect == (Fault{}) {
-		return nil, fmt.Errorf("fault rule %q: no effect (want err=, short=, delay= or corrupt)", s)
-	}
-	return r, nil
-}
-
-func positive(v string) (int, error) {
-	n, err := strconv.Atoi(v)
-	if err == nil && n <= 0 {
-		err = fmt.Errorf("want a positive number")
-	}
-	return n, err
-}
-
-// String prints the rule in the form ParseRule reads.
-func (r *Rule) String() string {
-	parts := []string{"op=" + r.Op.String()}
-	if r.Path != "" {
-		parts = append(parts, "path="+r.Path)
-	}
-	if r.Nth > 0 {
-		parts = append(parts, "nth="+strconv.Itoa(r.Nth))
-	}
-	if r.Every > 0 {
-		parts = append(parts, "every="+strconv.Itoa(r.Every))
-	}
-	if r.After > 0 {
-		parts = append(parts, "after="+strconv.Itoa(r.After))
-	}
-	if r.Prob > 0 {
-		parts = append(parts, "p="+strconv.FormatFloat(r.Prob, 'g', -1, 64))
-	}
-	if r.Effect.Errno != 0 {
-		parts = append(parts, "err="+ErrnoName(r.Effect.Errno))
-	}
-	if r.Effect.Short > 0 {
-		parts = append(parts, "short="+strconv.Itoa(r.Effect.Short))
-	}
-	if r.Effect.Delay > 0 {
-		parts = append(parts, "delay="+r.Effect.Delay.String())
-	}
-	if r.Effect.Corrupt {
-		parts = append(parts, "corrupt")
-	}
-	return strings.Join(parts, ",")
-}
-
-// Rules is an Injector made of rules; the first rule that fires decides. Every
-// rule counts its own matches. Probabilities come from a generator seeded at
-// construction, so a run is reproducible. Safe for concurrent use.
+// Rules is an Injector made of fault rules in iosim's one rule language
+// (package faultrule): write@/db/*.log#nth=3=EIO;writeback=EIO. Operation names
+// are the Op names (open, create, read, write, truncate, fallocate, fsync,
+// writeback, mkdir, remove, rename, link, symlink); places are path globs matched
+// against Inode.Path (a vfs has no fds). Every matching rule counts the operation
+// and the first whose triggers hold decides (faultrule.Set). Effects map to a
+// Fault: an errno, short:N (N > 0), delay:D, corrupt. Safe for concurrent use.
 type Rules struct {
-	mu    sync.Mutex
-	rules []*Rule
-	rng   *rand.Rand
+	set *faultrule.Set
+	ops []uint16 // per rule: the bit set of Ops it names (all bits for *)
 }
 
-// NewRules returns an injector of the given rules with the given seed.
-func NewRules(seed uint64, rules ...*Rule) *Rules {
-	return &Rules{rules: rules, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
+// OpNames checks an operation name of a vfs rule.
+func OpNames(name string) bool {
+	_, ok := opByName(name)
+	return ok
 }
 
-// ParseRules parses rules separated by ';'.
-func ParseRules(seed uint64, text string) (*Rules, error) {
-	var rs []*Rule
-	for _, s := range strings.Split(text, ";") {
-		if strings.TrimSpace(s) == "" {
-			continue
+func opByName(name string) (Op, bool) {
+	for o := OpAny + 1; o < numOps; o++ {
+		if opNames[o] == name {
+			return o, true
 		}
-		r, err := ParseRule(s)
-		if err != nil {
-			return nil, err
-		}
-		rs = append(rs, r)
 	}
-	return NewRules(seed, rs...), nil
+	return 0, false
+}
+
+// NewRules returns an injector of the given rules; seed keys their p= triggers.
+func NewRules(seed uint64, rules ...faultrule.Rule) (*Rules, error) {
+	rs := &Rules{set: faultrule.NewSet(seed, rules), ops: make([]uint16, len(rules))}
+	for i, r := range rules {
+		if r.Fd >= 0 {
+			return nil, fmt.Errorf("fault rule %q: a vfs rule has no fds (@fd:%d); give a path glob", r, r.Fd)
+		}
+		if r.HasShort && r.Short == 0 {
+			return nil, fmt.Errorf("fault rule %q: a vfs read or write moves at least one byte (short:N, N > 0)", r)
+		}
+		if len(r.Ops) == 0 {
+			rs.ops[i] = 1<<numOps - 1
+		}
+		for _, n := range r.Ops {
+			o, ok := opByName(n)
+			if !ok {
+				return nil, fmt.Errorf("fault rule %q: unknown operation %q", r, n)
+			}
+			rs.ops[i] |= 1 << o
+		}
+	}
+	return rs, nil
+}
+
+// ParseRules parses rules separated by ';' (see faultrule) into an injector.
+func ParseRules(seed uint64, text string) (*Rules, error) {
+	rules, err := faultrule.ParseList(text, OpNames)
+	if err != nil {
+		return nil, err
+	}
+	return NewRules(seed, rules...)
 }
 
 // Inject implements Injector.
 func (rs *Rules) Inject(op Op, p string) Fault {
-	rs.mu.Lock()
-	defer rs.mu.Unlock()
-	for _, r := range rs.rules {
-		if r.Op != OpAny && r.Op != op {
-			continue
-		}
-		if r.Path != "" {
-			if ok, _ := path.Match(r.Path, p); !ok {
-				continue
-			}
-		}
-		r.matches++
-		fire := true
-		switch {
-		case r.Nth > 0:
-			fire = r.matches == r.Nth
-		case r.Every > 0:
-			fire = r.matches%r.Every == 0
-		case r.After > 0:
-			fire = r.matches > r.After
-		}
-		if fire && r.Prob > 0 {
-			fire = rs.rng.Float64() < r.Prob
-		}
-		if fire {
-			return r.Effect
-		}
+	i := rs.set.Decide(func(i int, r *faultrule.Rule) bool {
+		return rs.ops[i]&(1<<op) != 0 && (r.Glob == "" || faultrule.MatchGlob(r.Glob, p))
+	})
+	if i < 0 {
+		return Fault{}
 	}
-	return Fault{}
+	r := &rs.set.Rules()[i]
+	return Fault{Errno: r.Errno, Short: int(r.Short), Delay: r.Delay, Corrupt: r.Corrupt}
 }
 
-// String prints the rules separated by ';'.
-func (rs *Rules) String() string {
-	s := make([]string, len(rs.rules))
-	for k, r := range rs.rules {
-		s[k] = r.String()
-	}
-	return strings.Join(s, ";")
-}
+// Fired returns how many operations each rule fired on.
+func (rs *Rules) Fired() []int64 { return rs.set.Fired() }
 
-var errnoNames = map[string]syscall.Errno{
-	"EPERM": EPERM, "ENOENT": ENOENT, "EIO": EIO, "ENXIO": ENXIO, "EBADF": EBADF, "EACCES": EACCES,
-	"EBUSY": EBUSY, "EEXIST": EEXIST, "EXDEV": EXDEV, "ENOTDIR": ENOTDIR, "EISDIR": EISDIR,
-	"EINVAL": EINVAL, "EFBIG": EFBIG, "ENOSPC": ENOSPC, "EROFS": EROFS, "EMLINK": EMLINK,
-	"ENAMETOOLONG": ENAMETOOLONG, "ENOTEMPTY": ENOTEMPTY, "ELOOP": ELOOP, "EDQUOT": EDQUOT,
-	"EOPNOTSUPP": EOPNOTSUPP, "ENODEV": ENODEV, "EAGAIN": syscall.EAGAIN, "EINTR": syscall.EINTR,
-}
-
-// ErrnoByName returns the errno named name ("EIO").
-func ErrnoByName(name string) (syscall.Errno, bool) {
-	e, ok := errnoNames[name]
-	return e, ok
-}
-
-// ErrnoName returns the symbolic name of e ("EIO"), or "errno N".
-func ErrnoName(e syscall.Errno) string {
-	for n, v := range errnoNames {
-		if v == e {
-			return n
-		}
-	}
-	return "errno " + strconv.Itoa(int(e))
-}
+// String prints the rules separated by ';', as ParseRules reads them.
+func (rs *Rules) String() string { return faultrule.FormatList(rs.set.Rules()) }

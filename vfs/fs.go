@@ -212,6 +212,15 @@ func (fs *FS) fault(op Op, ino *Inode, path string) Fault {
 	return fs.inject(op, ino, path)
 }
 
+// faultAt consults the injector on the entry name of dir (a path is built only
+// when there is an injector). Called with fs.mu held.
+func (fs *FS) faultAt(op Op, dir *Inode, name string) Fault {
+	if fs.cfg.injector == nil {
+		return Fault{}
+	}
+	return fs.inject(op, nil, joinPath(dir, name))
+}
+
 func (fs *FS) inject(op Op, ino *Inode, path string) Fault {
 	if path == "" && ino != nil {
 		path = ino.pathLocked()

@@ -84,6 +84,10 @@ type Inode struct {
 	// while they still are (a link elsewhere changes them), and every change of
 	// entries (linkLocked, unlinkLocked) clears it.
 	lastLookup *Inode
+	// sorted (directories) is entries sorted by name, built by the first listing
+	// after a change and cleared by every change of entries (linkLocked,
+	// unlinkLocked): a directory listed again and again is sorted once.
+	sorted []dirChild
 
 	pend inodePending // what is not yet durable (durable.go)
 
@@ -207,13 +211,31 @@ func (i *Inode) Dirents() ([]Dirent, error) {
 	}
 	out := make([]Dirent, 0, len(i.entries)+2)
 	out = append(out, Dirent{Name: ".", Ino: i.ino, Type: DT_DIR}, Dirent{Name: "..", Ino: i.parent.ino, Type: DT_DIR})
-	start := len(out)
-	for name, c := range i.entries {
-		out = append(out, Dirent{Name: name, Ino: c.ino, Type: dtype(c.mode)})
+	for _, c := range i.sortedLocked() {
+		out = append(out, Dirent{Name: c.name, Ino: c.ino.ino, Type: dtype(c.ino.mode)})
 	}
-	slices.SortFunc(out[start:], func(a, b Dirent) int { return strings.Compare(a.Name, b.Name) })
 	i.touchAtime()
 	return out, nil
+}
+
+// dirChild is one entry of a directory.
+type dirChild struct {
+	name string
+	ino  *Inode
+}
+
+// sortedLocked returns the directory's entries sorted by name (shared: do not
+// modify). Called with fs.mu held.
+func (i *Inode) sortedLocked() []dirChild {
+	if i.sorted == nil || len(i.sorted) != len(i.entries) {
+		s := make([]dirChild, 0, len(i.entries))
+		for name, c := range i.entries {
+			s = append(s, dirChild{name, c})
+		}
+		slices.SortFunc(s, func(a, b dirChild) int { return strings.Compare(a.name, b.name) })
+		i.sorted = s
+	}
+	return i.sorted
 }
 
 func dtype(mode uint32) uint8 {

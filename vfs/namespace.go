@@ -74,7 +74,7 @@ func (dir *Inode) openLocked(path string, flags int, perm uint32) (ino *Inode, c
 			}
 			child := parent.entries[name]
 			if child == nil {
-				if f := fs.fault(OpCreate, nil, joinPath(parent, name)); f.Errno != 0 {
+				if f := fs.faultAt(OpCreate, parent, name); f.Errno != 0 {
 					return nil, false, f.Errno
 				}
 				if parent.nlink == 0 {
@@ -153,7 +153,7 @@ func joinPath(dir *Inode, name string) string {
 // linkLocked adds the entry name → ino to dir and updates link counts and times.
 func (fs *FS) linkLocked(dir *Inode, name string, ino *Inode) {
 	dir.entries[name] = ino
-	dir.lastLookup = nil
+	dir.lastLookup, dir.sorted = nil, nil
 	fs.nsGen++
 	ino.nlink++
 	ino.name, ino.dirOf = name, dir
@@ -175,7 +175,7 @@ func (fs *FS) linkLocked(dir *Inode, name string, ino *Inode) {
 func (fs *FS) unlinkLocked(dir *Inode, name string) {
 	ino := dir.entries[name]
 	delete(dir.entries, name)
-	dir.lastLookup = nil
+	dir.lastLookup, dir.sorted = nil, nil
 	fs.nsGen++
 	ino.nlink--
 	if ino.IsDir() {
@@ -202,7 +202,7 @@ func (dir *Inode) Mkdir(path string, perm uint32) error {
 	if err := filenameCreate(parent, name); err != nil {
 		return err
 	}
-	if f := fs.fault(OpMkdir, nil, joinPath(parent, name)); f.Errno != 0 {
+	if f := fs.faultAt(OpMkdir, parent, name); f.Errno != 0 {
 		return f.Errno
 	}
 	ino := fs.newChild(parent, S_IFDIR|perm&0o7777)
@@ -540,7 +540,7 @@ func (dir *Inode) Symlink(target, path string) error {
 		// refuses it (checked against the kernel by namespace_linux_test.go).
 		return ENOENT
 	}
-	if f := fs.fault(OpSymlink, nil, joinPath(parent, name)); f.Errno != 0 {
+	if f := fs.faultAt(OpSymlink, parent, name); f.Errno != 0 {
 		return f.Errno
 	}
 	ino := fs.newChild(parent, S_IFLNK|0o777)

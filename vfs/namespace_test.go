@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
+	"iosim/faultrule"
 	"iosim/vfs"
 )
 
@@ -461,7 +462,7 @@ func runNS(t *testing.T, env nsEnv, script string) {
 		want := error(nil)
 		if l, e, ok := strings.Cut(line, " = "); ok {
 			line = l
-			errno, known := vfs.ErrnoByName(e)
+			errno, known := faultrule.ErrnoByName(e)
 			require.True(t, known, "unknown errno %s", e)
 			want = errno
 		}
@@ -561,7 +562,7 @@ func runNS(t *testing.T, env nsEnv, script string) {
 
 func errName(err error) string {
 	if e, ok := err.(syscall.Errno); ok {
-		return vfs.ErrnoName(e)
+		return faultrule.ErrnoName(e)
 	}
 	return fmt.Sprint(err)
 }

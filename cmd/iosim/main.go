@@ -9,9 +9,8 @@
 // Run `iosim help COMMAND` for a command's flags.
 //
 // The go command builds iosim with profile-guided optimization from
-// default.pgo, a CPU profile of replay and of the parser (pgo.sh rewrites
-// it): replay runs 5-15% faster than without it (medians of alternated
-// runs).
+// default.pgo, a CPU profile of replay and of the parser (pgo.sh rewrites it;
+// BENCHMARKS.md has what it gains).
 package main
 
 import (

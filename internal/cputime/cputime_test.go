@@ -1,0 +1,28 @@
+package cputime_test
+
+import (
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"iosim/internal/cputime"
+)
+
+// TestThreadCounts: busy work shows as CPU time, a sleep hardly does.
+func TestThreadCounts(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	t0 := cputime.Thread()
+	x := 0
+	for start := cputime.Thread(); cputime.Thread()-start < 20*time.Millisecond; {
+		x++
+	}
+	busy := cputime.Thread() - t0
+	require.GreaterOrEqual(t, busy, 20*time.Millisecond)
+	t1 := cputime.Thread()
+	time.Sleep(50 * time.Millisecond)
+	require.Less(t, cputime.Thread()-t1, 25*time.Millisecond, "a sleep is not CPU time")
+	require.Positive(t, x)
+}
