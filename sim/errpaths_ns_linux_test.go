@@ -137,3 +137,6 @@ func (k *osKernel) Futimens(fd int, ts []unix.Timespec) error {
 	}
 	return nil
 }
+
+// ns is the namespace calls of either side (the model or the kernel).
+func (e errEnv) ns() sysNS { return e.s.(sysNS) }
