@@ -27,7 +27,8 @@ var rank = map[string]int{
 	"strace":     3,
 	"crash":      3,
 	"replay":     4,
-	"scenario":   5,
+	"fio":        4,
+	"scenarios":  5,
 	"cmd/iosim":  6,
 }
 
