@@ -368,12 +368,14 @@ func (r *runner) finish() {
 		if err := r.p.Fsync(r.fd); err != nil {
 			r.res.Err = fmt.Errorf("end_fsync: %w", err)
 		}
+		r.end = Now(r.p.Task())
 	}
+	// The runtime ends with the last I/O (or end_fsync), as fio's does;
+	// tearing down is not part of it.
 	if r.ctx != 0 {
 		r.p.IoDestroy(r.ctx)
 	}
 	r.p.Close(r.fd)
-	r.end = Now(r.p.Task())
 	r.done = true
 }
 
