@@ -178,7 +178,7 @@ func start(k *sim.Kernel, h, layout sim.Handler, j *Job, n int) (*runner, error)
 // a cold cache.
 func lay(p *sim.Process, j *Job, name string) error {
 	if dir := path.Dir(name); dir != "/" {
-		if err := mkdirAll(p, dir); err != nil {
+		if err := MkdirAll(p, dir); err != nil {
 			return err
 		}
 	}
@@ -225,11 +225,14 @@ func lay(p *sim.Process, j *Job, name string) error {
 	return p.Fadvise(fd, 0, 0, unix.FADV_DONTNEED)
 }
 
-func mkdirAll(p *sim.Process, dir string) error {
+// MkdirAll makes dir and the directories above it that do not exist, by
+// mkdir calls of process p (mkdir -p): how fio makes directory= and how a
+// scenario makes the directories of its files.
+func MkdirAll(p *sim.Process, dir string) error {
 	if dir == "/" || dir == "." {
 		return nil
 	}
-	if err := mkdirAll(p, path.Dir(dir)); err != nil {
+	if err := MkdirAll(p, path.Dir(dir)); err != nil {
 		return err
 	}
 	if err := p.Mkdir(dir, 0o755); err != nil && err != unix.EEXIST {

@@ -10,6 +10,7 @@ import (
 	"github.com/cockroachdb/datadriven"
 	"golang.org/x/sys/unix"
 
+	"iosim/fio"
 	"iosim/interposer"
 	"iosim/sim"
 	"iosim/strace"
@@ -192,24 +193,29 @@ func (c *callsWork) run(st setup, withStack bool) (*Result, error) {
 		}
 		interposer.NotifyInstalled(w.top, main.Task(), fd)
 	}
+	// One thread per PID, made before the workload starts (a thread's
+	// creation is the launcher's, not a call of the workload).
 	procs := map[int]*sim.Process{}
 	for i, ev := range c.evs {
-		p, ok := procs[ev.Pid]
-		if !ok {
-			if i == 0 {
-				p = main.Through(w.top)
-			} else {
-				p = main.NewThread().Through(w.top)
-			}
-			procs[ev.Pid] = p
+		if _, ok := procs[ev.Pid]; ok {
+			continue
 		}
+		if i == 0 {
+			procs[ev.Pid] = main.Through(w.top)
+		} else {
+			procs[ev.Pid] = main.NewThread().Through(w.top)
+		}
+	}
+	w.t0 = w.k.Now()
+	for i, ev := range c.evs {
+		p := procs[ev.Pid]
 		call, err := buildCall(ev, p.Task())
 		if err != nil {
 			return nil, err
 		}
-		t0 := w.k.Now()
+		t0 := fio.Now(p.Task())
 		res := p.Syscall(call)
-		_ = r.Lat.RecordValue(w.k.Now() - t0)
+		_ = r.Lat.RecordValue(fio.Now(p.Task()) - t0)
 		at := fmt.Sprintf("call %d", i+1)
 		o := observation{at: at, line: interposer.FormatCall(call, res)}
 		if res.Errno == 0 && (call.Nr == sim.SYS_READ || call.Nr == sim.SYS_PREAD64) && res.Ret >= 0 {

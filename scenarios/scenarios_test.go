@@ -15,7 +15,7 @@ import (
 // TestScenarios runs every scenario file of this directory through
 // datadriven (go test ./scenarios -rewrite regenerates their outputs).
 func TestScenarios(t *testing.T) {
-	files, err := filepath.Glob("*" + Ext)
+	files, err := Files([]string{"."})
 	require.NoError(t, err)
 	require.NotEmpty(t, files)
 	for _, path := range files {
@@ -126,7 +126,7 @@ func TestMismatchRewrite(t *testing.T) {
 // TestReaderMatchesDatadriven checks that the runner of `iosim run` reads
 // every shipped scenario exactly as datadriven does.
 func TestReaderMatchesDatadriven(t *testing.T) {
-	files, err := filepath.Glob("*" + Ext)
+	files, err := Files([]string{"."})
 	require.NoError(t, err)
 	for _, path := range files {
 		var theirs []datadriven.TestData
@@ -154,7 +154,7 @@ func TestReaderMatchesDatadriven(t *testing.T) {
 // FuzzReadFile feeds arbitrary text to the scenario reader and to every
 // command that only sets up or defines arms: errors, never panics.
 func FuzzReadFile(f *testing.F) {
-	files, _ := filepath.Glob("*" + Ext)
+	files, _ := Files([]string{"."})
 	for _, p := range files {
 		b, _ := os.ReadFile(p)
 		f.Add(b)

@@ -36,6 +36,10 @@ type fileSpec struct {
 	text    []byte
 }
 
+// maxWritten bounds the size of a file whose bytes setup writes: the model
+// holds written data in memory (sparse and preallocated files cost nothing).
+const maxWritten = 1 << 30
+
 func defaultSetup() setup { return setup{model: "strict", device: "default", faultSeed: 1} }
 
 func (s setup) clone() setup {
@@ -121,6 +125,9 @@ func (s *Scenario) cmdFile(td *datadriven.TestData) (string, error) {
 	}
 	if f.size, err = a.size("size", -1); err != nil {
 		return "", err
+	}
+	if f.layout == "written" && f.size > maxWritten {
+		return "", malformed(td, "size=%d: a written file is held in memory; above %d bytes make it sparse or prealloc", f.size, int64(maxWritten))
 	}
 	if td.Input != "" {
 		if a.has("content") {
@@ -269,7 +276,7 @@ func (s setup) makeFiles(k *sim.Kernel) error {
 	defer p.Exit()
 	dirs := map[string]bool{}
 	for _, f := range s.files {
-		if err := mkdirAll(p, path.Dir(f.path)); err != nil {
+		if err := fio.MkdirAll(p, path.Dir(f.path)); err != nil {
 			return fmt.Errorf("file %s: %w", f.path, err)
 		}
 		dirs[path.Dir(f.path)] = true
@@ -338,19 +345,6 @@ func writeContent(p *sim.Process, fd int, f fileSpec) error {
 		if _, err := p.Pwrite(fd, b, off); err != nil {
 			return err
 		}
-	}
-	return nil
-}
-
-func mkdirAll(p *sim.Process, dir string) error {
-	if dir == "/" {
-		return nil
-	}
-	if err := mkdirAll(p, path.Dir(dir)); err != nil {
-		return err
-	}
-	if err := p.Mkdir(dir, 0o755); err != nil && err != unix.EEXIST {
-		return err
 	}
 	return nil
 }
