@@ -32,7 +32,8 @@ func newDir() Dir { return Dir{Clat: hdrhistogram.New(1, int64(time.Hour), 3)} }
 type JobResult struct {
 	Job     *Job
 	JobNum  int   // 0..numjobs-1
-	Runtime int64 // virtual ns from the job's first I/O to its last result
+	Start   int64 // virtual time at which the job's I/O began (after its open)
+	Runtime int64 // virtual ns from Start to the job's last result
 	Read    Dir
 	Write   Dir
 	Sync    Dir
@@ -56,10 +57,21 @@ func Run(k *sim.Kernel, h sim.Handler, jobs []*Job, opts Options) ([]*JobResult,
 	if opts.Layout == nil {
 		opts.Layout = h
 	}
+	// As fio: the files are laid out first, then the jobs start.
+	for _, j := range jobs {
+		for n := 0; n < j.NumJobs; n++ {
+			lp := k.Spawn().Through(opts.Layout)
+			err := lay(lp, j, j.FileName(n))
+			lp.Exit()
+			if err != nil {
+				return nil, fmt.Errorf("fio: job %s: laying out %s: %w", j.Name, j.FileName(n), err)
+			}
+		}
+	}
 	var runs []*runner
 	for _, j := range jobs {
 		for n := 0; n < j.NumJobs; n++ {
-			r, err := start(k, h, opts.Layout, j, n)
+			r, err := start(k, h, j, n)
 			if err != nil {
 				return nil, err
 			}
@@ -77,7 +89,7 @@ func Run(k *sim.Kernel, h sim.Handler, jobs []*Job, opts Options) ([]*JobResult,
 	}
 	out := make([]*JobResult, len(runs))
 	for i, r := range runs {
-		r.res.Runtime = r.end - r.t0
+		r.res.Start, r.res.Runtime = r.t0, r.end-r.t0
 		out[i] = &r.res
 	}
 	return out, nil
@@ -108,6 +120,10 @@ type runner struct {
 	t0, end   int64
 	deadline  int64 // virtual time at which the job stops (0: none)
 	next      int64 // next sequential offset
+	pos       int64 // the file offset (sync engine)
+	nblocks   int64
+	perm      *permutation
+	syncDue   bool  // fsync=/fdatasync= asks for a sync before the next I/O
 	issued    int64 // bytes issued
 	writes    int64 // writes since the start, for fsync=/fdatasync=
 	ctx       sim.AioContext
@@ -115,7 +131,7 @@ type runner struct {
 	submitted map[uint64]aioReq
 	seq       uint64
 	events    []sim.IoEvent
-	iocbs     []*sim.Iocb
+	iocbs     []*sim.Iocb // the one-iocb array io_submit takes
 }
 
 type aioReq struct {
@@ -124,19 +140,15 @@ type aioReq struct {
 	n     int64
 }
 
-func start(k *sim.Kernel, h, layout sim.Handler, j *Job, n int) (*runner, error) {
+func start(k *sim.Kernel, h sim.Handler, j *Job, n int) (*runner, error) {
 	name := j.FileName(n)
-	base := k.Spawn()
-	lp := base.Through(layout)
-	if err := lay(lp, j, name); err != nil {
-		return nil, fmt.Errorf("fio: job %s: laying out %s: %w", j.Name, name, err)
-	}
-	p := base.Through(h)
+	p := k.Spawn().Through(h)
 	r := &runner{j: j, p: p, res: JobResult{Job: j, JobNum: n, Read: newDir(), Write: newDir(), Sync: newDir()}}
 	r.rng = rand.New(rand.NewPCG(j.RandSeed, uint64(n)))
-	flags := unix.O_RDONLY
+	r.pos = 0 // a file opens at offset 0
+	flags, perm := unix.O_RDONLY, uint32(0)
 	if j.Writes() {
-		flags = unix.O_RDWR | unix.O_CREAT
+		flags, perm = unix.O_RDWR|unix.O_CREAT, 0o600
 	}
 	if j.Direct {
 		flags |= unix.O_DIRECT
@@ -147,11 +159,23 @@ func start(k *sim.Kernel, h, layout sim.Handler, j *Job, n int) (*runner, error)
 	case "dsync":
 		flags |= unix.O_DSYNC
 	}
-	fd, err := p.Open(name, flags, 0o644)
+	fd, err := p.Open(name, flags, perm)
 	if err != nil {
 		return nil, fmt.Errorf("fio: job %s: open %s: %w", j.Name, name, err)
 	}
 	r.fd = fd
+	// fio's invalidate=1 and fadvise_hint=1.
+	hint := unix.FADV_SEQUENTIAL
+	if j.Random() {
+		hint = unix.FADV_RANDOM
+	}
+	for _, adv := range []int{unix.FADV_DONTNEED, hint} {
+		if err := p.Fadvise(fd, 0, j.Size, adv); err != nil {
+			return nil, fmt.Errorf("fio: job %s: fadvise %s: %w", j.Name, name, err)
+		}
+	}
+	r.nblocks = j.Size / j.BS
+	r.perm = newPermutation(r.nblocks, j.RandSeed+uint64(n))
 	r.buf = make([]byte, j.BS)
 	for i := range r.buf {
 		r.buf[i] = byte(i*7 + n)
@@ -171,58 +195,62 @@ func start(k *sim.Kernel, h, layout sim.Handler, j *Job, n int) (*runner, error)
 	return r, nil
 }
 
-// lay creates the job's file as fio does before a job: a job that reads finds
-// size bytes written (fio's "Laying out IO file"); a write-only job finds the
-// file created and, as fallocate= says, allocated. The layout is synced and
-// the file's cached pages dropped (fio's invalidate=1), so the job starts on
-// a cold cache.
+// lay creates the job's file with the calls fio makes before a job (as
+// strace shows fio 3.33 doing it on Linux): open O_WRONLY|O_CREAT (and
+// O_TRUNC for a job that reads), allocate it as fallocate= says, and for a
+// job that reads write it whole in bs-sized writes and fsync it ("Laying out
+// IO file"); then drop its cached pages (fadvise DONTNEED) and close it. A
+// file already as large as size is used as it is.
 func lay(p *sim.Process, j *Job, name string) error {
 	if dir := path.Dir(name); dir != "/" {
 		if err := MkdirAll(p, dir); err != nil {
 			return err
 		}
 	}
-	fd, err := p.Open(name, unix.O_WRONLY|unix.O_CREAT, 0o644)
+	var st unix.Stat_t
+	if err := p.Stat(name, &st); err == nil && st.Size >= j.Size {
+		return nil
+	}
+	flags := unix.O_WRONLY | unix.O_CREAT
+	if j.Reads() {
+		flags |= unix.O_TRUNC
+	}
+	fd, err := p.Open(name, flags, 0o644)
 	if err != nil {
 		return err
 	}
 	defer p.Close(fd)
-	var st unix.Stat_t
-	if err := p.Fstat(fd, &st); err != nil {
+	switch j.Fallocate {
+	case "native", "posix":
+		err = p.Fallocate(fd, 0, 0, j.Size)
+	case "keep":
+		err = p.Fallocate(fd, unix.FALLOC_FL_KEEP_SIZE, 0, j.Size)
+	case "truncate":
+		err = p.Ftruncate(fd, j.Size)
+	}
+	if err != nil {
 		return err
 	}
-	if st.Size >= j.Size {
-		return nil
-	}
-	switch {
-	case j.Reads():
-		chunk := make([]byte, min(j.Size, 1<<20))
-		for i := range chunk {
-			chunk[i] = byte(i)
-		}
-		for off := int64(0); off < j.Size; off += int64(len(chunk)) {
-			b := chunk[:min(int64(len(chunk)), j.Size-off)]
-			if _, err := p.Pwrite(fd, b, off); err != nil {
+	if j.Reads() {
+		if j.Fallocate != "truncate" {
+			if err := p.Ftruncate(fd, j.Size); err != nil {
 				return err
 			}
 		}
-	case j.Fallocate == "native" || j.Fallocate == "posix":
-		if err := p.Fallocate(fd, 0, 0, j.Size); err != nil {
-			return err
+		buf := make([]byte, j.BS)
+		for i := range buf {
+			buf[i] = byte(i)
 		}
-	case j.Fallocate == "keep":
-		if err := p.Fallocate(fd, unix.FALLOC_FL_KEEP_SIZE, 0, j.Size); err != nil {
-			return err
+		for off := int64(0); off < j.Size; off += j.BS {
+			if _, err := p.Write(fd, buf[:min(j.BS, j.Size-off)]); err != nil {
+				return err
+			}
 		}
-	case j.Fallocate == "truncate":
-		if err := p.Ftruncate(fd, j.Size); err != nil {
+		if err := p.Fsync(fd); err != nil {
 			return err
 		}
 	}
-	if err := p.Fsync(fd); err != nil {
-		return err
-	}
-	return p.Fadvise(fd, 0, 0, unix.FADV_DONTNEED)
+	return p.Fadvise(fd, 0, j.Size, unix.FADV_DONTNEED)
 }
 
 // MkdirAll makes dir and the directories above it that do not exist, by
@@ -257,7 +285,7 @@ func (r *runner) finished() bool {
 func (r *runner) offset() int64 {
 	j := r.j
 	if j.Random() {
-		return r.rng.Int64N(j.Size/j.BS) * j.BS
+		return r.perm.next() * j.BS
 	}
 	if r.next+j.BS > j.Size {
 		r.next = 0
@@ -279,6 +307,15 @@ func (r *runner) isWrite() bool {
 }
 
 func (r *runner) step() {
+	if r.syncDue && !r.finished() {
+		// fio issues the sync that fsync=N or fdatasync=N asks for before
+		// the next I/O: none follows the job's last write.
+		r.syncDue = false
+		if !r.sync() {
+			return
+		}
+		return
+	}
 	if r.j.IOEngine == "libaio" {
 		r.stepAio()
 		return
@@ -295,13 +332,19 @@ func (r *runner) step() {
 	var err error
 	switch {
 	case r.j.IOEngine == "sync":
-		if _, err = r.p.Seek(r.fd, off, unix.SEEK_SET); err == nil {
+		// read/write at the file offset, with an lseek only when the
+		// offset is not already there (as fio's sync engine).
+		if r.pos != off {
+			_, err = r.p.Seek(r.fd, off, unix.SEEK_SET)
+		}
+		if err == nil {
 			if w {
 				n, err = r.p.Write(r.fd, r.buf)
 			} else {
 				n, err = r.p.Read(r.fd, r.buf)
 			}
 		}
+		r.pos = off + int64(n)
 	case w:
 		n, err = r.p.Pwrite(r.fd, r.buf, off)
 	default:
@@ -313,9 +356,6 @@ func (r *runner) step() {
 		return
 	}
 	r.account(w, t0, int64(n))
-	if w {
-		r.afterWrite()
-	}
 	r.end = Now(t)
 }
 
@@ -330,37 +370,34 @@ func (r *runner) account(w bool, t0, n int64) {
 	d := &r.res.Read
 	if w {
 		d = &r.res.Write
+		r.writes++
+		if (r.j.Fsync > 0 && r.writes%r.j.Fsync == 0) || (r.j.Fdatasync > 0 && r.writes%r.j.Fdatasync == 0) {
+			r.syncDue = true
+		}
 	}
 	d.IOBytes += n
 	d.TotalIOs++
 	_ = d.Clat.RecordValue(max(Now(r.p.Task())-t0, 0))
 }
 
-// afterWrite issues the fsync=/fdatasync= syncs.
-func (r *runner) afterWrite() {
-	r.writes++
-	if r.j.Fsync > 0 && r.writes%r.j.Fsync == 0 {
-		r.sync(unix.SYS_FSYNC)
-	}
-	if r.j.Fdatasync > 0 && r.writes%r.j.Fdatasync == 0 {
-		r.sync(unix.SYS_FDATASYNC)
-	}
-}
-
-func (r *runner) sync(nr int) {
+// sync issues the due sync: fdatasync when fdatasync= asked for it, else
+// fsync. It reports false when the sync failed (the job is then over).
+func (r *runner) sync() bool {
 	t0 := Now(r.p.Task())
 	var err error
-	if nr == unix.SYS_FSYNC {
-		err = r.p.Fsync(r.fd)
-	} else {
+	if r.j.Fdatasync > 0 && r.writes%r.j.Fdatasync == 0 {
 		err = r.p.Fdatasync(r.fd)
+	} else {
+		err = r.p.Fsync(r.fd)
 	}
 	if err != nil {
 		r.fail(fmt.Errorf("sync: %w", err))
-		return
+		return false
 	}
 	r.res.Sync.TotalIOs++
 	_ = r.res.Sync.Clat.RecordValue(max(Now(r.p.Task())-t0, 0))
+	r.end = Now(r.p.Task())
+	return true
 }
 
 func (r *runner) finish() {
@@ -390,14 +427,15 @@ func (r *runner) fail(err error) {
 	r.finish()
 }
 
-// stepAio fills the queue to iodepth with one io_submit, then reaps with one
-// io_getevents(min_nr=1): fio's libaio loop with iodepth_batch=1 and
-// iodepth_batch_complete=1 folded into one round per step.
+// stepAio makes one call of fio's libaio loop with its default batching
+// (iodepth_batch_submit=1, iodepth_batch_complete_min=1): while the queue
+// has room and the job has I/O left, an io_submit of one iocb; when the
+// queue is full or nothing is left to issue, an io_getevents(min_nr=1,
+// nr=iodepth) that reaps what completed. A request's completion latency runs
+// from its io_submit to the io_getevents that reaped it.
 func (r *runner) stepAio() {
 	t := r.p.Task()
-	r.iocbs = r.iocbs[:0]
-	var reqs []aioReq
-	for r.inflight+len(r.iocbs) < r.j.IODepth && !r.finished() {
+	if r.inflight < r.j.IODepth && !r.finished() {
 		w := r.isWrite()
 		cb := &sim.Iocb{Data: r.seq, Fd: uint32(r.fd), Offset: r.offset(), Buf: make([]byte, r.j.BS)}
 		cb.Opcode = sim.IOCB_CMD_PREAD
@@ -407,32 +445,27 @@ func (r *runner) stepAio() {
 		}
 		r.issued += r.j.BS
 		r.seq++
-		r.iocbs = append(r.iocbs, cb)
-		reqs = append(reqs, aioReq{write: w, n: r.j.BS})
-	}
-	if len(r.iocbs) == 0 && r.inflight == 0 {
-		r.finish()
-		return
-	}
-	if len(r.iocbs) > 0 {
+		r.iocbs = append(r.iocbs[:0], cb)
 		t0 := Now(t)
-		n, err := r.p.IoSubmit(r.ctx, r.iocbs)
-		if err != nil || n != len(r.iocbs) {
-			r.fail(fmt.Errorf("io_submit: %d of %d: %v", n, len(r.iocbs), err))
+		if n, err := r.p.IoSubmit(r.ctx, r.iocbs); err != nil || n != 1 {
+			r.fail(fmt.Errorf("io_submit: %d of 1: %v", n, err))
 			return
 		}
-		for i, cb := range r.iocbs {
-			reqs[i].t0 = t0
-			r.submitted[cb.Data] = reqs[i]
-		}
-		r.inflight += n
+		r.submitted[cb.Data] = aioReq{write: w, t0: t0, n: r.j.BS}
+		r.inflight++
+		r.end = Now(t)
+		return
+	}
+	if r.inflight == 0 {
+		r.finish()
+		return
 	}
 	n, err := r.p.IoGetevents(r.ctx, 1, len(r.events), r.events, nil)
 	if err != nil {
 		r.fail(fmt.Errorf("io_getevents: %w", err))
 		return
 	}
-	if n == 0 && len(r.iocbs) == 0 {
+	if n == 0 {
 		r.fail(fmt.Errorf("io_getevents: no completion with %d I/Os in flight", r.inflight))
 		return
 	}
@@ -445,9 +478,31 @@ func (r *runner) stepAio() {
 			return
 		}
 		r.account(req.write, req.t0, ev.Res)
-		if req.write {
-			r.afterWrite()
-		}
 	}
 	r.end = Now(t)
+}
+
+// permutation walks 0..n-1 in a pseudo-random order, each value once per
+// pass (fio's random map: a size-based random job touches every block once),
+// with O(1) state: a full-period linear congruential generator modulo the
+// next power of two (a = 5, c odd: Hull-Dobell), values >= n skipped.
+type permutation struct {
+	n, mask, x, c uint64
+}
+
+func newPermutation(n int64, seed uint64) *permutation {
+	m := uint64(1)
+	for m < uint64(n) {
+		m <<= 1
+	}
+	return &permutation{n: uint64(n), mask: m - 1, x: seed & (m - 1), c: (seed*2+1)&(m-1) | 1}
+}
+
+func (p *permutation) next() int64 {
+	for {
+		p.x = (p.x*5 + p.c) & p.mask
+		if p.x < p.n {
+			return int64(p.x)
+		}
+	}
 }

@@ -235,9 +235,15 @@ func (f *fioWork) run(st setup, withStack bool) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The layout's calls went to the kernel directly: count from after it.
+	// The layout's calls went to the kernel directly, uncounted; the
+	// arm's time runs from the first job's start to the last one's end.
 	r := &Result{Kind: "fio", Fio: res, Lat: newLat()}
 	w.finish(r)
+	start, end := res[0].Start, res[0].Start+res[0].Runtime
+	for _, j := range res {
+		start, end = min(start, j.Start), max(end, j.Start+j.Runtime)
+	}
+	r.TimeNs = end - start
 	for _, j := range res {
 		for _, d := range []fio.Dir{j.Read, j.Write} {
 			r.Lat.Merge(d.Clat)
