@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"bytes"
+	"flag"
 	"math"
 	"os"
 	"path/filepath"
@@ -200,4 +201,54 @@ func TestParseRange(t *testing.T) {
 	lo, _, err := parseRange("1ms..", true)
 	require.NoError(t, err)
 	require.Equal(t, 1e6, lo)
+}
+
+// TestRewriteMatchesDatadriven checks that `iosim run --rewrite` writes every
+// shipped scenario byte for byte as datadriven's -rewrite does, from a copy
+// whose outputs are all wrong.
+func TestRewriteMatchesDatadriven(t *testing.T) {
+	files, err := Files([]string{"."})
+	require.NoError(t, err)
+	for _, path := range files {
+		orig, err := os.ReadFile(path)
+		require.NoError(t, err)
+		f, err := os.Open(path)
+		require.NoError(t, err)
+		blocks, tail, err := readFile(path, f)
+		f.Close()
+		require.NoError(t, err)
+		var stale strings.Builder
+		for _, b := range blocks {
+			stale.WriteString(b.pre)
+			render(&stale, "stale\n\noutput\n")
+		}
+		stale.WriteString(tail)
+
+		dir := t.TempDir()
+		ours := filepath.Join(filepath.Dir(path), ".rewrite-ours-"+filepath.Base(path))
+		theirs := filepath.Join(dir, filepath.Base(path))
+		t.Cleanup(func() { os.Remove(ours) })
+		for _, p := range []string{ours, theirs} {
+			require.NoError(t, os.WriteFile(p, []byte(stale.String()), 0o644))
+		}
+		// ours lives beside the original so its relative paths resolve.
+		r := RunFile(ours, RunOptions{Rewrite: true})
+		got, err := os.ReadFile(ours)
+		require.NoError(t, r.Err, path)
+		require.NoError(t, err)
+		require.Equal(t, string(orig), string(got), path)
+
+		// datadriven's own rewrite of the same stale copy, with the same outputs.
+		require.NoError(t, flag.Set("rewrite", "true"))
+		i := 0
+		datadriven.RunTest(t, theirs, func(t *testing.T, td *datadriven.TestData) string {
+			out := blocks[i].td.Expected
+			i++
+			return out
+		})
+		require.NoError(t, flag.Set("rewrite", "false"))
+		want, err := os.ReadFile(theirs)
+		require.NoError(t, err)
+		require.Equal(t, string(want), string(got), path)
+	}
 }
