@@ -12,6 +12,7 @@ import (
 
 	"iosim/fio"
 	"iosim/replay"
+	"iosim/vfs"
 )
 
 // An arm is a named workload with the setup current when it was defined.
@@ -33,20 +34,22 @@ type workload interface {
 // Result is what one run of an arm measured.
 type Result struct {
 	Arm         string
-	Kind        string // calls, trace, fio
-	Stack       string
 	TimeNs      int64 // virtual time of the workload (the kernel clock)
 	Calls       int64 // calls the program made
 	KernelCalls int64 // calls that reached the kernel
 	Syscalls    []SyscallRow
 	Divergences []string // results that differ from those written or recorded
 	NDiverged   int64
-	// Lat holds per-call (calls, trace) or per-I/O (fio) latencies in ns.
+	// Lat holds per-call (calls) or per-I/O (fio) latencies in ns; nil for
+	// a replayed trace.
 	Lat *hdrhistogram.Histogram
 	Fio []*fio.JobResult
 	Err string // the error that ended the workload early
 	// obs is the program's view of every call (calls arms), for equiv.
 	obs []observation
+	// fs is the file system after the run (calls and fio arms): what a
+	// crash command explores.
+	fs *vfs.FS
 }
 
 // SyscallRow is one syscall's line of a report. TimeNs is -1 when the
@@ -84,7 +87,11 @@ func (w *world) rows() []SyscallRow {
 	return out
 }
 
+// finish fills what every arm built on a world reports. The arm's time is
+// the kernel clock's advance since the workload started (with per-task
+// clocks: the latest task's).
 func (w *world) finish(r *Result) {
+	r.fs = w.k.FS()
 	r.TimeNs = w.k.Now() - w.t0
 	r.KernelCalls = w.bottom.n
 	r.Syscalls = w.rows()
@@ -148,7 +155,7 @@ func (t *traceWork) run(st setup, withStack bool) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Result{Kind: "trace", Stack: st.stackString(withStack), TimeNs: rep.VirtualTimeNs, Calls: rep.Calls, KernelCalls: rep.KernelCalls, NDiverged: rep.Divergences}
+	r := &Result{TimeNs: rep.VirtualTimeNs, Calls: rep.Calls, KernelCalls: rep.KernelCalls, NDiverged: rep.Divergences}
 	for _, name := range sortedKeys(rep.Syscalls) {
 		s := rep.Syscalls[name]
 		r.Syscalls = append(r.Syscalls, SyscallRow{Name: name, Calls: s.Calls, Errors: s.Errors, Bytes: s.Bytes, TimeNs: -1})
@@ -237,7 +244,7 @@ func (f *fioWork) run(st setup, withStack bool) (*Result, error) {
 	}
 	// The layout's calls went to the kernel directly, uncounted; the
 	// arm's time runs from the first job's start to the last one's end.
-	r := &Result{Kind: "fio", Fio: res, Lat: newLat()}
+	r := &Result{Fio: res, Lat: newLat()}
 	w.finish(r)
 	start, end := res[0].Start, res[0].Start+res[0].Runtime
 	for _, j := range res {

@@ -184,7 +184,7 @@ func (c *callsWork) run(st setup, withStack bool) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Result{Kind: "calls", Lat: newLat(), Stack: st.stackString(withStack)}
+	r := &Result{Lat: newLat()}
 	main := w.k.Spawn()
 	// The program starts with stdin, stdout and stderr open, as /dev/null.
 	for fd := 0; fd < 3; fd++ {
@@ -267,11 +267,4 @@ func resultString(ret int64, e unix.Errno) string {
 		return "-1 " + strace.ErrnoName(e)
 	}
 	return fmt.Sprint(ret)
-}
-
-func (s setup) stackString(withStack bool) string {
-	if !withStack || len(s.stack) == 0 {
-		return ""
-	}
-	return s.stack.String()
 }

@@ -3,6 +3,8 @@
 // the recording.
 //
 //	iosim replay [flags] TRACE...   replay strace files on the model
+//	iosim run [flags] PATH...       run scenario files (see package scenarios)
+//	iosim fio [flags] JOBFILE       run a fio job file on the model
 //	iosim syscalls                  list the syscalls and how far they are modelled
 //	iosim interposers               list the interposers and their parameters
 //
