@@ -273,3 +273,52 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestReadMeasuredJSON reads the real fio's JSON of the six canonical jobs
+// (fio 3.33 on the development machine) with iosim's types: the field names
+// are fio's, so every job's numbers come through.
+func TestReadMeasuredJSON(t *testing.T) {
+	files, err := filepath.Glob("../scenarios/fio/measured/*.json")
+	require.NoError(t, err)
+	require.Len(t, files, 6)
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		m, err := ReadJSON(bytes.NewReader(b))
+		require.NoError(t, err, f)
+		require.Len(t, m.Jobs, 1, f)
+		j := m.Jobs[0]
+		require.Equal(t, strings.TrimSuffix(filepath.Base(f), ".json"), j.JobName)
+		d := j.Read
+		if d.TotalIOs == 0 {
+			d = j.Write
+		}
+		require.Positive(t, d.TotalIOs, f)
+		require.Positive(t, d.IOPS, f)
+		require.Positive(t, d.BW, f)
+		require.Equal(t, d.IOBytes, d.IOKBytes*1024, f)
+		require.Len(t, d.ClatNs.Percentile, len(Percentiles), f)
+		for _, p := range Percentiles {
+			require.Contains(t, d.ClatNs.Percentile, PercentileKey(p), f)
+		}
+	}
+}
+
+func TestWriteComparison(t *testing.T) {
+	res, _ := run(t, "[rand-read-direct]\nrw=randread\nbs=4k\nsize=64k\ndirect=1\n")
+	b, err := os.ReadFile("../scenarios/fio/measured/rand-read-direct.json")
+	require.NoError(t, err)
+	measured, err := ReadJSON(bytes.NewReader(b))
+	require.NoError(t, err)
+	var out bytes.Buffer
+	require.NoError(t, WriteComparison(&out, ToJSON(res), measured))
+	// 16 reads of 100 ns: 1e7 IOPS against fio's 14266.
+	var rows [][]string
+	for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		rows = append(rows, strings.Fields(l))
+	}
+	require.Contains(t, rows, []string{"rand-read-direct", "read", "iops", "1e+07", "14266.4", "701"})
+	require.Contains(t, rows, []string{"rand-read-direct", "read", "clat", "p99", "ns", "100", "309248", "0.000323"})
+	res, _ = run(t, "[other]\nrw=read\nbs=4k\nsize=64k\n")
+	require.ErrorContains(t, WriteComparison(&out, ToJSON(res), measured), "no job of the model's")
+}

@@ -12,7 +12,6 @@ import (
 
 	"iosim/fio"
 	"iosim/replay"
-	"iosim/vfs"
 )
 
 // An arm is a named workload with the setup current when it was defined.
@@ -47,9 +46,6 @@ type Result struct {
 	Err string // the error that ended the workload early
 	// obs is the program's view of every call (calls arms), for equiv.
 	obs []observation
-	// fs is the file system after the run (calls and fio arms): what a
-	// crash command explores.
-	fs *vfs.FS
 }
 
 // SyscallRow is one syscall's line of a report. TimeNs is -1 when the
@@ -91,7 +87,6 @@ func (w *world) rows() []SyscallRow {
 // the kernel clock's advance since the workload started (with per-task
 // clocks: the latest task's).
 func (w *world) finish(r *Result) {
-	r.fs = w.k.FS()
 	r.TimeNs = w.k.Now() - w.t0
 	r.KernelCalls = w.bottom.n
 	r.Syscalls = w.rows()

@@ -17,6 +17,7 @@ func cmdFio(args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("fio", flag.ContinueOnError)
 	fl.SetOutput(stderr)
 	format := fl.String("output-format", "normal", "normal or json (fio's field names: jobs[].read.iops, .bw in KiB/s, .clat_ns.percentile)")
+	compare := fl.String("compare", "", "print the model's IOPS, bandwidth and clat percentiles beside those of a measured run: fio's JSON `FILE`")
 	var stack stackFlag
 	fl.Var(&stack, "stack", "interposer `NAME[:key=value,...]`, repeatable; the first is nearest the program (see 'iosim interposers')")
 	fl.Usage = func() {
@@ -76,7 +77,23 @@ flags:
 		fmt.Fprintf(stderr, "iosim fio: %v\n", err)
 		return 2
 	}
-	if *format == "json" {
+	if *compare != "" {
+		f, err := os.Open(*compare)
+		if err != nil {
+			fmt.Fprintf(stderr, "iosim fio: %v\n", err)
+			return 2
+		}
+		measured, err := fio.ReadJSON(f)
+		f.Close()
+		if err != nil {
+			fmt.Fprintf(stderr, "iosim fio: %s: %v\n", *compare, err)
+			return 2
+		}
+		if err := fio.WriteComparison(stdout, fio.ToJSON(res), measured); err != nil {
+			fmt.Fprintf(stderr, "iosim fio: %v\n", err)
+			return 2
+		}
+	} else if *format == "json" {
 		if err := fio.WriteJSON(stdout, res); err != nil {
 			fmt.Fprintf(stderr, "iosim fio: %v\n", err)
 			return 2

@@ -62,6 +62,10 @@ func TestFioJSON(t *testing.T) {
 	require.Contains(t, out, "rr: (groupid=0, jobs=1)")
 	require.Contains(t, out, "read: IOPS=")
 
+	code, out, errOut = runCmd("fio", "--compare", "../../scenarios/fio/measured/rand-read-direct.json", "../../scenarios/fio/rand-read-direct.fio")
+	require.Equal(t, 0, code, errOut)
+	require.Regexp(t, `rand-read-direct +read +iops +\S+ +14266.4`, out)
+
 	require.NoError(t, os.WriteFile(p, []byte("[x]\nsize=1m\nzonemode=zbd\n"), 0o644))
 	code, _, errOut = runCmd("fio", p)
 	require.Equal(t, 2, code)
