@@ -132,12 +132,13 @@ type runner struct {
 	seq       uint64
 	events    []sim.IoEvent
 	iocbs     []*sim.Iocb // the one-iocb array io_submit takes
+	free      [][]byte    // buffers of no request in flight (iodepth in all)
 }
 
 type aioReq struct {
 	write bool
 	t0    int64
-	n     int64
+	buf   []byte // back to the free list when reaped
 }
 
 func start(k *sim.Kernel, h sim.Handler, j *Job, n int) (*runner, error) {
@@ -186,6 +187,9 @@ func start(k *sim.Kernel, h sim.Handler, j *Job, n int) (*runner, error) {
 		}
 		r.submitted = map[uint64]aioReq{}
 		r.events = make([]sim.IoEvent, j.IODepth)
+		for range j.IODepth {
+			r.free = append(r.free, make([]byte, j.BS))
+		}
 	}
 	r.t0 = Now(p.Task())
 	r.end = r.t0
@@ -437,7 +441,9 @@ func (r *runner) stepAio() {
 	t := r.p.Task()
 	if r.inflight < r.j.IODepth && !r.finished() {
 		w := r.isWrite()
-		cb := &sim.Iocb{Data: r.seq, Fd: uint32(r.fd), Offset: r.offset(), Buf: make([]byte, r.j.BS)}
+		buf := r.free[len(r.free)-1]
+		r.free = r.free[:len(r.free)-1]
+		cb := &sim.Iocb{Data: r.seq, Fd: uint32(r.fd), Offset: r.offset(), Buf: buf}
 		cb.Opcode = sim.IOCB_CMD_PREAD
 		if w {
 			cb.Opcode = sim.IOCB_CMD_PWRITE
@@ -451,7 +457,7 @@ func (r *runner) stepAio() {
 			r.fail(fmt.Errorf("io_submit: %d of 1: %v", n, err))
 			return
 		}
-		r.submitted[cb.Data] = aioReq{write: w, t0: t0, n: r.j.BS}
+		r.submitted[cb.Data] = aioReq{write: w, t0: t0, buf: buf}
 		r.inflight++
 		r.end = Now(t)
 		return
@@ -472,6 +478,7 @@ func (r *runner) stepAio() {
 	for _, ev := range r.events[:n] {
 		req := r.submitted[ev.Data]
 		delete(r.submitted, ev.Data)
+		r.free = append(r.free, req.buf)
 		r.inflight--
 		if ev.Res < 0 {
 			r.fail(fmt.Errorf("%s: %v", dirName(req.write), unix.Errno(-ev.Res)))
