@@ -212,6 +212,15 @@ func TestRunRuntimeAndDeterminism(t *testing.T) {
 	require.NotEqual(t, a[0].Read.TotalIOs, c[0].Read.TotalIOs)
 }
 
+func TestRunMaxLayout(t *testing.T) {
+	k := sim.New(vfs.New())
+	_, err := Run(k, k, parse(t, "[big]\nrw=randread\nsize=2m\n"), Options{MaxLayout: 1 << 20})
+	require.ErrorContains(t, err, "job big reads a file of 2097152 bytes that must be written first")
+	res, err := Run(k, k, parse(t, "[big]\nrw=randwrite\nsize=2m\n"), Options{MaxLayout: 1 << 20})
+	require.NoError(t, err, "a write job's file is only allocated")
+	require.Equal(t, int64(512), res[0].Write.TotalIOs)
+}
+
 func TestRunErrorEndsJob(t *testing.T) {
 	res, _ := run(t, "[w]\nrw=write\nbs=4k\nsize=64k\n", "fault:rule=pwrite64#nth=3=ENOSPC")
 	require.ErrorContains(t, res[0].Err, "no space left on device")

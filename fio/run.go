@@ -45,7 +45,14 @@ type Options struct {
 	// Layout is the handler the files are laid out through before the timed
 	// part (the kernel itself, under any interposer and fault); nil means h.
 	Layout sim.Handler
+	// MaxLayout bounds the bytes a job that reads has written into its file
+	// before it starts (the model holds written data in memory); 0 means
+	// DefaultMaxLayout.
+	MaxLayout int64
 }
+
+// DefaultMaxLayout is the default Options.MaxLayout: 4 GiB.
+const DefaultMaxLayout = 4 << 30
 
 // Run runs the jobs on kernel k, their calls going through h (the kernel or
 // an interposer stack over it). Each job clone is a process of its own; the
@@ -56,6 +63,14 @@ type Options struct {
 func Run(k *sim.Kernel, h sim.Handler, jobs []*Job, opts Options) ([]*JobResult, error) {
 	if opts.Layout == nil {
 		opts.Layout = h
+	}
+	if opts.MaxLayout == 0 {
+		opts.MaxLayout = DefaultMaxLayout
+	}
+	for _, j := range jobs {
+		if j.Reads() && j.Size > opts.MaxLayout {
+			return nil, fmt.Errorf("job %s reads a file of %d bytes that must be written first; the model holds written data in memory and lays out at most %d", j.Name, j.Size, opts.MaxLayout)
+		}
 	}
 	// As fio: the files are laid out first, then the jobs start.
 	for _, j := range jobs {

@@ -233,7 +233,7 @@ func (f *fioWork) run(st setup, withStack bool) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := fio.Run(w.k, w.top, f.jobs, fio.Options{Layout: w.k})
+	res, err := fio.Run(w.k, w.top, f.jobs, fio.Options{Layout: w.k, MaxLayout: maxWritten})
 	if err != nil {
 		return nil, err
 	}
