@@ -21,10 +21,8 @@ import (
 // strace -f prints): each PID is a thread of one process, sharing its fd
 // table (the first PID, or the lines without one, are its main thread).
 type callsWork struct {
-	file  string
-	line0 int // the directive's line: input line i is line0+i
-	evs   []*strace.Event
-	pids  int
+	evs  []*strace.Event
+	pids int
 }
 
 // inlineCalls are the calls an inline workload may make: the file calls
@@ -64,9 +62,10 @@ func (s *Scenario) cmdCalls(td *datadriven.TestData) (string, error) {
 	return ar.describe(), nil
 }
 
-// parseCalls reads inline calls; errors name the scenario file and line.
+// parseCalls reads inline calls; errors name the scenario file and the line
+// (line0 is the directive's: input line i is line0+i).
 func parseCalls(file string, line0 int, input string) (*callsWork, error) {
-	w := &callsWork{file: file, line0: line0}
+	w := &callsWork{}
 	p := strace.NewParser(strings.NewReader(input+"\n"), file, strace.Options{})
 	pids := map[int]bool{}
 	for {
@@ -92,9 +91,7 @@ func parseCalls(file string, line0 int, input string) (*callsWork, error) {
 		if _, err := buildCall(ev, nil); err != nil {
 			return nil, &MalformedError{Pos: at, Msg: "calls: " + err.Error()}
 		}
-		if !pids[ev.Pid] {
-			pids[ev.Pid] = true
-		}
+		pids[ev.Pid] = true
 		w.evs = append(w.evs, ev)
 	}
 	w.pids = len(pids)
@@ -188,7 +185,12 @@ func (c *callsWork) run(st setup, withStack bool) (*Result, error) {
 		return nil, err
 	}
 	r := &Result{Lat: newLat()}
-	main := w.k.Spawn()
+	// The program is pid 1000 (sim's first), whatever setup ran before it.
+	t, err := w.k.SpawnPid(1000)
+	if err != nil {
+		return nil, err
+	}
+	main := sim.NewProcess(w.k, t)
 	// The program starts with stdin, stdout and stderr open, as /dev/null.
 	for fd := 0; fd < 3; fd++ {
 		if err := main.Task().InstallSpecial(fd, sim.DevNull{}, unix.O_RDWR); err != nil {
