@@ -59,7 +59,7 @@ func (s *Scenario) cmdRun(td *datadriven.TestData) (string, error) {
 func FormatNs(ns int64) string { return fio.FormatNs(float64(ns)) }
 
 func writeResult(b *strings.Builder, ar *arm, r *Result) {
-	fmt.Fprintf(b, "arm %s: %s; %s\n", ar.name, ar.work.describe(), ar.setup.describe())
+	b.WriteString(ar.describe() + "\n")
 	fmt.Fprintf(b, "virtual time %s, calls %d, reached the kernel %d, diverged %d\n", FormatNs(r.TimeNs), r.Calls, r.KernelCalls, r.NDiverged)
 	tw := tabwriter.NewWriter(b, 0, 0, 1, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "  syscall\tcalls\terrors\tbytes\ttime\t")
