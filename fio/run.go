@@ -147,13 +147,13 @@ type runner struct {
 	seq       uint64
 	events    []sim.IoEvent
 	iocbs     []*sim.Iocb // the one-iocb array io_submit takes
-	free      [][]byte    // buffers of no request in flight (iodepth in all)
+	free      []*sim.Iocb // iocbs (with their buffers) of no request in flight: iodepth in all
 }
 
 type aioReq struct {
 	write bool
 	t0    int64
-	buf   []byte // back to the free list when reaped
+	cb    *sim.Iocb // back to the free list when reaped
 }
 
 func start(k *sim.Kernel, h sim.Handler, j *Job, n int) (*runner, error) {
@@ -203,7 +203,7 @@ func start(k *sim.Kernel, h sim.Handler, j *Job, n int) (*runner, error) {
 		r.submitted = map[uint64]aioReq{}
 		r.events = make([]sim.IoEvent, j.IODepth)
 		for range j.IODepth {
-			r.free = append(r.free, make([]byte, j.BS))
+			r.free = append(r.free, &sim.Iocb{Fd: uint32(fd), Buf: make([]byte, j.BS)})
 		}
 	}
 	r.t0 = Now(p.Task())
@@ -456,10 +456,9 @@ func (r *runner) stepAio() {
 	t := r.p.Task()
 	if r.inflight < r.j.IODepth && !r.finished() {
 		w := r.isWrite()
-		buf := r.free[len(r.free)-1]
+		cb := r.free[len(r.free)-1]
 		r.free = r.free[:len(r.free)-1]
-		cb := &sim.Iocb{Data: r.seq, Fd: uint32(r.fd), Offset: r.offset(), Buf: buf}
-		cb.Opcode = sim.IOCB_CMD_PREAD
+		cb.Data, cb.Offset, cb.Opcode = r.seq, r.offset(), sim.IOCB_CMD_PREAD
 		if w {
 			cb.Opcode = sim.IOCB_CMD_PWRITE
 			copy(cb.Buf, r.buf)
@@ -472,7 +471,7 @@ func (r *runner) stepAio() {
 			r.fail(fmt.Errorf("io_submit: %d of 1: %v", n, err))
 			return
 		}
-		r.submitted[cb.Data] = aioReq{write: w, t0: t0, buf: buf}
+		r.submitted[cb.Data] = aioReq{write: w, t0: t0, cb: cb}
 		r.inflight++
 		r.end = Now(t)
 		return
@@ -493,7 +492,7 @@ func (r *runner) stepAio() {
 	for _, ev := range r.events[:n] {
 		req := r.submitted[ev.Data]
 		delete(r.submitted, ev.Data)
-		r.free = append(r.free, req.buf)
+		r.free = append(r.free, req.cb)
 		r.inflight--
 		if ev.Res < 0 {
 			r.fail(fmt.Errorf("%s: %v", dirName(req.write), unix.Errno(-ev.Res)))
