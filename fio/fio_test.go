@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -197,6 +199,44 @@ func TestRandomTouchesEveryBlockOnce(t *testing.T) {
 			}
 			require.NotEqual(t, order, other)
 		}
+	}
+}
+
+// TestMixedOffsets checks the offsets of a mixed job against fio 3.33 under
+// strace: rw=rw keeps a sequential offset per direction; randrw draws both
+// directions from one random map, each block once.
+func TestMixedOffsets(t *testing.T) {
+	offsets := func(text string) (reads, writes []int64) {
+		k := sim.New(vfs.New())
+		var mu sync.Mutex
+		h := sim.HandlerFunc(func(c sim.Call) sim.Result {
+			mu.Lock()
+			switch c.Nr {
+			case sim.SYS_PREAD64:
+				reads = append(reads, c.Args[3])
+			case sim.SYS_PWRITE64:
+				writes = append(writes, c.Args[3])
+			}
+			mu.Unlock()
+			return k.Syscall(c)
+		})
+		_, err := Run(k, h, parse(t, text), Options{Layout: k})
+		require.NoError(t, err)
+		return reads, writes
+	}
+	reads, writes := offsets("[m]\nrw=rw\nbs=4k\nsize=64k\n")
+	require.Len(t, append(reads, writes...), 16)
+	for i, off := range reads {
+		require.Equal(t, int64(i*4096), off)
+	}
+	for i, off := range writes {
+		require.Equal(t, int64(i*4096), off)
+	}
+	reads, writes = offsets("[m]\nrw=randrw\nbs=4k\nsize=64k\n")
+	all := append(reads, writes...)
+	slices.Sort(all)
+	for i, off := range all {
+		require.Equal(t, int64(i*4096), off)
 	}
 }
 

@@ -133,9 +133,9 @@ type runner struct {
 	done bool
 
 	t0, end   int64
-	deadline  int64 // virtual time at which the job stops (0: none)
-	next      int64 // next sequential offset
-	pos       int64 // the file offset (sync engine)
+	deadline  int64    // virtual time at which the job stops (0: none)
+	next      [2]int64 // next sequential offset, per direction (read, write), as fio
+	pos       int64    // the file offset (sync engine)
 	nblocks   int64
 	perm      *permutation
 	syncDue   bool  // fsync=/fdatasync= asks for a sync before the next I/O
@@ -300,17 +300,23 @@ func (r *runner) finished() bool {
 	return r.issued >= r.j.Size
 }
 
-// offset returns the next I/O's offset.
-func (r *runner) offset() int64 {
+// offset returns the next I/O's offset: random ones from one random map for
+// both directions (each block once per pass), sequential ones from an offset
+// of each direction's own (rw=rw reads 0, 4k, 8k... and writes 0, 4k...).
+func (r *runner) offset(w bool) int64 {
 	j := r.j
 	if j.Random() {
 		return r.perm.next() * j.BS
 	}
-	if r.next+j.BS > j.Size {
-		r.next = 0
+	d := 0
+	if w {
+		d = 1
 	}
-	off := r.next
-	r.next += j.BS
+	if r.next[d]+j.BS > j.Size {
+		r.next[d] = 0
+	}
+	off := r.next[d]
+	r.next[d] += j.BS
 	return off
 }
 
@@ -344,7 +350,7 @@ func (r *runner) step() {
 		return
 	}
 	w := r.isWrite()
-	off := r.offset()
+	off := r.offset(w)
 	t := r.p.Task()
 	t0 := Now(t)
 	var n int
@@ -458,7 +464,7 @@ func (r *runner) stepAio() {
 		w := r.isWrite()
 		cb := r.free[len(r.free)-1]
 		r.free = r.free[:len(r.free)-1]
-		cb.Data, cb.Offset, cb.Opcode = r.seq, r.offset(), sim.IOCB_CMD_PREAD
+		cb.Data, cb.Offset, cb.Opcode = r.seq, r.offset(w), sim.IOCB_CMD_PREAD
 		if w {
 			cb.Opcode = sim.IOCB_CMD_PWRITE
 			copy(cb.Buf, r.buf)
