@@ -134,8 +134,11 @@ func (s *Scenario) cmdTrace(td *datadriven.TestData) (string, error) {
 
 // run replays the trace with --verify through the stack and faults.
 func (t *traceWork) run(st setup, withStack bool) (*Result, error) {
-	if _, err := deviceOptions(st.device); err != nil {
-		return nil, err
+	// replay builds its own kernel: until replay.Options takes kernel
+	// options, a trace runs on the default device only (never silently on
+	// another).
+	if opts, err := deviceOptions(st.device); err != nil || len(opts) > 0 {
+		return nil, fmt.Errorf("device %s: a replayed trace runs on the default device only (%v)", st.device, err)
 	}
 	var specs []string
 	if withStack {
