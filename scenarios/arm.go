@@ -46,6 +46,9 @@ type Result struct {
 	Err string // the error that ended the workload early
 	// obs is the program's view of every call (calls arms), for equiv.
 	obs []observation
+	// log holds the strace line of every call the program made (calls and
+	// stdio arms), for run show=calls.
+	log []string
 }
 
 // SyscallRow is one syscall's line of a report. TimeNs is -1 when the

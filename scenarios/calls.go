@@ -185,18 +185,9 @@ func (c *callsWork) run(st setup, withStack bool) (*Result, error) {
 		return nil, err
 	}
 	r := &Result{Lat: newLat()}
-	// The program is pid 1000 (sim's first), whatever setup ran before it.
-	t, err := w.k.SpawnPid(1000)
+	main, err := w.process(w.top)
 	if err != nil {
 		return nil, err
-	}
-	main := sim.NewProcess(w.k, t)
-	// The program starts with stdin, stdout and stderr open, as /dev/null.
-	for fd := 0; fd < 3; fd++ {
-		if err := main.Task().InstallSpecial(fd, sim.DevNull{}, unix.O_RDWR); err != nil {
-			return nil, err
-		}
-		interposer.NotifyInstalled(w.top, main.Task(), fd)
 	}
 	// One thread per PID, made before the workload starts (a thread's
 	// creation is the launcher's, not a call of the workload).
@@ -206,9 +197,10 @@ func (c *callsWork) run(st setup, withStack bool) (*Result, error) {
 			continue
 		}
 		if i == 0 {
-			procs[ev.Pid] = main.Through(w.top)
+			procs[ev.Pid] = main
 		} else {
-			procs[ev.Pid] = main.NewThread().Through(w.top)
+			// made by the kernel, outside the stack and the counts
+			procs[ev.Pid] = sim.NewProcess(w.k, main.Task()).NewThread().Through(w.top)
 		}
 	}
 	w.t0 = w.k.Now()
@@ -223,6 +215,7 @@ func (c *callsWork) run(st setup, withStack bool) (*Result, error) {
 		_ = r.Lat.RecordValue(fio.Now(p.Task()) - t0)
 		at := fmt.Sprintf("call %d", i+1)
 		o := observation{at: at, line: interposer.FormatCall(call, res)}
+		r.log = append(r.log, o.line)
 		if res.Errno == 0 && (call.Nr == sim.SYS_READ || call.Nr == sim.SYS_PREAD64) && res.Ret >= 0 {
 			o.data = bytes.Clone(call.Buf[:res.Ret])
 		}

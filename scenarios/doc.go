@@ -2,8 +2,9 @@
 // stated once, in the cockroachdb/datadriven format, and answered by the
 // model on every run. A file is a list of commands (see Commands and
 // README.md): setup (fs, device, file, stack, faults) that the arms defined
-// after it take; arms, each a workload (inline calls in strace syntax, a
-// recorded trace replayed with verification, a fio job file); and reports
+// after it take; arms, each a workload (inline calls in strace syntax, C
+// stdio calls, a recorded trace replayed with verification, a fio job file);
+// and reports
 // and claims (run, compare, equiv, expect).
 //
 // Contracts:

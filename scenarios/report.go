@@ -19,7 +19,11 @@ import (
 const maxListed = 10
 
 func (s *Scenario) cmdRun(td *datadriven.TestData) (string, error) {
-	a, err := parseArgs(td, 0, -1)
+	a, err := parseArgs(td, 0, -1, "show")
+	if err != nil {
+		return "", err
+	}
+	show, err := a.oneOf("show", "counts", "counts", "calls")
 	if err != nil {
 		return "", err
 	}
@@ -47,6 +51,14 @@ func (s *Scenario) cmdRun(td *datadriven.TestData) (string, error) {
 			b.WriteString("\n")
 		}
 		writeResult(&b, ar, r)
+		if show == "calls" {
+			if r.log == nil {
+				return "", malformed(td, "show=calls lists the calls of calls and stdio arms; %s is not one", ar.name)
+			}
+			for _, l := range r.log {
+				fmt.Fprintf(&b, "  > %s\n", l)
+			}
+		}
 		s.lastArm = ar
 		if s.SVG != nil {
 			s.SVG.addRun(r)

@@ -68,6 +68,15 @@ func TestMalformed(t *testing.T) {
 		{"trace T file=nosuch.strace\n----\n", "x.scen:1: trace: file=nosuch.strace:"},
 		{"calls A\nclose(1) = 0\n----\n\ncalls A\nclose(2) = 0\n----\n", `x.scen:5: calls: arm "A" is already defined`},
 		{"run a=(b\n----\n", "x.scen:1: cannot parse directive"},
+		{"stdio S\nfputs(\"x\", g)\n----\n", `x.scen:2: stdio: stream "g" is not open`},
+		{"stdio S\nf = fopen(\"/x\", \"w\")\n\ng = fopen(\"/x\", \"q\")\n----\n", `x.scen:4: stdio: mode "q": want r, w or a first`},
+		{"stdio S\nf = fopen(\"/x\", \"w\")\nfwrite(\"ab\", 1, 3, f)\n----\n", "x.scen:3: stdio: fwrite: SIZE*N must be the string's 2 bytes"},
+		{"stdio S\nf = fopen(\"/x\", \"w\")\nfread(f)\n----\n", `x.scen:3: stdio: unknown call "fread"`},
+		{"stdio S\nf = fopen(\"/x\", \"w\")\nfsync(f)\n----\n", "x.scen:3: stdio: want fsync(fileno(STREAM))"},
+		{"stdio S\nf = fopen(\"/x\", \"w\")\nfclose(f)\nfflush(f)\n----\n", `x.scen:4: stdio: stream "f" is not open`},
+		{"stdio S\nf = fopen(/x, \"w\")\n----\n", "x.scen:2: stdio: argument 1 of fopen: want a quoted string, got /x"},
+		{"fio J\n[j]\nrw=read\nsize=1m\n----\n\nrun J show=calls\n----\n", "x.scen:7: run: show=calls lists the calls of calls and stdio arms; J is not one"},
+		{"calls A\nclose(1) = 0\n----\n\nrun A show=all\n----\n", "x.scen:5: run: argument show=all: want one of counts, calls"},
 		{"run\n----\n----\nx\n", "the output opened by `----` `----` does not end"},
 	} {
 		p := writeScen(t, tc.text)

@@ -272,6 +272,23 @@ func (s setup) build(withStack bool) (*world, error) {
 	return w, nil
 }
 
+// process returns the workload's program: pid 1000 (sim's first, whatever
+// setup ran before it), its calls going through h, started with stdin,
+// stdout and stderr open on /dev/null (the stack is told of them).
+func (w *world) process(h sim.Handler) (*sim.Process, error) {
+	t, err := w.k.SpawnPid(1000)
+	if err != nil {
+		return nil, err
+	}
+	for fd := 0; fd < 3; fd++ {
+		if err := t.InstallSpecial(fd, sim.DevNull{}, unix.O_RDWR); err != nil {
+			return nil, err
+		}
+		interposer.NotifyInstalled(h, t, fd)
+	}
+	return sim.NewProcess(h, t), nil
+}
+
 func (s setup) makeFiles(k *sim.Kernel) error {
 	if len(s.files) == 0 {
 		return nil

@@ -24,6 +24,7 @@ var rank = map[string]int{
 	"vfs":        0,
 	"sim":        1,
 	"interposer": 2,
+	"stdio":      2,
 	"strace":     3,
 	"crash":      3,
 	"replay":     4,
