@@ -30,7 +30,7 @@ type stdioWork struct {
 }
 
 type stdioOp struct {
-	line   int // 1-based, in the input
+	n      int // the call's number in the arm, from 1
 	fn     string
 	stream string // the variable: assigned by fopen, used by the others
 	path   string
@@ -67,7 +67,7 @@ func (s *Scenario) cmdStdio(td *datadriven.TestData) (string, error) {
 		case "fclose":
 			delete(open, op.stream)
 		}
-		op.line = i + 1
+		op.n = len(w.ops) + 1
 		w.ops = append(w.ops, op)
 	}
 	ar := &arm{name: a.words[0], work: w}
@@ -271,7 +271,8 @@ func (w *stdioWork) run(st setup, withStack bool) (*Result, error) {
 		}
 		_ = r.Lat.RecordValue(fio.Now(p.Task()) - t0)
 		if err != nil {
-			r.Err = fmt.Sprintf("stdio call %d, %s: %v", op.line, op.fn, err)
+			// The program stops at its first failed call.
+			r.Err = fmt.Sprintf("stdio call %d, %s: %v", op.n, op.fn, err)
 			break
 		}
 	}
