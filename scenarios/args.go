@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/cockroachdb/datadriven"
+
+	"iosim/fio"
 )
 
 // MalformedError is a scenario that cannot be run as written: an unknown
@@ -117,7 +119,7 @@ func (a *args) size(k string, def int64) (int64, error) {
 	if !ok {
 		return def, nil
 	}
-	n, err := ParseSize(v[0])
+	n, err := fio.ParseSize(v[0])
 	if err != nil {
 		return 0, malformed(a.td, "argument %s=%s: %v", k, v[0], err)
 	}

@@ -67,18 +67,18 @@ func (s *Scenario) cmdRun(td *datadriven.TestData) (string, error) {
 	return b.String(), nil
 }
 
-// FormatNs prints virtual nanoseconds with a unit (3 significant digits).
-func FormatNs(ns int64) string { return fio.FormatNs(float64(ns)) }
+// formatNs prints virtual nanoseconds with a unit (3 significant digits).
+func formatNs(ns int64) string { return fio.FormatNs(float64(ns)) }
 
 func writeResult(b *strings.Builder, ar *arm, r *Result) {
 	b.WriteString(ar.describe() + "\n")
-	fmt.Fprintf(b, "virtual time %s, calls %d, reached the kernel %d, diverged %d\n", FormatNs(r.TimeNs), r.Calls, r.KernelCalls, r.NDiverged)
+	fmt.Fprintf(b, "virtual time %s, calls %d, reached the kernel %d, diverged %d\n", formatNs(r.TimeNs), r.Calls, r.KernelCalls, r.NDiverged)
 	tw := tabwriter.NewWriter(b, 0, 0, 1, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "  syscall\tcalls\terrors\tbytes\ttime\t")
 	for _, row := range r.Syscalls {
 		t := "-"
 		if row.TimeNs >= 0 {
-			t = FormatNs(row.TimeNs)
+			t = formatNs(row.TimeNs)
 		}
 		fmt.Fprintf(tw, "  %s\t%d\t%d\t%d\t%s\t\n", row.Name, row.Calls, row.Errors, row.Bytes, t)
 	}
@@ -97,7 +97,7 @@ func writeResult(b *strings.Builder, ar *arm, r *Result) {
 				jd = js.Write
 			}
 			fmt.Fprintf(b, "  fio %s.%d %s: %d I/Os, %.0f IOPS, %d KiB/s, clat p50 %s p99 %s\n", j.Job.Name, j.JobNum, d.name, jd.TotalIOs, jd.IOPS, jd.BW,
-				FormatNs(jd.ClatNs.Percentile[fio.PercentileKey(50)]), FormatNs(jd.ClatNs.Percentile[fio.PercentileKey(99)]))
+				formatNs(jd.ClatNs.Percentile[fio.PercentileKey(50)]), formatNs(jd.ClatNs.Percentile[fio.PercentileKey(99)]))
 		}
 		if j.Sync.TotalIOs > 0 {
 			fmt.Fprintf(b, "  fio %s.%d sync: %d calls\n", j.Job.Name, j.JobNum, j.Sync.TotalIOs)
@@ -160,7 +160,7 @@ func (s *Scenario) cmdCompare(td *datadriven.TestData) (string, error) {
 	row := func(name, x, y string, vx, vy float64) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", name, x, y, ratioString(vx, vy))
 	}
-	row("virtual time", FormatNs(A.TimeNs), FormatNs(B.TimeNs), float64(A.TimeNs), float64(B.TimeNs))
+	row("virtual time", formatNs(A.TimeNs), formatNs(B.TimeNs), float64(A.TimeNs), float64(B.TimeNs))
 	row("calls", fmt.Sprint(A.Calls), fmt.Sprint(B.Calls), float64(A.Calls), float64(B.Calls))
 	row("reached the kernel", fmt.Sprint(A.KernelCalls), fmt.Sprint(B.KernelCalls), float64(A.KernelCalls), float64(B.KernelCalls))
 	row("diverged", fmt.Sprint(A.NDiverged), fmt.Sprint(B.NDiverged), float64(A.NDiverged), float64(B.NDiverged))
@@ -295,7 +295,7 @@ func (s *Scenario) cmdExpect(td *datadriven.TestData) (string, error) {
 		case "ratio":
 			shown = strconv.FormatFloat(got, 'f', 2, 64)
 		case "time":
-			shown = FormatNs(int64(got))
+			shown = formatNs(int64(got))
 		}
 		if got < lo || got > hi {
 			return "", &AssertionError{Pos: td.Pos, Msg: fmt.Sprintf("expect %s=%s: %s = %s", c[0], c[1], what, shown)}

@@ -378,6 +378,3 @@ func sortedKeys[V any](m map[string]V) []string {
 	slices.Sort(out)
 	return out
 }
-
-// ParseSize reads a byte count with fio's suffixes (see fio.ParseSize).
-func ParseSize(s string) (int64, error) { return fio.ParseSize(s) }
