@@ -3,6 +3,8 @@
 // the recording.
 //
 //	iosim replay [flags] TRACE...   replay strace files on the model
+//	iosim run [flags] PATH...       run scenario files (see package scenarios)
+//	iosim fio [flags] JOBFILE       run a fio job file on the model
 //	iosim syscalls                  list the syscalls and how far they are modelled
 //	iosim interposers               list the interposers and their parameters
 //
@@ -34,6 +36,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "replay":
 		return cmdReplay(args[1:], stdout, stderr)
+	case "run":
+		return cmdRun(args[1:], stdout, stderr)
+	case "fio":
+		return cmdFio(args[1:], stdout, stderr)
 	case "syscalls":
 		return cmdSyscalls(args[1:], stdout, stderr)
 	case "interposers":
@@ -56,6 +62,8 @@ func usage(w io.Writer) {
 
 commands:
   replay TRACE...   replay strace files on the model (--verify checks every result)
+  run PATH...       run scenario files (--rewrite regenerates their outputs)
+  fio JOBFILE       run a fio job file on the model (--output-format=json as fio)
   syscalls          list the syscalls and how far the model covers them
   interposers       list the interposers that --stack takes
 

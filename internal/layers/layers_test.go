@@ -24,10 +24,12 @@ var rank = map[string]int{
 	"vfs":        0,
 	"sim":        1,
 	"interposer": 2,
+	"stdio":      2,
 	"strace":     3,
 	"crash":      3,
 	"replay":     4,
-	"scenario":   5,
+	"fio":        4,
+	"scenarios":  5,
 	"cmd/iosim":  6,
 }
 

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"iosim/fio"
+	"iosim/interposer"
+	"iosim/sim"
+	"iosim/vfs"
+)
+
+func cmdFio(args []string, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("fio", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	format := fl.String("output-format", "normal", "normal or json (fio's field names: jobs[].read.iops, .bw in KiB/s, .clat_ns.percentile)")
+	compare := fl.String("compare", "", "print the model's IOPS, bandwidth and clat percentiles beside those of a measured run: fio's JSON `FILE`")
+	var stack stackFlag
+	fl.Var(&stack, "stack", "interposer `NAME[:key=value,...]`, repeatable; the first is nearest the program (see 'iosim interposers')")
+	fl.Usage = func() {
+		fmt.Fprint(stderr, `usage: iosim fio [flags] JOBFILE
+
+Runs a fio job file on the model: each job (each of numjobs clones) is a
+process, its latencies read from the virtual clock. Options: [global] and job
+sections with rw, rwmixread, bs, size, filename, directory, numjobs, iodepth,
+ioengine (sync, psync, libaio), direct, buffered, sync, fsync, fdatasync,
+end_fsync, fallocate, runtime, time_based, randseed. Any other option is an
+error.
+
+flags:
+`)
+		fl.PrintDefaults()
+	}
+	if err := fl.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	// fio's own spelling, --output-format json, is accepted by the flag package.
+	if fl.NArg() != 1 {
+		fmt.Fprintln(stderr, "iosim fio: want one job file")
+		fl.Usage()
+		return 2
+	}
+	if *format != "normal" && *format != "json" {
+		fmt.Fprintf(stderr, "iosim fio: --output-format=%s: want normal or json\n", *format)
+		return 2
+	}
+	f, err := os.Open(fl.Arg(0))
+	if err != nil {
+		fmt.Fprintf(stderr, "iosim fio: %v\n", err)
+		return 2
+	}
+	jobs, err := fio.Parse(f, fl.Arg(0))
+	f.Close()
+	if err != nil {
+		fmt.Fprintf(stderr, "iosim fio: %v\n", err)
+		return 2
+	}
+	k := sim.New(vfs.New(), sim.WithLockWait(false))
+	st, err := parseStack(stack)
+	if err != nil {
+		fmt.Fprintf(stderr, "iosim fio: %v\n", err)
+		return 2
+	}
+	h, err := st.Build(k)
+	if err != nil {
+		fmt.Fprintf(stderr, "iosim fio: %v\n", err)
+		return 2
+	}
+	res, err := fio.Run(k, h, jobs, fio.Options{Layout: k})
+	if err != nil {
+		fmt.Fprintf(stderr, "iosim fio: %v\n", err)
+		return 2
+	}
+	if *compare != "" {
+		f, err := os.Open(*compare)
+		if err != nil {
+			fmt.Fprintf(stderr, "iosim fio: %v\n", err)
+			return 2
+		}
+		measured, err := fio.ReadJSON(f)
+		f.Close()
+		if err != nil {
+			fmt.Fprintf(stderr, "iosim fio: %s: %v\n", *compare, err)
+			return 2
+		}
+		if err := fio.WriteComparison(stdout, fio.ToJSON(res), measured); err != nil {
+			fmt.Fprintf(stderr, "iosim fio: %v\n", err)
+			return 2
+		}
+	} else if *format == "json" {
+		if err := fio.WriteJSON(stdout, res); err != nil {
+			fmt.Fprintf(stderr, "iosim fio: %v\n", err)
+			return 2
+		}
+	} else {
+		fio.WriteText(stdout, res)
+	}
+	for _, r := range res {
+		if r.Err != nil {
+			return 1
+		}
+	}
+	return 0
+}
+
+func parseStack(specs []string) (interposer.Stack, error) { return interposer.ParseStack(specs) }

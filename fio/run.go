@@ -1,0 +1,535 @@
+package fio
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"path"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+	"golang.org/x/sys/unix"
+
+	"iosim/sim"
+)
+
+// Now is the virtual clock a job's latencies are read from: the time the
+// calling task sees. It is the kernel's clock today; with per-task clocks it is
+// the task's own.
+func Now(t *sim.Task) int64 { return t.Kernel().Now() }
+
+// Dir holds what one direction (read, write) or the syncs of a job did.
+type Dir struct {
+	IOBytes  int64
+	TotalIOs int64
+	// Clat holds the completion latencies in ns: from the call (or the
+	// io_submit) to its result (or the io_getevents that reaped it).
+	Clat *hdrhistogram.Histogram
+}
+
+func newDir() Dir { return Dir{Clat: hdrhistogram.New(1, int64(time.Hour), 3)} }
+
+// JobResult is one job (one of numjobs clones) after its run.
+type JobResult struct {
+	Job     *Job
+	JobNum  int   // 0..numjobs-1
+	Start   int64 // virtual time at which the job's I/O began (after its open)
+	Runtime int64 // virtual ns from Start to the job's last result
+	Read    Dir
+	Write   Dir
+	Sync    Dir
+	Err     error // an I/O that failed ends the job (fio's default continue_on_error=none)
+}
+
+// Options says how jobs run.
+type Options struct {
+	// Layout is the handler the files are laid out through before the timed
+	// part (the kernel itself, under any interposer and fault); nil means h.
+	Layout sim.Handler
+	// MaxLayout bounds the bytes a job that reads has written into its file
+	// before it starts (the model holds written data in memory); 0 means
+	// DefaultMaxLayout.
+	MaxLayout int64
+}
+
+// DefaultMaxLayout is the default Options.MaxLayout: 4 GiB.
+const DefaultMaxLayout = 4 << 30
+
+// Run runs the jobs on kernel k, their calls going through h (the kernel or
+// an interposer stack over it). Each job clone is a process of its own; the
+// clones run round robin in one goroutine, one step (one I/O, or one
+// io_submit/io_getevents round) each in turn, so the same jobs give the same
+// results. Errors are those of the setup (a file that cannot be created); an
+// I/O error ends its job and is kept in its JobResult.
+func Run(k *sim.Kernel, h sim.Handler, jobs []*Job, opts Options) ([]*JobResult, error) {
+	if opts.Layout == nil {
+		opts.Layout = h
+	}
+	if opts.MaxLayout == 0 {
+		opts.MaxLayout = DefaultMaxLayout
+	}
+	for _, j := range jobs {
+		if j.Reads() && j.Size > opts.MaxLayout {
+			return nil, fmt.Errorf("job %s reads a file of %d bytes that must be written first; the model holds written data in memory and lays out at most %d", j.Name, j.Size, opts.MaxLayout)
+		}
+	}
+	// As fio: the files are laid out first, then the jobs start.
+	for _, j := range jobs {
+		for n := 0; n < j.NumJobs; n++ {
+			lp := k.Spawn().Through(opts.Layout)
+			err := lay(lp, j, j.FileName(n))
+			lp.Exit()
+			if err != nil {
+				return nil, fmt.Errorf("fio: job %s: laying out %s: %w", j.Name, j.FileName(n), err)
+			}
+		}
+	}
+	var runs []*runner
+	for _, j := range jobs {
+		for n := 0; n < j.NumJobs; n++ {
+			r, err := start(k, h, j, n)
+			if err != nil {
+				return nil, err
+			}
+			runs = append(runs, r)
+		}
+	}
+	for live := len(runs); live > 0; {
+		live = 0
+		for _, r := range runs {
+			if !r.done {
+				r.step()
+				live++
+			}
+		}
+	}
+	out := make([]*JobResult, len(runs))
+	for i, r := range runs {
+		r.res.Start, r.res.Runtime = r.t0, r.end-r.t0
+		out[i] = &r.res
+	}
+	return out, nil
+}
+
+// FileName returns the file a job clone uses: filename, or fio's default
+// jobname.jobnum.0, in directory.
+func (j *Job) FileName(jobnum int) string {
+	name := j.Filename
+	if name == "" {
+		name = fmt.Sprintf("%s.%d.0", j.Name, jobnum)
+	}
+	if path.IsAbs(name) {
+		return name
+	}
+	return path.Join(j.Directory, name)
+}
+
+type runner struct {
+	j    *Job
+	p    *sim.Process
+	fd   int
+	res  JobResult
+	rng  *rand.Rand
+	buf  []byte
+	done bool
+
+	t0, end   int64
+	deadline  int64    // virtual time at which the job stops (0: none)
+	next      [2]int64 // next sequential offset, per direction (read, write), as fio
+	pos       int64    // the file offset (sync engine)
+	nblocks   int64
+	perm      *permutation
+	syncDue   bool  // fsync=/fdatasync= asks for a sync before the next I/O
+	issued    int64 // bytes issued
+	writes    int64 // writes since the start, for fsync=/fdatasync=
+	ctx       sim.AioContext
+	inflight  int
+	submitted map[uint64]aioReq
+	seq       uint64
+	events    []sim.IoEvent
+	iocbs     []*sim.Iocb // the one-iocb array io_submit takes
+	free      []*sim.Iocb // iocbs (with their buffers) of no request in flight: iodepth in all
+}
+
+type aioReq struct {
+	write bool
+	t0    int64
+	cb    *sim.Iocb // back to the free list when reaped
+}
+
+func start(k *sim.Kernel, h sim.Handler, j *Job, n int) (*runner, error) {
+	name := j.FileName(n)
+	p := k.Spawn().Through(h)
+	r := &runner{j: j, p: p, res: JobResult{Job: j, JobNum: n, Read: newDir(), Write: newDir(), Sync: newDir()}}
+	r.rng = rand.New(rand.NewPCG(j.RandSeed, uint64(n)))
+	r.pos = 0 // a file opens at offset 0
+	flags, perm := unix.O_RDONLY, uint32(0)
+	if j.Writes() {
+		flags, perm = unix.O_RDWR|unix.O_CREAT, 0o600
+	}
+	if j.Direct {
+		flags |= unix.O_DIRECT
+	}
+	switch j.Sync {
+	case "sync":
+		flags |= unix.O_SYNC
+	case "dsync":
+		flags |= unix.O_DSYNC
+	}
+	fd, err := p.Open(name, flags, perm)
+	if err != nil {
+		return nil, fmt.Errorf("fio: job %s: open %s: %w", j.Name, name, err)
+	}
+	r.fd = fd
+	// fio's invalidate=1 and fadvise_hint=1.
+	hint := unix.FADV_SEQUENTIAL
+	if j.Random() {
+		hint = unix.FADV_RANDOM
+	}
+	for _, adv := range []int{unix.FADV_DONTNEED, hint} {
+		if err := p.Fadvise(fd, 0, j.Size, adv); err != nil {
+			return nil, fmt.Errorf("fio: job %s: fadvise %s: %w", j.Name, name, err)
+		}
+	}
+	r.nblocks = j.Size / j.BS
+	r.perm = newPermutation(r.nblocks, j.RandSeed+uint64(n))
+	r.buf = make([]byte, j.BS)
+	for i := range r.buf {
+		r.buf[i] = byte(i*7 + n)
+	}
+	if j.IOEngine == "libaio" {
+		if r.ctx, err = p.IoSetup(j.IODepth); err != nil {
+			return nil, fmt.Errorf("fio: job %s: io_setup: %w", j.Name, err)
+		}
+		r.submitted = map[uint64]aioReq{}
+		r.events = make([]sim.IoEvent, j.IODepth)
+		for range j.IODepth {
+			r.free = append(r.free, &sim.Iocb{Fd: uint32(fd), Buf: make([]byte, j.BS)})
+		}
+	}
+	r.t0 = Now(p.Task())
+	r.end = r.t0
+	if j.Runtime > 0 {
+		r.deadline = r.t0 + int64(j.Runtime)
+	}
+	return r, nil
+}
+
+// lay creates the job's file with the calls fio makes before a job (as
+// strace shows fio 3.33 doing it on Linux): open O_WRONLY|O_CREAT (and
+// O_TRUNC for a job that reads), allocate it as fallocate= says, and for a
+// job that reads write it whole in bs-sized writes and fsync it ("Laying out
+// IO file"); then drop its cached pages (fadvise DONTNEED) and close it. A
+// file already as large as size is used as it is.
+func lay(p *sim.Process, j *Job, name string) error {
+	if dir := path.Dir(name); dir != "/" {
+		if err := MkdirAll(p, dir); err != nil {
+			return err
+		}
+	}
+	var st unix.Stat_t
+	if err := p.Stat(name, &st); err == nil && st.Size >= j.Size {
+		return nil
+	}
+	flags := unix.O_WRONLY | unix.O_CREAT
+	if j.Reads() {
+		flags |= unix.O_TRUNC
+	}
+	fd, err := p.Open(name, flags, 0o644)
+	if err != nil {
+		return err
+	}
+	defer p.Close(fd)
+	switch j.Fallocate {
+	case "native", "posix":
+		err = p.Fallocate(fd, 0, 0, j.Size)
+	case "keep":
+		err = p.Fallocate(fd, unix.FALLOC_FL_KEEP_SIZE, 0, j.Size)
+	case "truncate":
+		err = p.Ftruncate(fd, j.Size)
+	}
+	if err != nil {
+		return err
+	}
+	if j.Reads() {
+		if j.Fallocate != "truncate" {
+			if err := p.Ftruncate(fd, j.Size); err != nil {
+				return err
+			}
+		}
+		buf := make([]byte, j.BS)
+		for i := range buf {
+			buf[i] = byte(i)
+		}
+		for off := int64(0); off < j.Size; off += j.BS {
+			if _, err := p.Write(fd, buf[:min(j.BS, j.Size-off)]); err != nil {
+				return err
+			}
+		}
+		if err := p.Fsync(fd); err != nil {
+			return err
+		}
+	}
+	return p.Fadvise(fd, 0, j.Size, unix.FADV_DONTNEED)
+}
+
+// MkdirAll makes dir and the directories above it that do not exist, by
+// mkdir calls of process p (mkdir -p): how fio makes directory= and how a
+// scenario makes the directories of its files.
+func MkdirAll(p *sim.Process, dir string) error {
+	if dir == "/" || dir == "." {
+		return nil
+	}
+	if err := MkdirAll(p, path.Dir(dir)); err != nil {
+		return err
+	}
+	if err := p.Mkdir(dir, 0o755); err != nil && err != unix.EEXIST {
+		return err
+	}
+	return nil
+}
+
+// finished reports whether the job has issued all it should.
+func (r *runner) finished() bool {
+	now := Now(r.p.Task())
+	if r.deadline > 0 && now >= r.deadline {
+		return true
+	}
+	if r.j.TimeBased && r.deadline > 0 {
+		return false
+	}
+	return r.issued >= r.j.Size
+}
+
+// offset returns the next I/O's offset: random ones from one random map for
+// both directions (each block once per pass), sequential ones from an offset
+// of each direction's own (rw=rw reads 0, 4k, 8k... and writes 0, 4k...).
+func (r *runner) offset(w bool) int64 {
+	j := r.j
+	if j.Random() {
+		return r.perm.next() * j.BS
+	}
+	d := 0
+	if w {
+		d = 1
+	}
+	if r.next[d]+j.BS > j.Size {
+		r.next[d] = 0
+	}
+	off := r.next[d]
+	r.next[d] += j.BS
+	return off
+}
+
+// isWrite draws the direction of the next I/O.
+func (r *runner) isWrite() bool {
+	switch {
+	case !r.j.Writes():
+		return false
+	case !r.j.Reads():
+		return true
+	}
+	return r.rng.IntN(100) >= r.j.MixRead
+}
+
+func (r *runner) step() {
+	if r.syncDue && !r.finished() {
+		// fio issues the sync that fsync=N or fdatasync=N asks for before
+		// the next I/O: none follows the job's last write.
+		r.syncDue = false
+		if !r.sync() {
+			return
+		}
+		return
+	}
+	if r.j.IOEngine == "libaio" {
+		r.stepAio()
+		return
+	}
+	if r.finished() {
+		r.finish()
+		return
+	}
+	w := r.isWrite()
+	off := r.offset(w)
+	t := r.p.Task()
+	t0 := Now(t)
+	var n int
+	var err error
+	switch {
+	case r.j.IOEngine == "sync":
+		// read/write at the file offset, with an lseek only when the
+		// offset is not already there (as fio's sync engine).
+		if r.pos != off {
+			_, err = r.p.Seek(r.fd, off, unix.SEEK_SET)
+		}
+		if err == nil {
+			if w {
+				n, err = r.p.Write(r.fd, r.buf)
+			} else {
+				n, err = r.p.Read(r.fd, r.buf)
+			}
+		}
+		r.pos = off + int64(n)
+	case w:
+		n, err = r.p.Pwrite(r.fd, r.buf, off)
+	default:
+		n, err = r.p.Pread(r.fd, r.buf, off)
+	}
+	r.issued += r.j.BS
+	if err != nil {
+		r.fail(fmt.Errorf("%s at offset %d: %w", dirName(w), off, err))
+		return
+	}
+	r.account(w, t0, int64(n))
+	r.end = Now(t)
+}
+
+func dirName(w bool) string {
+	if w {
+		return "write"
+	}
+	return "read"
+}
+
+func (r *runner) account(w bool, t0, n int64) {
+	d := &r.res.Read
+	if w {
+		d = &r.res.Write
+		r.writes++
+		if (r.j.Fsync > 0 && r.writes%r.j.Fsync == 0) || (r.j.Fdatasync > 0 && r.writes%r.j.Fdatasync == 0) {
+			r.syncDue = true
+		}
+	}
+	d.IOBytes += n
+	d.TotalIOs++
+	_ = d.Clat.RecordValue(max(Now(r.p.Task())-t0, 0))
+}
+
+// sync issues the due sync: fdatasync when fdatasync= asked for it, else
+// fsync. It reports false when the sync failed (the job is then over).
+func (r *runner) sync() bool {
+	t0 := Now(r.p.Task())
+	var err error
+	if r.j.Fdatasync > 0 && r.writes%r.j.Fdatasync == 0 {
+		err = r.p.Fdatasync(r.fd)
+	} else {
+		err = r.p.Fsync(r.fd)
+	}
+	if err != nil {
+		r.fail(fmt.Errorf("sync: %w", err))
+		return false
+	}
+	r.res.Sync.TotalIOs++
+	_ = r.res.Sync.Clat.RecordValue(max(Now(r.p.Task())-t0, 0))
+	r.end = Now(r.p.Task())
+	return true
+}
+
+func (r *runner) finish() {
+	if r.done {
+		return
+	}
+	if r.j.EndFsync && r.res.Err == nil {
+		if err := r.p.Fsync(r.fd); err != nil {
+			r.res.Err = fmt.Errorf("end_fsync: %w", err)
+		}
+		r.end = Now(r.p.Task())
+	}
+	// The runtime ends with the last I/O (or end_fsync), as fio's does;
+	// tearing down is not part of it.
+	if r.ctx != 0 {
+		r.p.IoDestroy(r.ctx)
+	}
+	r.p.Close(r.fd)
+	r.done = true
+}
+
+func (r *runner) fail(err error) {
+	if r.res.Err == nil {
+		r.res.Err = err
+	}
+	r.end = Now(r.p.Task())
+	r.finish()
+}
+
+// stepAio makes one call of fio's libaio loop with its default batching
+// (iodepth_batch_submit=1, iodepth_batch_complete_min=1): while the queue
+// has room and the job has I/O left, an io_submit of one iocb; when the
+// queue is full or nothing is left to issue, an io_getevents(min_nr=1,
+// nr=iodepth) that reaps what completed. A request's completion latency runs
+// from its io_submit to the io_getevents that reaped it.
+func (r *runner) stepAio() {
+	t := r.p.Task()
+	if r.inflight < r.j.IODepth && !r.finished() {
+		w := r.isWrite()
+		cb := r.free[len(r.free)-1]
+		r.free = r.free[:len(r.free)-1]
+		cb.Data, cb.Offset, cb.Opcode = r.seq, r.offset(w), sim.IOCB_CMD_PREAD
+		if w {
+			cb.Opcode = sim.IOCB_CMD_PWRITE
+			copy(cb.Buf, r.buf)
+		}
+		r.issued += r.j.BS
+		r.seq++
+		r.iocbs = append(r.iocbs[:0], cb)
+		t0 := Now(t)
+		if n, err := r.p.IoSubmit(r.ctx, r.iocbs); err != nil || n != 1 {
+			r.fail(fmt.Errorf("io_submit: %d of 1: %v", n, err))
+			return
+		}
+		r.submitted[cb.Data] = aioReq{write: w, t0: t0, cb: cb}
+		r.inflight++
+		r.end = Now(t)
+		return
+	}
+	if r.inflight == 0 {
+		r.finish()
+		return
+	}
+	n, err := r.p.IoGetevents(r.ctx, 1, len(r.events), r.events, nil)
+	if err != nil {
+		r.fail(fmt.Errorf("io_getevents: %w", err))
+		return
+	}
+	if n == 0 {
+		r.fail(fmt.Errorf("io_getevents: no completion with %d I/Os in flight", r.inflight))
+		return
+	}
+	for _, ev := range r.events[:n] {
+		req := r.submitted[ev.Data]
+		delete(r.submitted, ev.Data)
+		r.free = append(r.free, req.cb)
+		r.inflight--
+		if ev.Res < 0 {
+			r.fail(fmt.Errorf("%s: %v", dirName(req.write), unix.Errno(-ev.Res)))
+			return
+		}
+		r.account(req.write, req.t0, ev.Res)
+	}
+	r.end = Now(t)
+}
+
+// permutation walks 0..n-1 in a pseudo-random order, each value once per
+// pass (fio's random map: a size-based random job touches every block once),
+// with O(1) state: a full-period linear congruential generator modulo the
+// next power of two (a = 5, c odd: Hull-Dobell), values >= n skipped.
+type permutation struct {
+	n, mask, x, c uint64
+}
+
+func newPermutation(n int64, seed uint64) *permutation {
+	m := uint64(1)
+	for m < uint64(n) {
+		m <<= 1
+	}
+	return &permutation{n: uint64(n), mask: m - 1, x: seed & (m - 1), c: (seed*2+1)&(m-1) | 1}
+}
+
+func (p *permutation) next() int64 {
+	for {
+		p.x = (p.x*5 + p.c) & p.mask
+		if p.x < p.n {
+			return int64(p.x)
+		}
+	}
+}

@@ -1,0 +1,263 @@
+package scenarios
+
+import (
+	"bytes"
+	"flag"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cockroachdb/datadriven"
+	"github.com/stretchr/testify/require"
+)
+
+// TestScenarios runs every scenario file of this directory through
+// datadriven (go test ./scenarios -rewrite regenerates their outputs).
+func TestScenarios(t *testing.T) {
+	files, err := Files([]string{"."})
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, path := range files {
+		t.Run(path, func(t *testing.T) {
+			s := New(path)
+			datadriven.RunTest(t, path, func(t *testing.T, td *datadriven.TestData) string {
+				out, err := s.Exec(td)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return out
+			})
+		})
+	}
+}
+
+func writeScen(t *testing.T, text string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "x.scen")
+	require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
+	return p
+}
+
+// TestMalformed checks that a scenario that cannot run names its file, its
+// line and what was expected, and makes the exit status 2.
+func TestMalformed(t *testing.T) {
+	for _, tc := range []struct{ text, want string }{
+		{"bogus\n----\n", "x.scen:1: bogus: unknown command (known: arm, calls"},
+		{"# c\n\nfile /a size=abc\n----\n", `x.scen:3: file: argument size=abc: want a size`},
+		{"file /a siz=4k\n----\n", "x.scen:1: file: unknown argument siz= (known: size, content)"},
+		{"file a size=1\n----\n", `x.scen:1: file: path "a": want an absolute path`},
+		{"file /a\n----\n", "x.scen:1: file: missing size="},
+		{"calls A\n----\n", "x.scen:1: calls: missing input"},
+		{"calls A\nopen(\"/x\", O_RDONLY) = 3\nmmap(NULL, 4096, PROT_READ, MAP_PRIVATE, 3, 0) = 0x1000\n----\n", "x.scen:3: calls: mmap is not one of the calls"},
+		{"calls A\nopen(\"/x\", O_BOGUS) = 3\n----\n", "x.scen:2: calls: argument 2 (O_BOGUS): not a number or a known constant"},
+		{"calls A\nwrite(1, \"ab\", 3) = 3\n----\n", "x.scen:2: calls: the string holds 2 bytes, the count says 3"},
+		{"stack\nnosuch\n----\n", `x.scen:1: stack: interposer: unknown interposer "nosuch"`},
+		{"stack\nfsio:mode=sideways\n----\n", `x.scen:1: stack: interposer fsio: bad value "sideways"`},
+		{"faults\nwrite=EWHAT\n----\n", `x.scen:1: faults: rule "write=EWHAT"`},
+		{"device nvme-fast\n----\n", `x.scen:1: device: unknown device "nvme-fast"`},
+		{"fs model=ext5\n----\n", `x.scen:1: fs: argument model=ext5: unknown persistence model`},
+		{"run\n----\n", "x.scen:1: run: no arm to run"},
+		{"compare A B\n----\n", `x.scen:1: compare: no arm "A" (none defined yet)`},
+		{"expect ratio=2\n----\n", "x.scen:1: expect: ratio: no compare before this expect"},
+		{"expect divergences\n----\n", "x.scen:1: expect: want METRIC VALUE pairs"},
+		{"calls A\nclose(1) = 0\n----\n\nexpect speed=3 arm=A\n----\n", `x.scen:5: expect: unknown metric "speed"`},
+		{"calls A\nclose(1) = 0\n----\n\nequiv A\n----\n", "x.scen:5: equiv: arm A has no stack"},
+		{"fio J\n[j]\nrw=read\nsize=1m\nbogus_opt=1\n----\n", "x.scen:5: fio: bogus_opt: option not supported"},
+		{"trace T file=nosuch.strace\n----\n", "x.scen:1: trace: file=nosuch.strace:"},
+		{"calls A\nclose(1) = 0\n----\n\ncalls A\nclose(2) = 0\n----\n", `x.scen:5: calls: arm "A" is already defined`},
+		{"run a=(b\n----\n", "x.scen:1: cannot parse directive"},
+		{"stdio S\nfputs(\"x\", g)\n----\n", `x.scen:2: stdio: stream "g" is not open`},
+		{"stdio S\nf = fopen(\"/x\", \"w\")\n\ng = fopen(\"/x\", \"q\")\n----\n", `x.scen:4: stdio: mode "q": want r, w or a first`},
+		{"stdio S\nf = fopen(\"/x\", \"w\")\nfwrite(\"ab\", 1, 3, f)\n----\n", "x.scen:3: stdio: fwrite: SIZE*N must be the string's 2 bytes"},
+		{"stdio S\nf = fopen(\"/x\", \"w\")\nfread(f)\n----\n", `x.scen:3: stdio: unknown call "fread"`},
+		{"stdio S\nf = fopen(\"/x\", \"w\")\nfsync(f)\n----\n", "x.scen:3: stdio: want fsync(fileno(STREAM))"},
+		{"stdio S\nf = fopen(\"/x\", \"w\")\nfclose(f)\nfflush(f)\n----\n", `x.scen:4: stdio: stream "f" is not open`},
+		{"stdio S\nf = fopen(/x, \"w\")\n----\n", "x.scen:2: stdio: argument 1 of fopen: want a quoted string, got /x"},
+		{"fio J\n[j]\nrw=read\nsize=1m\n----\n\nrun J show=calls\n----\n", "x.scen:7: run: show=calls lists the calls of calls and stdio arms; J is not one"},
+		{"calls A\nclose(1) = 0\n----\n\nrun A show=all\n----\n", "x.scen:5: run: argument show=all: want one of counts, calls"},
+		{"run\n----\n----\nx\n", "the output opened by `----` `----` does not end"},
+	} {
+		p := writeScen(t, tc.text)
+		r := RunFile(p, RunOptions{})
+		require.Error(t, r.Err, tc.text)
+		require.Contains(t, r.Err.Error(), tc.want, tc.text)
+		require.True(t, strings.HasPrefix(r.Err.Error(), p+":"), r.Err.Error())
+		require.Equal(t, 2, ExitCode([]*FileResult{r}), tc.text)
+	}
+}
+
+// TestMismatchRewrite checks the runner outside go test: a wrong output is a
+// mismatch with a diff (exit 1), -rewrite fixes it, a second rewrite changes
+// nothing, and a failed expect is exit 1 whatever the outputs.
+func TestMismatchRewrite(t *testing.T) {
+	text := "# comment\nfile /a size=4k\n----\nwrong\n\ncalls A\nopen(\"/a\", O_RDONLY) = 3\nread(3, \"\", 10) = 10\n----\n\nrun A\n----\n----\nstale\n\nlines\n----\n----\n\n# tail\n"
+	p := writeScen(t, text)
+	r := RunFile(p, RunOptions{})
+	require.NoError(t, r.Err)
+	require.Len(t, r.Mismatches, 3)
+	require.Contains(t, r.Mismatches[0].Diff, "-wrong\n+file /a: 4096 bytes, written, zero\n")
+	require.Equal(t, p+":2", r.Mismatches[0].Pos)
+	require.Equal(t, 1, ExitCode([]*FileResult{r}))
+
+	r = RunFile(p, RunOptions{Rewrite: true})
+	require.NoError(t, r.Err)
+	require.True(t, r.Rewritten)
+	once, err := os.ReadFile(p)
+	require.NoError(t, err)
+	require.Contains(t, string(once), "# tail\n")
+	require.Contains(t, string(once), "diverged 0\n")
+	r = RunFile(p, RunOptions{})
+	require.True(t, r.Passed(), "%v %v", r.Err, r.Mismatches)
+	require.Equal(t, 0, ExitCode([]*FileResult{r}))
+	RunFile(p, RunOptions{Rewrite: true})
+	twice, err := os.ReadFile(p)
+	require.NoError(t, err)
+	require.Equal(t, string(once), string(twice))
+
+	// go test's reader (datadriven) agrees with the rewritten file.
+	s := New(p)
+	datadriven.RunTest(t, p, func(t *testing.T, td *datadriven.TestData) string {
+		out, err := s.Exec(td)
+		require.NoError(t, err)
+		return out
+	})
+
+	p = writeScen(t, "calls A\nread(0, \"\", 1) = 0\n----\n\nrun A\n----\n\nexpect calls=2\n----\n")
+	RunFile(p, RunOptions{Rewrite: true})
+	r = RunFile(p, RunOptions{})
+	var ae *AssertionError
+	require.ErrorAs(t, r.Err, &ae)
+	require.Contains(t, ae.Error(), "x.scen:8: expect calls=2: A's calls = 1")
+	require.Equal(t, 1, ExitCode([]*FileResult{r}))
+}
+
+// TestReaderMatchesDatadriven checks that the runner of `iosim run` reads
+// every shipped scenario exactly as datadriven does.
+func TestReaderMatchesDatadriven(t *testing.T) {
+	files, err := Files([]string{"."})
+	require.NoError(t, err)
+	for _, path := range files {
+		var theirs []datadriven.TestData
+		datadriven.RunTest(t, path, func(t *testing.T, td *datadriven.TestData) string {
+			theirs = append(theirs, *td)
+			return td.Expected
+		})
+		f, err := os.Open(path)
+		require.NoError(t, err)
+		ours, _, err := readFile(path, f)
+		f.Close()
+		require.NoError(t, err)
+		require.Len(t, ours, len(theirs), path)
+		for i, b := range ours {
+			th := theirs[i]
+			require.Equal(t, th.Pos, b.td.Pos)
+			require.Equal(t, th.Cmd, b.td.Cmd, th.Pos)
+			require.Equal(t, th.CmdArgs, b.td.CmdArgs, th.Pos)
+			require.Equal(t, th.Input, b.td.Input, th.Pos)
+			require.Equal(t, th.Expected, b.td.Expected, th.Pos)
+		}
+	}
+}
+
+// FuzzReadFile feeds arbitrary text to the scenario reader and to every
+// command that only sets up or defines arms: errors, never panics.
+func FuzzReadFile(f *testing.F) {
+	files, _ := Files([]string{"."})
+	for _, p := range files {
+		b, _ := os.ReadFile(p)
+		f.Add(b)
+	}
+	f.Add([]byte("run\n----\n----\nx\n----\n----\n"))
+	f.Add([]byte("expect ratio 5..12\n----\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		blocks, _, err := readFile("f.scen", bytes.NewReader(data))
+		if err != nil {
+			var me *MalformedError
+			require.ErrorAs(t, err, &me)
+			return
+		}
+		s := New("f.scen")
+		for _, b := range blocks {
+			switch b.td.Cmd {
+			case "run", "compare", "equiv", "expect":
+				continue
+			}
+			_, _ = s.Exec(&b.td)
+		}
+	})
+}
+
+func TestParseRange(t *testing.T) {
+	for _, tc := range []struct {
+		in     string
+		lo, hi float64
+		bad    bool
+	}{
+		{"5..12", 5, 12, false}, {"3", 3, 3, false}, {"1.5..", 1.5, math.Inf(1), false},
+		{"..2", math.Inf(-1), 2, false}, {"..", 0, 0, true}, {"5..1", 0, 0, true}, {"x", 0, 0, true}, {"NaN", 0, 0, true},
+	} {
+		lo, hi, err := parseRange(tc.in, false)
+		if tc.bad {
+			require.Error(t, err, tc.in)
+			continue
+		}
+		require.NoError(t, err, tc.in)
+		require.Equal(t, tc.lo, lo, tc.in)
+		require.Equal(t, tc.hi, hi, tc.in)
+	}
+	lo, _, err := parseRange("1ms..", true)
+	require.NoError(t, err)
+	require.Equal(t, 1e6, lo)
+}
+
+// TestRewriteMatchesDatadriven checks that `iosim run --rewrite` writes every
+// shipped scenario byte for byte as datadriven's -rewrite does, from a copy
+// whose outputs are all wrong.
+func TestRewriteMatchesDatadriven(t *testing.T) {
+	files, err := Files([]string{"."})
+	require.NoError(t, err)
+	for _, path := range files {
+		orig, err := os.ReadFile(path)
+		require.NoError(t, err)
+		f, err := os.Open(path)
+		require.NoError(t, err)
+		blocks, tail, err := readFile(path, f)
+		f.Close()
+		require.NoError(t, err)
+		var stale strings.Builder
+		for _, b := range blocks {
+			stale.WriteString(b.pre)
+			render(&stale, "stale\n\noutput\n")
+		}
+		stale.WriteString(tail)
+
+		dir := t.TempDir()
+		ours := filepath.Join(filepath.Dir(path), ".rewrite-ours-"+filepath.Base(path))
+		theirs := filepath.Join(dir, filepath.Base(path))
+		t.Cleanup(func() { os.Remove(ours) })
+		for _, p := range []string{ours, theirs} {
+			require.NoError(t, os.WriteFile(p, []byte(stale.String()), 0o644))
+		}
+		// ours lives beside the original so its relative paths resolve.
+		r := RunFile(ours, RunOptions{Rewrite: true})
+		got, err := os.ReadFile(ours)
+		require.NoError(t, r.Err, path)
+		require.NoError(t, err)
+		require.Equal(t, string(orig), string(got), path)
+
+		// datadriven's own rewrite of the same stale copy, with the same outputs.
+		require.NoError(t, flag.Set("rewrite", "true"))
+		i := 0
+		datadriven.RunTest(t, theirs, func(t *testing.T, td *datadriven.TestData) string {
+			out := blocks[i].td.Expected
+			i++
+			return out
+		})
+		require.NoError(t, flag.Set("rewrite", "false"))
+		want, err := os.ReadFile(theirs)
+		require.NoError(t, err)
+		require.Equal(t, string(want), string(got), path)
+	}
+}
