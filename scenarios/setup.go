@@ -11,6 +11,7 @@ import (
 	"github.com/cockroachdb/datadriven"
 	"golang.org/x/sys/unix"
 
+	"iosim/faultrule"
 	"iosim/fio"
 	"iosim/interposer"
 	"iosim/sim"
@@ -24,7 +25,7 @@ type setup struct {
 	device    string
 	files     []fileSpec
 	stack     interposer.Stack
-	faults    []interposer.Rule
+	faults    []faultrule.Rule
 	faultSeed int64
 }
 
@@ -196,7 +197,7 @@ func (s *Scenario) cmdFaults(td *datadriven.TestData) (string, error) {
 	if s.cur.faultSeed, err = a.int("seed", 1); err != nil {
 		return "", err
 	}
-	var rules []interposer.Rule
+	var rules []faultrule.Rule
 	var out []string
 	for _, l := range strings.Split(td.Input, "\n") {
 		if l = strings.TrimSpace(l); l == "" || strings.HasPrefix(l, "#") {
