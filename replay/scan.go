@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"iosim/sim"
 	"iosim/strace"
 )
 
@@ -96,21 +97,21 @@ const concurrency = 1_000_000
 
 const maxFlight = 1 << 16
 
-// releasesFd says whether a successful call can free an fd of the table.
+// releasesFd says whether a successful call can free an fd of the table (close,
+// close_range, and dup2/dup3 closing their newfd): the syscall table's ClosesFd.
 func releasesFd(name string) bool {
-	switch name {
-	case "close", "close_range", "dup2", "dup3":
-		return true
-	}
-	return false
+	nr, ok := sim.SysnoByName(name)
+	return ok && sim.Info(nr).Props&sim.ClosesFd != 0
 }
 
-// makesFd says whether a call returns a new fd.
+// makesFd says whether a call can return a new fd, from the syscall table.
 func makesFd(name string) bool {
-	switch name {
-	case "open", "openat", "creat", "dup", "dup2", "dup3", "fcntl", "socket", "accept", "accept4",
-		"eventfd2", "eventfd", "epoll_create1", "epoll_create", "memfd_create", "timerfd_create",
-		"signalfd4", "inotify_init1", "pidfd_open":
+	nr, ok := sim.SysnoByName(name)
+	if !ok {
+		return false
+	}
+	switch sim.Info(nr).Ret {
+	case sim.RetFd, sim.RetNewFd, sim.RetFdOrValue:
 		return true
 	}
 	return false
@@ -392,7 +393,7 @@ func (pl *plan) add(ev *strace.Event, name string, nfiles int, chdired map[int]b
 	if !pl.names[ev.Name] {
 		pl.names[ev.Name] = true
 	}
-	if makesFd(ev.Name) && ev.RetKnown && ev.Ret >= 0 && ev.ErrnoName == "" {
+	if ev.RetKnown && ev.Ret >= 0 && ev.ErrnoName == "" && makesFd(ev.Name) {
 		m := pl.fdMade[name]
 		if m == nil {
 			m = map[int]int{}

@@ -27,10 +27,10 @@ func resultString(ret int64, e syscall.Errno) string {
 
 // returnsFd says whether the call's result is a new fd number.
 func returnsFd(nr sim.Sysno, c *sim.Call) bool {
-	switch nr {
-	case sim.SYS_OPEN, sim.SYS_OPENAT, sim.SYS_CREAT, sim.SYS_DUP:
+	switch sim.Info(nr).Ret {
+	case sim.RetFd:
 		return true
-	case sim.SYS_FCNTL:
+	case sim.RetFdOrValue: // fcntl
 		return c.Args[1] == unix.F_DUPFD || c.Args[1] == unix.F_DUPFD_CLOEXEC
 	}
 	return false

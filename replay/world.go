@@ -273,7 +273,7 @@ func (w *world) before(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call)
 	if ev.Errno == syscall.ENOENT && c.Path != "" {
 		// Whatever was missing, the directories on the way were directories.
 		dirfd := int64(atFdcwd)
-		if _, at, _ := fdArgs(nr); at == 0 {
+		if _, at, _ := fdArgs(sim.Info(nr)); at == 0 {
 			dirfd = c.Args[0]
 		}
 		w.dirsAbove(w.abs(t, dirfd, c.Path))
