@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -739,4 +740,24 @@ func requireDivergences(t *testing.T, lines []string, want int) *Report {
 	require.EqualValues(t, want, rep.Divergences, "%v", rep.DivergenceList)
 	require.Positive(t, rep.Verified)
 	return rep
+}
+
+// TestFchmodat2Replayed: fchmodat2 is modelled, so replay runs it (not skipped),
+// and a later stat compares against the mode it set.
+func TestFchmodat2Replayed(t *testing.T) {
+	lines := []string{
+		`openat(AT_FDCWD, "f", O_WRONLY|O_CREAT|O_EXCL, 0644) = 3`,
+		`close(3) = 0`,
+		`fchmodat2(AT_FDCWD, "f", 0600, 0) = 0`,
+		`newfstatat(AT_FDCWD, "f", {st_mode=S_IFREG|%s, st_size=0, ...}, 0) = 0`,
+	}
+	trace := func(mode string) []string {
+		out := slices.Clone(lines)
+		out[3] = fmt.Sprintf(out[3], mode)
+		return out
+	}
+	rep := requireDivergences(t, trace("0600"), 0)
+	require.Empty(t, rep.Skipped)
+	require.Empty(t, rep.NotModelled)
+	requireDivergences(t, trace("0644"), 1)
 }
