@@ -72,10 +72,13 @@ func (r *replayer) replay(t *sim.Task, nr sim.Sysno, ev *strace.Event, st *Sysca
 		}
 		return
 	}
-	r.cur, r.curPos = nil, 0
-	if fdIdx == 0 && len(c.Args) > 0 {
+	r.cur, r.curPos, r.curIno = nil, 0, 0
+	if fdIdx == 0 {
 		if f := t.File(int(c.Args[0])); f != nil && f.Inode() != nil {
-			r.cur, r.curPos = f, r.recPos(f)
+			r.cur, r.curPos, r.curIno = f, r.recPos(f), f.Inode().Ino()
+		} else if ino, off, ok := sim.ServedFd(r.top, t, int(c.Args[0])); ok {
+			// An fd a layer serves: the file and offset it has for the program.
+			r.curPos, r.curIno = off, ino
 		}
 	}
 	if !r.world.before(t, nr, ev, &c) {
@@ -207,7 +210,7 @@ func (r *replayer) learn(nr sim.Sysno, ev *strace.Event, c *sim.Call) {
 	for _, u := range spans {
 		x, y := max(u.off, start), min(u.end, end)
 		if x < y {
-			_, _ = ino.WriteAt(b[x-start:y-start], x)
+			r.world.writeAt(ino, b[x-start:y-start], x)
 		}
 	}
 	r.world.unknown[ino.Ino()] = cut(spans, start, end)

@@ -84,8 +84,9 @@ type Options struct {
 	// Stack lists interposer specs (NAME[:key=value,...]), the first nearest to
 	// the program.
 	Stack []string
-	// Root seeds the model with a copy of this host directory tree (read only;
-	// replay never writes to the host).
+	// Root seeds the model with a copy of a host directory tree (read only;
+	// replay never writes to the host): "DIR" puts it at the same paths in the
+	// model, "DIR:/MOUNT" at /MOUNT.
 	Root string
 	// Cwd is the traced program's initial working directory; empty infers it
 	// from the trace, else /tmp/iosim.
@@ -291,6 +292,7 @@ type replayer struct {
 	pos       map[*sim.File]int64 // offsets as the recorded program had them (recPos)
 	cur       *sim.File           // the description of the current fd call, if any
 	curPos    int64               // its recorded offset before the call
+	curIno    uint64              // the inode number of the current fd call's file (0: none); also for an fd a layer serves
 	aioCtx    map[uint64]uint64   // recorded io context id → model's
 	buf       []byte              // scratch for read buffers
 	// closedEarly marks closes printed as <unfinished ...> whose fd another

@@ -761,3 +761,87 @@ func TestFchmodat2Replayed(t *testing.T) {
 	require.Empty(t, rep.NotModelled)
 	requireDivergences(t, trace("0644"), 1)
 }
+
+const ownTraces = "testdata/traces/"
+
+// TestInferenceReachesLayers: what replay infers about files from before the trace
+// and learns from reads reaches a layer that keeps files' bytes (filecache), so
+// the program reads the same through it as without it. Bytes the trace never
+// showed stay uncompared through the layer; bytes it showed are compared there too.
+func TestInferenceReachesLayers(t *testing.T) {
+	inline := writeTrace(t, strings.Join([]string{
+		`openat(AT_FDCWD, "/d/data.bin", O_RDONLY) = 3`,
+		`openat(AT_FDCWD, "/d/data.bin", O_RDONLY) = 4`,
+		`read(4, "0123456789", 10) = 10`,
+		`read(4, "abcdefghij", 10) = 10`,
+		`read(4, "KL", 10) = 2`,
+		`read(4, "", 10) = 0`,
+		`close(4) = 0`,
+		`close(3) = 0`,
+		``,
+	}, "\n"))
+	for _, tc := range []struct {
+		trace, cwd, path string
+	}{
+		{inline, "/w", "/d/data.bin"},
+		{ownTraces + "reread.strace", "/w", "/tmp/iosim15/data.bin"},
+		{ownTraces + "s256-reread.strace", "/w", "/w/out.bin"},
+	} {
+		plain, err := Run([]string{tc.trace}, Options{Verify: true, Cwd: tc.cwd})
+		require.NoError(t, err)
+		require.Zero(t, plain.Divergences, "%s: %v", tc.trace, plain.DivergenceList)
+		cached, err := Run([]string{tc.trace}, Options{Verify: true, Cwd: tc.cwd, Stack: []string{"filecache:path=" + tc.path}})
+		require.NoError(t, err)
+		require.Zero(t, cached.Divergences, "%s through filecache: %v", tc.trace, cached.DivergenceList)
+		require.Equal(t, plain.Verified, cached.Verified, tc.trace)
+		require.NotEqual(t, plain.KernelCalls, cached.KernelCalls, "%s: the cache did not act on the file", tc.trace)
+	}
+
+	// A byte the trace shows in a read the cache serves is compared: changed, it
+	// diverges, with the layer as without it.
+	data, err := os.ReadFile(ownTraces + "s256-reread.strace")
+	require.NoError(t, err)
+	lines := strings.Split(string(data), "\n")
+	i := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "pread64(4, ") })
+	require.Positive(t, i)
+	lines[i] = strings.Replace(lines[i], `pread64(4, "\250`, `pread64(4, "\251`, 1)
+	bad := writeTrace(t, strings.Join(lines, "\n"))
+	for _, stack := range [][]string{nil, {"filecache:path=/w/out.bin"}} {
+		rep, err := Run([]string{bad}, Options{Verify: true, Cwd: "/w", Stack: stack})
+		require.NoError(t, err)
+		require.EqualValues(t, 1, rep.Divergences, "%v: %v", stack, rep.DivergenceList)
+		require.Contains(t, rep.DivergenceList[0].What, "byte at file offset 3000")
+	}
+}
+
+// TestUnlinkEISDIRThenRmdir: unlink of a directory from before the trace fails
+// with EISDIR, which shows the directory; the rmdir that follows (rm -r) removes
+// it.
+func TestUnlinkEISDIRThenRmdir(t *testing.T) {
+	rep, err := Run([]string{ownTraces + "unlink-eisdir.strace"}, Options{Verify: true})
+	require.NoError(t, err)
+	require.Zero(t, rep.Divergences, "%v", rep.DivergenceList)
+	requireDivergences(t, []string{
+		`unlinkat(AT_FDCWD, "e", 0) = -1 EISDIR (Is a directory)`,
+		`unlinkat(AT_FDCWD, "e", AT_REMOVEDIR) = 0`,
+		`rmdir("f") = -1 ENOTDIR (Not a directory)`,
+		`unlink("f") = 0`,
+	}, 0)
+}
+
+// TestRootMountedElsewhere: --root DIR:/MOUNT puts the host tree at /MOUNT.
+func TestRootMountedElsewhere(t *testing.T) {
+	root := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "etc"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "etc", "app.conf"), []byte("hello world"), 0o644))
+	trace := writeTrace(t, "openat(AT_FDCWD, \"/data/etc/app.conf\", O_RDONLY) = 3\nread(3, \"hello world\", 64) = 11\nread(3, \"\", 64) = 0\nclose(3) = 0\n")
+	rep, err := Run([]string{trace}, Options{Verify: true, Root: root + ":/data", Cwd: "/data"})
+	require.NoError(t, err)
+	require.Zero(t, rep.Divergences, "%v", rep.DivergenceList)
+	require.Zero(t, rep.InferredPaths, "the root provided everything")
+
+	wrong := writeTrace(t, "openat(AT_FDCWD, \"/data/etc/app.conf\", O_RDONLY) = 3\nread(3, \"jello world\", 64) = 11\n")
+	rep, err = Run([]string{wrong}, Options{Verify: true, Root: root + ":/data"})
+	require.NoError(t, err)
+	require.EqualValues(t, 1, rep.Divergences, "the seeded bytes are compared")
+}

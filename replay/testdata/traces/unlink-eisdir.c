@@ -1,0 +1,7 @@
+#include <unistd.h>
+#include <errno.h>
+int main(void) {
+	if (unlink("d") < 0 && errno == EISDIR)
+		return rmdir("d") < 0;
+	return 0;
+}
