@@ -1,5 +1,7 @@
 package sim
 
+//go:generate go test -run TestDispatchGenerated -update-dispatch
+
 import (
 	"syscall"
 
@@ -12,6 +14,9 @@ import (
 // syscall take and touch" reads it:
 //
 //   - Kernel.dispatch calls the row's handler (no handler: accepted, no effect);
+//     it is generated from the rows into zdispatch.go (go generate), a switch the
+//     compiler can see through: through the table's function values every Call
+//     would escape to the heap;
 //   - SupportOf and Syscalls (`iosim syscalls`) give the row's support and note;
 //   - replay rebuilds a Call from an strace line slot by slot from Args, and finds
 //     the fds, dirfds and new fds of a call from it;
@@ -520,7 +525,8 @@ type SyscallInfo struct {
 }
 
 var (
-	// handlers is the dispatch table, indexed by number.
+	// handlers holds the rows' handlers, indexed by number. Kernel.dispatch
+	// (zdispatch.go) is the same table as a switch, generated from rows.
 	handlers [len(sysnoNames)]func(k *Kernel, c *Call) Result
 	// infos holds a row for every number (unknown and undescribed ones are
 	// NotModelled with no layout).
@@ -564,15 +570,4 @@ func (s *SyscallInfo) Slot(k ArgKind, n int) int {
 		}
 	}
 	return -1
-}
-
-// dispatch performs c for syscall, once the caller is known to be alive: the row's
-// handler, or nothing for a call that is not modelled (accepted, returns 0).
-func (k *Kernel) dispatch(c *Call) Result {
-	if int(c.Nr) < len(handlers) {
-		if h := handlers[c.Nr]; h != nil {
-			return h(k, c)
-		}
-	}
-	return ok(0)
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 
 	"iosim/vfs"
 )
@@ -87,4 +88,18 @@ func countNames() int {
 		}
 	}
 	return n
+}
+
+// TestDispatchAllocatesNothing: a call that goes through the syscall table's
+// dispatch keeps its Call on the caller's stack.
+func TestDispatchAllocatesNothing(t *testing.T) {
+	p := New(vfs.New()).Spawn()
+	var st unix.Stat_t
+	fd, err := p.Open("/f", unix.O_CREAT|unix.O_RDWR, 0o644)
+	require.NoError(t, err)
+	require.Zero(t, testing.AllocsPerRun(100, func() {
+		p.Getpid()
+		_ = p.Fstat(fd, &st)
+		_ = p.Fsync(fd)
+	}))
 }
