@@ -31,7 +31,7 @@ type plan struct {
 	parent map[int]int     // child tid → the tid that created it
 	thread map[int]bool    // child created with CLONE_THREAD (shares the fd table)
 	seen   map[int]bool    // the tids that have a line of their own (a call, a signal, an exit)
-	names  map[string]bool // the syscall names in the input
+	names  map[string]fdUse // the syscall names in the input, with what their calls do to fd tables
 	// untimedMakers holds the tasks of -ff files without timestamps that
 	// made an fd: their order relative to other files is unknown.
 	untimedMakers map[int]bool
@@ -97,24 +97,34 @@ const concurrency = 1_000_000
 
 const maxFlight = 1 << 16
 
-// releasesFd says whether a successful call can free an fd of the table (close,
-// close_range, and dup2/dup3 closing their newfd): the syscall table's ClosesFd.
-func releasesFd(name string) bool {
-	nr, ok := sim.SysnoByName(name)
-	return ok && sim.Info(nr).Props&sim.ClosesFd != 0
-}
+// fdUse says what the calls of a syscall can do to an fd table.
+type fdUse uint8
 
-// makesFd says whether a call can return a new fd, from the syscall table.
-func makesFd(name string) bool {
+const (
+	// makesFd: a call can return a new fd.
+	makesFd fdUse = 1 << iota
+	// releasesFd: a successful call can free an fd of the table (close,
+	// close_range, and dup2/dup3 closing their newfd).
+	releasesFd
+)
+
+// fdUseOf returns what the calls named name do to fd tables, from the syscall
+// table.
+func fdUseOf(name string) fdUse {
 	nr, ok := sim.SysnoByName(name)
 	if !ok {
-		return false
+		return 0
 	}
-	switch sim.Info(nr).Ret {
+	in := sim.Info(nr)
+	var u fdUse
+	switch in.Ret {
 	case sim.RetFd, sim.RetNewFd, sim.RetFdOrValue:
-		return true
+		u |= makesFd
 	}
-	return false
+	if in.Props&sim.ClosesFd != 0 {
+		u |= releasesFd
+	}
+	return u
 }
 
 // wait blocks until ready reports true or the pass is done. Called with pl.mu held.
@@ -187,7 +197,7 @@ func (pl *plan) untimedFiles() bool { return len(pl.whole().untimedMakers) > 0 }
 func (pl *plan) hasCall(names ...string) bool {
 	seen := pl.whole().names
 	for _, n := range names {
-		if seen[n] {
+		if _, ok := seen[n]; ok {
 			return true
 		}
 	}
@@ -310,7 +320,7 @@ const (
 // startScan starts the read-ahead pass over the traces and returns its plan.
 // Call stopScan when the replay ends.
 func startScan(files []string, opts strace.Options) *plan {
-	pl := &plan{parent: map[int]int{}, thread: map[int]bool{}, seen: map[int]bool{}, names: map[string]bool{}, untimedMakers: map[int]bool{}, sigchld: map[int]int{}, exitGroup: map[int]bool{}, fdMade: map[string]map[int]int{}, reached: map[string]*int{}, nfiles: len(files)}
+	pl := &plan{parent: map[int]int{}, thread: map[int]bool{}, seen: map[int]bool{}, names: map[string]fdUse{}, untimedMakers: map[int]bool{}, sigchld: map[int]int{}, exitGroup: map[int]bool{}, fdMade: map[string]map[int]int{}, reached: map[string]*int{}, nfiles: len(files)}
 	pl.cond.L = &pl.mu
 	go pl.run(files, opts)
 	return pl
@@ -390,10 +400,12 @@ func (pl *plan) add(ev *strace.Event, name string, nfiles int, chdired map[int]b
 	if ev.Kind != strace.KindSyscall {
 		return
 	}
-	if !pl.names[ev.Name] {
-		pl.names[ev.Name] = true
+	use, known := pl.names[ev.Name]
+	if !known {
+		use = fdUseOf(ev.Name)
+		pl.names[ev.Name] = use
 	}
-	if ev.RetKnown && ev.Ret >= 0 && ev.ErrnoName == "" && makesFd(ev.Name) {
+	if use&makesFd != 0 && ev.RetKnown && ev.Ret >= 0 && ev.ErrnoName == "" {
 		m := pl.fdMade[name]
 		if m == nil {
 			m = map[int]int{}
@@ -426,7 +438,7 @@ func (pl *plan) add(ev *strace.Event, name string, nfiles int, chdired map[int]b
 			pl.closing = append(pl.closing, closeSpan{file: name, pid: ev.Pid, fd: int(fd), start: ev.Line, end: ev.EndLine})
 		}
 	}
-	if releasesFd(ev.Name) && ev.ErrnoName == "" {
+	if use&releasesFd != 0 && ev.ErrnoName == "" {
 		pl.released[pl.nreleased%releaseWindow] = releaseMark{file: name, pid: ev.Pid, line: ev.EndLine}
 		pl.nreleased++
 	}
