@@ -28,9 +28,9 @@ type plan struct {
 	events  int             // events read
 	nfiles  int             // trace files read together
 
-	parent map[int]int     // child tid → the tid that created it
-	thread map[int]bool    // child created with CLONE_THREAD (shares the fd table)
-	seen   map[int]bool    // the tids that have a line of their own (a call, a signal, an exit)
+	parent map[int]int      // child tid → the tid that created it
+	thread map[int]bool     // child created with CLONE_THREAD (shares the fd table)
+	seen   map[int]bool     // the tids that have a line of their own (a call, a signal, an exit)
 	names  map[string]fdUse // the syscall names in the input, with what their calls do to fd tables
 	// untimedMakers holds the tasks of -ff files without timestamps that
 	// made an fd: their order relative to other files is unknown.
