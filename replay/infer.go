@@ -3,6 +3,7 @@ package replay
 import (
 	"bytes"
 	pathpkg "path"
+	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -96,6 +97,9 @@ func (w *world) before(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call)
 		// Whatever was missing, the directories on the way were directories.
 		w.dirsAbove(w.abs(t, pathDirfd(nr, c), c.Path))
 	}
+	if ok || ev.Errno == syscall.ENOENT {
+		w.usedAsDir(t, nr, c)
+	}
 	switch nr {
 	case sim.SYS_OPEN, sim.SYS_OPENAT, sim.SYS_CREAT:
 		return w.inferOpen(t, nr, ev, c, ok)
@@ -148,6 +152,32 @@ func (w *world) before(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call)
 		}
 	}
 	return true
+}
+
+// usedAsDir: a call that resolved a relative path against a dirfd (or found
+// nothing there: ENOENT), or listed or entered an fd (getdents64, fchdir), shows
+// that the fd is a directory, whatever the open that made it said (a directory
+// opened without O_DIRECTORY).
+func (w *world) usedAsDir(t *sim.Task, nr sim.Sysno, c *sim.Call) {
+	switch nr {
+	case sim.SYS_GETDENTS64, sim.SYS_GETDENTS, sim.SYS_FCHDIR:
+		w.dirFd(t, c.Args[0])
+		return
+	}
+	in := sim.Info(nr)
+	for k := 0; ; k++ {
+		i := in.Slot(sim.ArgDirfd, k)
+		if i < 0 {
+			return
+		}
+		p := c.Path
+		if in.Args[i+1].Kind == sim.ArgPath2 {
+			p = c.Path2
+		}
+		if fd := c.Args[i]; fd >= 0 && p != "" && p[0] != '/' {
+			w.dirFd(t, fd)
+		}
+	}
 }
 
 // inferOpen: an open that succeeded without O_CREAT found its file (a directory
@@ -220,11 +250,45 @@ func (w *world) inferStat(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Ca
 	switch kind {
 	case vfs.S_IFREG, vfs.S_IFDIR:
 	case vfs.S_IFLNK:
-		return // the target is unknown until readlink shows it
+		if nofollow(nr, c) {
+			w.inferLink(w.abs(t, dirfd, c.Path), st)
+		}
+		return
 	default:
 		kind = vfs.S_IFREG
 	}
 	w.adjust(w.ensure(w.abs(t, dirfd, c.Path), kind, ""), st)
+}
+
+// nofollow says whether a stat call does not follow a final symlink.
+func nofollow(nr sim.Sysno, c *sim.Call) bool {
+	switch nr {
+	case sim.SYS_LSTAT:
+		return true
+	case sim.SYS_NEWFSTATAT:
+		return c.Args[3]&unix.AT_SYMLINK_NOFOLLOW != 0
+	case sim.SYS_STATX:
+		return c.Args[2]&unix.AT_SYMLINK_NOFOLLOW != 0
+	}
+	return false
+}
+
+// inferLink makes abs a symlink, as a stat that does not follow links shows it
+// (S_IFLNK): its target, which the stat does not show, stands as a name of the
+// recorded length (st_size) that resolves nowhere, until a readlink shows it
+// (inferReadlink).
+func (w *world) inferLink(abs string, st *strace.Node) {
+	n := int64(1)
+	for _, name := range []string{"st_size", "stx_size"} {
+		if f := st.Field(name); f != nil {
+			if v, ok := f.Value(); ok && v > 0 && v < 4096 {
+				n = v
+			}
+		}
+	}
+	if ino := w.ensure(abs, vfs.S_IFLNK, strings.Repeat("?", int(n))); w.isExt(ino) && ino.IsSymlink() {
+		w.linkUnknown[ino.Ino()] = true
+	}
 }
 
 // inferAccess: a successful access found its path; X_OK granted shows an execute
@@ -266,6 +330,14 @@ func (w *world) inferReadlink(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *si
 		return
 	}
 	if b, trunc, sok := ev.Str(sim.Info(nr).Slot(sim.ArgOutBuf, 0)); sok && !trunc && int64(len(b)) == ev.Ret && int64(len(b)) < int64(len(c.Buf)) {
+		if l, err := w.fs.Root().Resolve(abs, false); err == nil && l.IsSymlink() && w.linkUnknown[l.Ino()] {
+			// the link a stat showed: now its target is known
+			delete(w.linkUnknown, l.Ino())
+			if w.fs.Root().Unlink(abs) == nil {
+				delete(w.ext, l.Ino())
+				w.changed(0)
+			}
+		}
 		w.ensure(abs, vfs.S_IFLNK, string(b))
 	}
 }

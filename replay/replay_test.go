@@ -845,3 +845,24 @@ func TestRootMountedElsewhere(t *testing.T) {
 	require.NoError(t, err)
 	require.EqualValues(t, 1, rep.Divergences, "the seeded bytes are compared")
 }
+
+// TestFilesFromBeforeTheTrace: a symlink an lstat shows (S_IFLNK) exists, with
+// the target a later readlink gives; a directory opened without O_DIRECTORY and
+// then used as one (fstatat, getdents64) is a directory.
+func TestFilesFromBeforeTheTrace(t *testing.T) {
+	rep, err := Run([]string{ownTraces + "preexist.strace"}, Options{Verify: true})
+	require.NoError(t, err)
+	require.Zero(t, rep.Divergences, "%v", rep.DivergenceList)
+	requireDivergences(t, []string{
+		`lstat("l", {st_mode=S_IFLNK|0777, st_size=6, ...}) = 0`,
+		`readlink("l", "target", 4096) = 6`,
+		`statx(AT_FDCWD, "m", AT_STATX_SYNC_AS_STAT|AT_SYMLINK_NOFOLLOW, STATX_ALL, {stx_mode=S_IFLNK|0777, stx_size=3, ...}) = 0`,
+		`readlinkat(AT_FDCWD, "m", "abc", 64) = 3`,
+	}, 0)
+	// A target the readlink shows differently from the link's is a divergence.
+	requireDivergences(t, []string{
+		`lstat("l", {st_mode=S_IFLNK|0777, st_size=6, ...}) = 0`,
+		`readlink("l", "target", 4096) = 6`,
+		`readlink("l", "tarGet", 4096) = 6`,
+	}, 1)
+}

@@ -30,6 +30,9 @@ type world struct {
 	// permUnknown holds the inodes whose permission bits an access ACL that
 	// the trace did not show (-s) set, until the trace sets them again.
 	permUnknown map[uint64]bool
+	// linkUnknown holds the inferred symlinks whose target no readlink has
+	// shown yet (inferLink).
+	linkUnknown map[uint64]bool
 	inferred    int    // paths created by inference
 	cmp         []byte // scratch of writeAt
 }
@@ -38,7 +41,7 @@ type world struct {
 type span struct{ off, end int64 }
 
 func newWorld(r *replayer) *world {
-	return &world{r: r, fs: r.fs, ext: map[uint64]*vfs.Inode{}, removed: map[string]bool{}, unknown: map[uint64][]span{}, permUnknown: map[uint64]bool{}}
+	return &world{r: r, fs: r.fs, ext: map[uint64]*vfs.Inode{}, removed: map[string]bool{}, unknown: map[uint64][]span{}, permUnknown: map[uint64]bool{}, linkUnknown: map[uint64]bool{}}
 }
 
 // abs returns the absolute, lexically cleaned form of path as t would resolve it
@@ -216,8 +219,16 @@ func (w *world) adjust(ino *vfs.Inode, st *strace.Node) {
 // fstat shows to be a directory: the path becomes a directory and the fd is opened
 // again on it.
 func (w *world) retypeFd(t *sim.Task, fd int64, st *strace.Node) {
+	if statKind(st) == vfs.S_IFDIR {
+		w.dirFd(t, fd)
+	}
+}
+
+// dirFd makes the inferred file fd was opened on a directory, and opens fd again
+// on it: a recorded call showed the fd to be one (see retypeFd and usedAsDir).
+func (w *world) dirFd(t *sim.Task, fd int64) {
 	f := t.File(int(fd))
-	if f == nil || f.Inode() == nil || !w.isExt(f.Inode()) || statKind(st) != vfs.S_IFDIR || f.Inode().IsDir() {
+	if f == nil || f.Inode() == nil || !w.isExt(f.Inode()) || f.Inode().IsDir() {
 		return
 	}
 	p := f.Inode().Path()
