@@ -412,14 +412,20 @@ func newReplayer(opts Options, pl *plan) (*replayer, error) {
 	if cwd == "" {
 		cwd = "/tmp/iosim"
 	}
-	// The directories above the working directory are external state; the
-	// working directory itself is the traced program's own (a fresh one, for the
-	// bundled traces).
+	// The working directory and those above it existed before the trace
+	// (external state): the program may find entries there that the trace
+	// does not show, so listings of it are taken as recorded, and the names
+	// later calls reveal are inferred. A working directory --root provides is
+	// known.
 	if cwd != "/" {
 		r.world.ensure(pathpkg.Dir(pathpkg.Clean(cwd)), vfs.S_IFDIR, "")
 	}
+	_, known := fs.Root().Resolve(cwd, true)
 	if err := fs.MkdirAll(cwd, 0o755); err != nil {
 		return nil, fmt.Errorf("replay: working directory %s: %w", cwd, err)
+	}
+	if ino, err := fs.Root().Resolve(cwd, true); err == nil && known != nil && cwd != "/" {
+		r.world.ext[ino.Ino()] = ino
 	}
 	r.world.cwd = cwd
 	return r, nil

@@ -866,3 +866,18 @@ func TestFilesFromBeforeTheTrace(t *testing.T) {
 		`readlink("l", "tarGet", 4096) = 6`,
 	}, 1)
 }
+
+// TestStartingDirectoryListing: the working directory a trace starts in existed
+// before it, with entries the trace may not show: its listing is taken as
+// recorded, and the names it shows are inferred.
+func TestStartingDirectoryListing(t *testing.T) {
+	rep, err := Run([]string{ownTraces + "listcwd.strace"}, Options{Verify: true})
+	require.NoError(t, err)
+	require.Zero(t, rep.Divergences, "%v", rep.DivergenceList)
+	requireDivergences(t, []string{
+		`openat(AT_FDCWD, ".", O_RDONLY|O_DIRECTORY) = 3`,
+		`getdents64(3, [{d_ino=2, d_off=1, d_reclen=24, d_type=DT_DIR, d_name="."}, {d_ino=1, d_off=2, d_reclen=24, d_type=DT_DIR, d_name=".."}, {d_ino=5, d_off=3, d_reclen=24, d_type=DT_REG, d_name="x"}], 32768) = 72`,
+		`newfstatat(AT_FDCWD, "x", {st_mode=S_IFREG|0644, st_size=0, ...}, AT_SYMLINK_NOFOLLOW) = 0`,
+		`unlink("x") = 0`,
+	}, 0)
+}
