@@ -14,6 +14,9 @@ import (
 // Interposers sit below package strace, so this is a small formatter of its own; the
 // round-trip test parses its output with package strace.
 
+// accModes are the names strace gives the access modes of open flags.
+var accModes = [4]string{unix.O_RDONLY: "O_RDONLY", unix.O_WRONLY: "O_WRONLY", unix.O_RDWR: "O_RDWR", unix.O_ACCMODE: "O_ACCMODE"}
+
 // appendFlags writes v as strace prints an argument of the flag set fs.
 func appendFlags(b []byte, fs *sim.FlagSet, v int64) []byte {
 	if fs.Style == sim.FlagsOne {
@@ -29,16 +32,7 @@ func appendFlags(b []byte, fs *sim.FlagSet, v int64) []byte {
 	}
 	rest, n := v, 0
 	if fs.Style == sim.FlagsOpen {
-		switch v & unix.O_ACCMODE {
-		case unix.O_RDONLY:
-			b = append(b, "O_RDONLY"...)
-		case unix.O_WRONLY:
-			b = append(b, "O_WRONLY"...)
-		case unix.O_RDWR:
-			b = append(b, "O_RDWR"...)
-		default:
-			b = append(b, "O_ACCMODE"...)
-		}
+		b = append(b, accModes[v&unix.O_ACCMODE]...)
 		rest, n = v&^unix.O_ACCMODE, 1
 	}
 	for _, f := range fs.Names {
