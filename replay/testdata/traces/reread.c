@@ -1,3 +1,4 @@
+/* Opens a file twice and reads it through the second fd, 10 bytes at a time. */
 #include <fcntl.h>
 #include <unistd.h>
 int main(int argc, char **argv) {

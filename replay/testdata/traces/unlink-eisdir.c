@@ -1,3 +1,4 @@
+/* What rm -r does on a directory: unlink, which fails with EISDIR, then rmdir. */
 #include <unistd.h>
 #include <errno.h>
 int main(void) {
