@@ -241,6 +241,9 @@ func (r *replayer) notes(nfiles int) {
 	if untraced > 0 {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("%d process(es) made threads the trace does not follow (traced without -f): fds they explain are taken as recorded", untraced))
 	}
+	if r.dentsAsRecorded > 0 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%d directory listing(s) taken as recorded: tasks or calls the trace does not show may have changed the directories", r.dentsAsRecorded))
+	}
 	if r.plan.untimedFiles() && nfiles > 1 {
 		rep.Notes = append(rep.Notes, "the -ff files have no timestamps: they are ordered by their waits and clones, and the fd numbers of threads in different files are taken as recorded")
 	}
@@ -305,6 +308,8 @@ type replayer struct {
 	making   map[int]bool // the tids task is making (a cycle of creators ends there)
 	threads  []madeThread // threads made whose presence in the input is not yet asked
 	filled   int          // stand-ins fill installed (at most maxFill)
+	// dentsAsRecorded counts the listings not compared (see treeHidden).
+	dentsAsRecorded int
 }
 
 // madeThread is a thread a traced clone made, in fd table group.

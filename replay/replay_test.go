@@ -881,3 +881,21 @@ func TestStartingDirectoryListing(t *testing.T) {
 		`unlink("x") = 0`,
 	}, 0)
 }
+
+// TestListingsOfPartialTraces: in a trace of some calls (strace -e trace=), a
+// listing may show entries that calls the trace leaves out made: it is taken as
+// recorded, and the report says so. In a whole trace it is compared.
+func TestListingsOfPartialTraces(t *testing.T) {
+	list := []string{
+		`100 mkdir("d", 0755) = 0`,
+		`100 openat(AT_FDCWD, "d/a", O_WRONLY|O_CREAT, 0644) = 3`,
+		`100 close(3) = 0`,
+		`100 openat(AT_FDCWD, "d", O_RDONLY|O_DIRECTORY) = 3`,
+		`100 getdents64(3, [{d_ino=2, d_off=1, d_reclen=24, d_type=DT_DIR, d_name="."}, {d_ino=1, d_off=2, d_reclen=24, d_type=DT_DIR, d_name=".."}, {d_ino=5, d_off=3, d_reclen=24, d_type=DT_REG, d_name="a"}, {d_ino=6, d_off=4, d_reclen=24, d_type=DT_REG, d_name="b"}], 32768) = 96`,
+	}
+	whole := append([]string{`100 execve("/bin/prog", ["prog"], 0x7ffc0 /* 1 var */) = 0`, `100 brk(NULL) = 0x55e94258b000`}, list...)
+	requireDivergences(t, whole, 1) // "b": made by nothing the trace shows
+	some := append([]string{`100 execve("/bin/prog", ["prog"], 0x7ffc0 /* 1 var */) = 0`}, list...)
+	rep := requireDivergences(t, some, 0)
+	require.True(t, slices.ContainsFunc(rep.Notes, func(n string) bool { return strings.Contains(n, "1 directory listing(s) taken as recorded") }), "%v", rep.Notes)
+}
