@@ -121,8 +121,7 @@ func (r *replayer) badAccess(t *sim.Task, nr sim.Sysno, fd int64) bool {
 	if fl.Errno != 0 {
 		return false // not open in the model either
 	}
-	const oPath = 0x200000
-	if fl.Ret&oPath != 0 {
+	if fl.Ret&unix.O_PATH != 0 {
 		return nr != sim.SYS_CLOSE && nr != sim.SYS_FCNTL && nr != sim.SYS_DUP && nr != sim.SYS_DUP2 && nr != sim.SYS_DUP3 && nr != sim.SYS_FSTAT
 	}
 	switch acc := fl.Ret & syscall.O_ACCMODE; nr {
