@@ -155,6 +155,9 @@ const (
 	// ClosesFd: a successful call can close fds (close, close_range, dup2 and
 	// dup3 closing their newfd).
 	ClosesFd
+	// FastPath: Kernel.syscall calls the handler itself, before dispatch (the
+	// calls of a program's steady state); dispatch has no case for it.
+	FastPath
 	// Lifecycle: the call creates, transforms or ends a task (fork, clone, execve,
 	// exit); replay follows it from the trace's task structure.
 	Lifecycle
@@ -243,11 +246,11 @@ type row struct {
 var rows = []row{
 	// sys_read_write.go
 	{SYS_READ, (*Kernel).sysRead, Supported, "sys_read_write.go; special files (pipes, sockets) answer as told",
-		args(aFd, aOut, aCount), RetCount, Data},
+		args(aFd, aOut, aCount), RetCount, Data | FastPath},
 	{SYS_WRITE, (*Kernel).sysWrite, Supported, "sys_read_write.go; RLIMIT_FSIZE/SIGXFSZ not modelled",
-		args(aFd, aIn, aCount), RetCount, Data},
+		args(aFd, aIn, aCount), RetCount, Data | FastPath},
 	{SYS_PREAD64, (*Kernel).sysPread, Supported, "sys_read_write.go",
-		args(aFd, aOut, aCount, aOff), RetCount, Data},
+		args(aFd, aOut, aCount, aOff), RetCount, Data | FastPath},
 	{SYS_PWRITE64, (*Kernel).sysPwrite, Supported, "sys_read_write.go; O_APPEND appends and keeps the offset, as Linux",
 		args(aFd, aIn, aCount, aOff), RetCount, Data},
 	{SYS_READV, func(k *Kernel, c *Call) Result { return k.sysReadv(c, false, 0, 0) },
@@ -289,7 +292,7 @@ var rows = []row{
 
 	// sys_seek.go
 	{SYS_LSEEK, (*Kernel).sysLseek, Supported, "sys_seek.go; SEEK_SET/CUR/END/DATA/HOLE; directories as ext4 htree (EOF = LLONG_MAX)",
-		args(aFd, aOff, flags(whence)), RetOffset, 0},
+		args(aFd, aOff, flags(whence)), RetOffset, FastPath},
 
 	// sys_fcntl.go: the third argument is an int, a flag set or a struct flock by command
 	{SYS_FCNTL, (*Kernel).sysFcntl, Partial, "sys_fcntl.go; FD, FL, DUPFD, record and OFD locks; leases, owners, signals, seals, pipe sizes accepted as no-ops",

@@ -103,3 +103,18 @@ func TestDispatchAllocatesNothing(t *testing.T) {
 		_ = p.Fsync(fd)
 	}))
 }
+
+// TestFastPathRows: the rows marked FastPath are the calls Kernel.syscall
+// handles before dispatch, which has no case for them.
+func TestFastPathRows(t *testing.T) {
+	k := New(vfs.New())
+	p := k.Spawn()
+	for _, in := range Syscalls() {
+		if in.Props&FastPath == 0 {
+			continue
+		}
+		c := Call{Nr: in.Nr, Task: p.Task(), Args: [6]int64{99}}
+		require.Equal(t, Result{}, k.dispatch(&c), "%s: dispatch has a case for a FastPath row", in.Name)
+		require.Equal(t, Fail(syscall.EBADF), k.Syscall(c), "%s: Kernel.syscall does not handle it", in.Name)
+	}
+}

@@ -9,12 +9,6 @@ import "syscall"
 // modelled (accepted, returns 0).
 func (k *Kernel) dispatch(c *Call) Result {
 	switch c.Nr {
-	case SYS_READ:
-		return k.sysRead(c)
-	case SYS_WRITE:
-		return k.sysWrite(c)
-	case SYS_PREAD64:
-		return k.sysPread(c)
 	case SYS_PWRITE64:
 		return k.sysPwrite(c)
 	case SYS_READV:
@@ -41,8 +35,6 @@ func (k *Kernel) dispatch(c *Call) Result {
 		return k.sysOpenat(c, atFdcwd, syscall.O_CREAT|syscall.O_WRONLY|syscall.O_TRUNC, uint32(c.Args[1]))
 	case SYS_CLOSE:
 		return k.sysClose(c)
-	case SYS_LSEEK:
-		return k.sysLseek(c)
 	case SYS_FCNTL:
 		return k.sysFcntl(c)
 	case SYS_FLOCK:

@@ -10,6 +10,7 @@ import (
 	"go/printer"
 	"go/token"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -46,6 +47,9 @@ func genDispatch(t *testing.T) []byte {
 	for _, e := range rows.Elts {
 		r := e.(*ast.CompositeLit)
 		nr, h := src(r.Elts[0]), r.Elts[1]
+		if strings.Contains(src(r.Elts[len(r.Elts)-1]), "FastPath") {
+			continue // Kernel.syscall calls it before dispatch
+		}
 		switch h := h.(type) {
 		case *ast.Ident:
 			if h.Name == "nil" {
