@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
+	"pgregory.net/rapid"
 
 	"iosim/interposer"
 	"iosim/sim"
@@ -181,4 +182,91 @@ func TestSyscallTableFlagNames(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestSyscallTableRoundTrip: for random calls of every modelled row the table
+// describes (flag sets with any of their names, paths and buffers with any bytes),
+// what the tracer prints, the strace parser reads and replay rebuilds is the call.
+func TestSyscallTableRoundTrip(t *testing.T) {
+	var rows []sim.SyscallInfo
+	for _, in := range sim.Syscalls() {
+		if in.Modelled && in.Props&(sim.Custom|sim.Lifecycle) == 0 {
+			rows = append(rows, in)
+		}
+	}
+	k := sim.New(vfs.New())
+	task, err := k.SpawnPid(0)
+	require.NoError(t, err)
+	r := &replayer{aioCtx: map[uint64]uint64{}, pos: map[*sim.File]int64{}}
+	rapid.Check(t, func(rt *rapid.T) {
+		in := rapid.SampledFrom(rows).Draw(rt, "row")
+		c := sim.Call{Nr: in.Nr}
+		res := sim.Result{Ret: rapid.Int64Range(0, 1<<20).Draw(rt, "ret")}
+		buf := rapid.SliceOfN(rapid.Byte(), 0, 64).Draw(rt, "buf")
+		for i, a := range in.Args {
+			switch a.Kind {
+			case sim.ArgFd, sim.ArgNewFd:
+				c.Args[i] = rapid.Int64Range(0, 1<<20).Draw(rt, "fd")
+			case sim.ArgDirfd:
+				c.Args[i] = rapid.SampledFrom([]int64{unix.AT_FDCWD, 0, 3, 1000}).Draw(rt, "dirfd")
+			case sim.ArgPath:
+				c.Path = rapid.StringN(1, 40, -1).Draw(rt, "path")
+			case sim.ArgPath2:
+				c.Path2 = rapid.StringN(1, 40, -1).Draw(rt, "path2")
+			case sim.ArgInBuf, sim.ArgOutBuf:
+				c.Buf = buf
+			case sim.ArgInIov, sim.ArgOutIov:
+				c.Iov = [][]byte{buf[:len(buf)/2], buf[len(buf)/2:]}
+			case sim.ArgOffset:
+				c.Args[i] = rapid.Int64Range(0, 1<<40).Draw(rt, "off")
+			case sim.ArgMode:
+				c.Args[i] = rapid.Int64Range(0, 0o7777).Draw(rt, "mode")
+			case sim.ArgFlags:
+				for _, f := range a.Flags.Names {
+					if rapid.Bool().Draw(rt, f.Name) {
+						c.Args[i] |= f.Value
+					}
+				}
+				if a.Flags.Style == sim.FlagsOne && rapid.Bool().Draw(rt, "one") {
+					c.Args[i] = rapid.SampledFrom(a.Flags.Names).Draw(rt, "name").Value
+				}
+			case sim.ArgInt:
+				c.Args[i] = rapid.Int64Range(0, 1<<31-1).Draw(rt, "int")
+			case sim.ArgStat:
+				c.Obj = &unix.Stat_t{Mode: unix.S_IFREG | 0o644}
+			case sim.ArgStatx:
+				c.Obj = &unix.Statx_t{}
+			}
+		}
+		for i, a := range in.Args {
+			if a.Kind == sim.ArgCount {
+				c.Args[i] = int64(max(len(c.Buf), len(c.Iov)))
+			}
+		}
+		if fl := in.Slot(sim.ArgFlags, 0); fl >= 0 && in.Args[fl].Flags == sim.OpenFlags {
+			c.Args[fl] |= unix.O_CREAT // the mode is shown with O_CREAT only
+		}
+		if in.Ret == sim.RetCount {
+			res.Ret = int64(len(buf))
+		}
+		line := interposer.FormatCall(c, res)
+		p := strace.NewParser(strings.NewReader(line+"\n"), "table", strace.Options{})
+		ev, err := p.Next()
+		if err != nil {
+			rt.Fatalf("%s: %v", line, err)
+		}
+		got := sim.Call{Nr: in.Nr, Task: task}
+		var post func(sim.Result)
+		if e := r.build(task, in.Nr, ev, &got, &post); e != "" {
+			rt.Fatalf("%s: %s", line, e)
+		}
+		if got.Args != c.Args || got.Path != c.Path || got.Path2 != c.Path2 {
+			rt.Fatalf("%s: rebuilt %v %q %q, want %v %q %q", line, got.Args, got.Path, got.Path2, c.Args, c.Path, c.Path2)
+		}
+		// FormatCall shows 32 bytes of a buffer, as strace -s 32: the rest is
+		// not in the line.
+		if n := min(len(c.Buf), 32); in.Slot(sim.ArgInBuf, 0) >= 0 && (len(got.Buf) != len(c.Buf) || !bytes.Equal(got.Buf[:n], c.Buf[:n])) {
+			rt.Fatalf("%s: rebuilt buffer %q", line, got.Buf)
+		}
+	})
 }
