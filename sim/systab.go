@@ -16,7 +16,8 @@ import (
 //   - Kernel.dispatch calls the row's handler (no handler: accepted, no effect);
 //     it is generated from the rows into zdispatch.go (go generate), a switch the
 //     compiler can see through: through the table's function values every Call
-//     would escape to the heap;
+//     would escape to the heap. Kernel.syscall calls the FastPath rows (read,
+//     write, pread64, lseek) itself, before dispatch;
 //   - SupportOf and Syscalls (`iosim syscalls`) give the row's support and note;
 //   - replay rebuilds a Call from an strace line slot by slot from Args, and finds
 //     the fds, dirfds and new fds of a call from it;
@@ -25,7 +26,8 @@ import (
 // Calls whose arguments no layout can say (fcntl's third argument depends on the
 // command, utimensat's times, xattr names and values, mmap, the AIO structures,
 // prlimit64, copy_file_range and sendfile's offset pointers) carry the Custom
-// property: replay and the tracer decode and print them by hand, in one case each.
+// property: replay decodes them by hand, one case each (buildCustom); the tracer
+// prints fcntl by hand and the others as their paths, then their integers.
 // TestSyscallTableConsistent (and the tests of replay and interposer that range
 // over this table) fail when a row and one of its readers disagree.
 
