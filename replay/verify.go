@@ -121,7 +121,7 @@ func (r *replayer) verify(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Ca
 		}
 		r.verifyBytes(ev, 1, r.curIno, start, c.Buf[:res.Ret])
 	case sim.SYS_READV, sim.SYS_PREADV, sim.SYS_PREADV2:
-		r.verifyIov(t, nr, ev, c, res)
+		r.verifyIov(nr, ev, c, res)
 	case sim.SYS_STAT, sim.SYS_LSTAT, sim.SYS_NEWFSTATAT, sim.SYS_FSTAT:
 		idx := 1
 		if nr == sim.SYS_NEWFSTATAT {
@@ -241,10 +241,10 @@ func (r *replayer) verifyBytes(ev *strace.Event, idx int, ino uint64, start int6
 	}
 }
 
-func (r *replayer) verifyIov(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call, res sim.Result) {
-	f := t.File(int(c.Args[0]))
-	arr := ev.Arg(1)
-	if f == nil || f.Inode() == nil || r.world.isExt(f.Inode()) || arr == nil || arr.Kind != strace.NodeArray {
+func (r *replayer) verifyIov(nr sim.Sysno, ev *strace.Event, c *sim.Call, res sim.Result) {
+	// r.curIno: the file the kernel or, for an fd it serves, a layer read.
+	ino, arr := r.curIno, ev.Arg(1)
+	if ino == 0 || r.world.ext[ino] != nil || arr == nil || arr.Kind != strace.NodeArray {
 		return
 	}
 	start := c.Args[3]
@@ -261,7 +261,7 @@ func (r *replayer) verifyIov(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim
 			want := base.Text
 			n := min(len(want), len(b))
 			for j := 0; j < n; j++ {
-				if want[j] != b[j] && !r.world.unknownAt(f.Inode().Ino(), start+int64(j)) {
+				if want[j] != b[j] && !r.world.unknownAt(ino, start+int64(j)) {
 					r.diverge(ev, fmt.Sprintf("iov %d byte %d", k, j), strconv.QuoteToASCII(string(want[j:j+1])), strconv.QuoteToASCII(string(b[j:j+1])))
 					return
 				}
