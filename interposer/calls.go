@@ -11,11 +11,10 @@ import (
 
 // openFlagsIndex returns which Args slot holds the open flags of an open-family call.
 func openFlagsIndex(nr sim.Sysno) (int, bool) {
-	switch nr {
-	case sim.SYS_OPEN:
-		return 1, true // open(path, flags, mode)
-	case sim.SYS_OPENAT:
-		return 2, true // openat(dirfd, path, flags, mode)
+	for i, a := range sim.Info(nr).Args {
+		if a.Flags == sim.OpenFlags {
+			return i, true // open(path, flags, mode), openat(dirfd, path, flags, mode)
+		}
 	}
 	return 0, false
 }
@@ -62,17 +61,10 @@ func fdArg(c *sim.Call) (int, bool) {
 
 // ioBytes returns how many bytes a successful data call moved.
 func ioBytes(c *sim.Call, r sim.Result) int64 {
-	if r.Errno != 0 || r.Ret <= 0 {
+	if r.Errno != 0 || r.Ret <= 0 || sim.Info(c.Nr).Props&sim.Data == 0 {
 		return 0
 	}
-	switch c.Nr {
-	case sim.SYS_READ, sim.SYS_WRITE, sim.SYS_PREAD64, sim.SYS_PWRITE64,
-		sim.SYS_READV, sim.SYS_WRITEV, sim.SYS_PREADV, sim.SYS_PWRITEV,
-		sim.SYS_PREADV2, sim.SYS_PWRITEV2, sim.SYS_SENDFILE, sim.SYS_COPY_FILE_RANGE,
-		sim.SYS_SPLICE:
-		return r.Ret
-	}
-	return 0
+	return r.Ret
 }
 
 // callFstat asks h to fstat fd.

@@ -885,3 +885,39 @@ func (fc *FileCache) delegate(c sim.Call, p *fcProc, fd int, s *fdSlot) sim.Resu
 	}
 	return r
 }
+
+var _ sim.WorldObserver = (*FileCache)(nil)
+
+// WorldChanged implements sim.WorldObserver: the data and stat of the cached file
+// numbered ino are dropped (ino 0: every path resolution and stat), and read again
+// through the next layer when a call needs them.
+func (fc *FileCache) WorldChanged(ino uint64) {
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	if ino == 0 {
+		fc.bump()
+		return
+	}
+	for id, f := range fc.files {
+		if id.ino == ino {
+			fc.invalidate(f)
+		}
+	}
+}
+
+var _ sim.FdServer = (*FileCache)(nil)
+
+// ServedFd implements sim.FdServer: the inode and offset of a virtual fd.
+func (fc *FileCache) ServedFd(t *sim.Task, fd int) (ino uint64, off int64, ok bool) {
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	p := fc.procs[t.Group()]
+	if p == nil {
+		return 0, 0, false
+	}
+	s := p.virt(fd)
+	if s == nil {
+		return 0, 0, false
+	}
+	return s.v.f.id.ino, s.v.off, true
+}

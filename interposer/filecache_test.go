@@ -5,6 +5,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
 	"iosim/interposer"
@@ -133,4 +134,46 @@ func TestFileCacheNotifyInstalled(t *testing.T) {
 	if n, err := q.Read(3, make([]byte, 10)); n != 10 || err != nil {
 		t.Fatalf("read(3): %d %v", n, err)
 	}
+}
+
+// TestFileCacheWorldChanged: a change made to a cached file below every layer (a
+// replayer's inference) reaches the program through the cache once the layers are
+// told (sim.NotifyWorldChanged); ServedFd names the file and offset of a served fd.
+func TestFileCacheWorldChanged(t *testing.T) {
+	fs, k, p := newWorld(t)
+	fc := interposer.NewFileCache(k, msbPath)
+	q := p.Through(fc)
+	_, err := q.Open(msbPath, unix.O_RDONLY, 0) // reaches the kernel
+	require.NoError(t, err)
+	fd, err := q.Open(msbPath, unix.O_RDONLY, 0) // served
+	require.NoError(t, err)
+	require.Nil(t, p.Task().File(fd), "the kernel does not hold the served fd")
+	buf := make([]byte, 4)
+	_, err = q.Pread(fd, buf, 0)
+	require.NoError(t, err)
+	require.Equal(t, content(1, msbSize)[:4], buf)
+
+	ino, err := fs.Root().Resolve(msbPath, true)
+	require.NoError(t, err)
+	_, err = ino.WriteAt([]byte("WXYZ"), 0)
+	require.NoError(t, err)
+	_, err = q.Pread(fd, buf, 0)
+	require.NoError(t, err)
+	require.Equal(t, content(1, msbSize)[:4], buf, "not told: the cache serves its copy")
+
+	sim.NotifyWorldChanged(q.Handler(), ino.Ino())
+	_, err = q.Pread(fd, buf, 0)
+	require.NoError(t, err)
+	require.Equal(t, []byte("WXYZ"), buf)
+
+	_, err = q.Read(fd, buf[:3])
+	require.NoError(t, err)
+	got, off, ok := sim.ServedFd(q.Handler(), p.Task(), fd)
+	require.True(t, ok)
+	require.Equal(t, ino.Ino(), got)
+	require.EqualValues(t, 3, off)
+	other, err := q.Open(otherPath, unix.O_RDONLY, 0)
+	require.NoError(t, err)
+	_, _, ok = sim.ServedFd(q.Handler(), p.Task(), other)
+	require.False(t, ok, "a file the cache does not hold is not served")
 }

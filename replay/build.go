@@ -97,146 +97,153 @@ const (
 	valueNotShown = "value not shown"
 )
 
-// build fills c from ev. It returns a short reason when the call cannot be rebuilt
-// from what the trace shows.
+// build fills c from ev: slot by slot from the syscall table's layout, or by hand
+// for the calls the table marks Custom (buildCustom). It returns a short reason
+// when the call cannot be rebuilt from what the trace shows.
 func (r *replayer) build(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call, post *func(sim.Result)) string {
-	ints := func(idx ...int) string {
-		for _, i := range idx {
-			v, ok := ev.Int(i)
-			if !ok {
-				return fmt.Sprintf("arg %d not a number", i+1)
-			}
-			c.Args[i] = v
-		}
-		return ""
+	in := sim.Info(nr)
+	if in.Props&sim.Custom != 0 {
+		return r.buildCustom(t, nr, ev, c, post)
 	}
-	path := func(i int, dst *string) string {
-		p, ok := pathArg(ev, i)
+	if in.Args == nil {
+		return "not replayed"
+	}
+	for i, a := range in.Args {
+		switch a.Kind {
+		case sim.ArgPath:
+			if e := pathInto(ev, i, &c.Path); e != "" {
+				return e
+			}
+		case sim.ArgPath2:
+			if e := pathInto(ev, i, &c.Path2); e != "" {
+				return e
+			}
+		case sim.ArgInBuf, sim.ArgOutBuf:
+			ci := in.Slot(sim.ArgCount, 0)
+			n, e := countArg(ev, ci)
+			if e != "" {
+				return e
+			}
+			c.Args[ci] = n
+			if a.Kind == sim.ArgInBuf {
+				c.Buf = dataArg(ev, i, n)
+				continue
+			}
+			if lim := (ev.Ret + readSlack + 4095) &^ 4095; ev.RetKnown && ev.Ret >= 0 && n > lim {
+				// The buffer need not be larger than what was read plus some: a
+				// model that would read more still shows it (it fills the slack).
+				// Kept a multiple of 4096, so O_DIRECT alignment is unchanged.
+				n = lim
+			}
+			c.Buf = r.scratch(n)
+		case sim.ArgInIov, sim.ArgOutIov:
+			if e := iovArg(ev, i, a.Kind == sim.ArgInIov, c); e != "" {
+				return e
+			}
+		case sim.ArgStat:
+			c.Obj = &unix.Stat_t{}
+		case sim.ArgStatx:
+			c.Obj = &unix.Statx_t{}
+		case sim.ArgCount:
+			if in.Slot(sim.ArgInBuf, 0) >= 0 || in.Slot(sim.ArgOutBuf, 0) >= 0 {
+				continue // set with its buffer
+			}
+			if e := intsInto(ev, c, i); e != "" {
+				return e
+			}
+		case sim.ArgPtr:
+		default: // ArgInt, ArgFd, ArgNewFd, ArgDirfd, ArgOffset, ArgMode, ArgFlags
+			if a.Optional && i >= ev.NArgs() {
+				continue // strace left it out: 0
+			}
+			if e := intsInto(ev, c, i); e != "" {
+				return e
+			}
+		}
+	}
+	return ""
+}
+
+// intsInto sets the Args slots idx from the event's integer arguments.
+func intsInto(ev *strace.Event, c *sim.Call, idx ...int) string {
+	for _, i := range idx {
+		v, ok := ev.Int(i)
 		if !ok {
-			return fmt.Sprintf("arg %d not a path", i+1)
+			return fmt.Sprintf("arg %d not a number", i+1)
 		}
-		*dst = p
-		return ""
+		c.Args[i] = v
 	}
-	count := func(i int) (int64, string) {
-		n, ok := ev.Int(i)
-		if !ok || n < 0 {
-			return 0, fmt.Sprintf("arg %d not a count", i+1)
+	return ""
+}
+
+// pathInto sets *dst from path argument i.
+func pathInto(ev *strace.Event, i int, dst *string) string {
+	p, ok := pathArg(ev, i)
+	if !ok {
+		return fmt.Sprintf("arg %d not a path", i+1)
+	}
+	*dst = p
+	return ""
+}
+
+// countArg returns argument i as a buffer length, bounded by maxBuf (a larger one
+// is the recorded result when that fits).
+func countArg(ev *strace.Event, i int) (int64, string) {
+	n, ok := ev.Int(i)
+	if !ok || n < 0 {
+		return 0, fmt.Sprintf("arg %d not a count", i+1)
+	}
+	if n > maxBuf {
+		if ev.RetKnown && ev.Ret >= 0 && ev.Ret <= maxBuf {
+			n = ev.Ret
+		} else {
+			return 0, "buffer too large"
 		}
-		if n > maxBuf {
-			if ev.RetKnown && ev.Ret >= 0 && ev.Ret <= maxBuf {
-				n = ev.Ret
-			} else {
-				return 0, "buffer too large"
+	}
+	return n, ""
+}
+
+// iovArg fills c.Iov from the iovec array argument i: buffers of the recorded
+// lengths, holding the shown bytes for a call that writes them (in).
+func iovArg(ev *strace.Event, i int, in bool, c *sim.Call) string {
+	arr := ev.Arg(i)
+	if arr == nil || arr.Kind != strace.NodeArray {
+		return "iovec array not shown"
+	}
+	c.Iov = c.Iov[:0]
+	total := int64(0)
+	for k := range arr.Kids {
+		el := &arr.Kids[k]
+		if el.Kind == strace.NodeEllipsis {
+			return "iovec array cut"
+		}
+		ln := el.Field("iov_len")
+		if ln == nil {
+			return "iov_len not shown"
+		}
+		n, ok := ln.Value()
+		if !ok || n < 0 || total+n > maxBuf {
+			return "bad iov_len"
+		}
+		total += n
+		buf := make([]byte, n)
+		if in {
+			if base := el.Field("iov_base"); base != nil && base.Kind == strace.NodeStr {
+				copy(buf, base.Text)
 			}
 		}
-		return n, ""
+		c.Iov = append(c.Iov, buf)
 	}
+	return ""
+}
+
+// buildCustom fills c for the calls the table marks Custom: those whose arguments
+// a slot layout cannot say.
+func (r *replayer) buildCustom(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call, post *func(sim.Result)) string {
+	ints := func(idx ...int) string { return intsInto(ev, c, idx...) }
+	path := func(i int, dst *string) string { return pathInto(ev, i, dst) }
+	count := func(i int) (int64, string) { return countArg(ev, i) }
 	switch nr {
-	case sim.SYS_READ, sim.SYS_PREAD64:
-		n, e := count(2)
-		if e != "" {
-			return e
-		}
-		c.Args[2] = n
-		if lim := (ev.Ret + readSlack + 4095) &^ 4095; ev.RetKnown && ev.Ret >= 0 && n > lim {
-			// The buffer need not be larger than what was read plus some: a
-			// model that would read more still shows it (it fills the slack).
-			// Kept a multiple of 4096, so O_DIRECT alignment is unchanged.
-			n = lim
-		}
-		c.Buf = r.scratch(n)
-		if nr == sim.SYS_PREAD64 {
-			return ints(0, 3)
-		}
-		return ints(0)
-	case sim.SYS_WRITE, sim.SYS_PWRITE64:
-		n, e := count(2)
-		if e != "" {
-			return e
-		}
-		c.Args[2] = n
-		c.Buf = dataArg(ev, 1, n)
-		if nr == sim.SYS_PWRITE64 {
-			return ints(0, 3)
-		}
-		return ints(0)
-	case sim.SYS_READV, sim.SYS_WRITEV, sim.SYS_PREADV, sim.SYS_PWRITEV, sim.SYS_PREADV2, sim.SYS_PWRITEV2:
-		arr := ev.Arg(1)
-		if arr == nil || arr.Kind != strace.NodeArray {
-			return "iovec array not shown"
-		}
-		c.Iov = c.Iov[:0]
-		write := nr == sim.SYS_WRITEV || nr == sim.SYS_PWRITEV || nr == sim.SYS_PWRITEV2
-		total := int64(0)
-		for k := range arr.Kids {
-			el := &arr.Kids[k]
-			if el.Kind == strace.NodeEllipsis {
-				return "iovec array cut"
-			}
-			ln := el.Field("iov_len")
-			if ln == nil {
-				return "iov_len not shown"
-			}
-			n, ok := ln.Value()
-			if !ok || n < 0 || total+n > maxBuf {
-				return "bad iov_len"
-			}
-			total += n
-			buf := make([]byte, n)
-			if write {
-				if base := el.Field("iov_base"); base != nil && base.Kind == strace.NodeStr {
-					copy(buf, base.Text)
-				}
-			}
-			c.Iov = append(c.Iov, buf)
-		}
-		switch nr {
-		case sim.SYS_PREADV, sim.SYS_PWRITEV:
-			return ints(0, 2, 3)
-		case sim.SYS_PREADV2, sim.SYS_PWRITEV2: // offset (-1: the file offset), RWF_* flags
-			return ints(0, 2, 3, 4)
-		}
-		return ints(0, 2)
-	case sim.SYS_OPEN:
-		if e := path(0, &c.Path); e != "" {
-			return e
-		}
-		c.Args[2] = 0
-		if ev.NArgs() > 2 {
-			return ints(1, 2)
-		}
-		return ints(1)
-	case sim.SYS_OPENAT:
-		if e := path(1, &c.Path); e != "" {
-			return e
-		}
-		if ev.NArgs() > 3 {
-			return ints(0, 2, 3)
-		}
-		return ints(0, 2)
-	case sim.SYS_CREAT:
-		if e := path(0, &c.Path); e != "" {
-			return e
-		}
-		return ints(1)
-	case sim.SYS_CLOSE, sim.SYS_DUP, sim.SYS_FSYNC, sim.SYS_FDATASYNC, sim.SYS_SYNCFS, sim.SYS_FCHDIR:
-		return ints(0)
-	case sim.SYS_SYNC:
-		return ""
-	case sim.SYS_LSEEK, sim.SYS_DUP3, sim.SYS_CLOSE_RANGE:
-		return ints(0, 1, 2)
-	case sim.SYS_DUP2, sim.SYS_FTRUNCATE, sim.SYS_FLOCK, sim.SYS_FCHMOD, sim.SYS_UMASK:
-		if nr == sim.SYS_UMASK {
-			return ints(0)
-		}
-		return ints(0, 1)
-	case sim.SYS_FCHOWN:
-		return ints(0, 1, 2)
-	case sim.SYS_FALLOCATE, sim.SYS_SYNC_FILE_RANGE:
-		return ints(0, 1, 2, 3)
-	case sim.SYS_FADVISE64:
-		return ints(0, 1, 2, 3)
 	case sim.SYS_FCNTL:
 		if e := ints(0, 1); e != "" {
 			return e
@@ -276,60 +283,6 @@ func (r *replayer) build(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Cal
 			return ""
 		}
 		return ints(2)
-	case sim.SYS_FSTAT:
-		c.Obj = &unix.Stat_t{}
-		return ints(0)
-	case sim.SYS_STAT, sim.SYS_LSTAT:
-		c.Obj = &unix.Stat_t{}
-		return path(0, &c.Path)
-	case sim.SYS_NEWFSTATAT:
-		c.Obj = &unix.Stat_t{}
-		if e := path(1, &c.Path); e != "" {
-			return e
-		}
-		return ints(0, 3)
-	case sim.SYS_STATX:
-		c.Obj = &unix.Statx_t{}
-		if e := path(1, &c.Path); e != "" {
-			return e
-		}
-		return ints(0, 2, 3)
-	case sim.SYS_ACCESS:
-		if e := path(0, &c.Path); e != "" {
-			return e
-		}
-		return ints(1)
-	case sim.SYS_FACCESSAT, sim.SYS_FACCESSAT2:
-		if e := path(1, &c.Path); e != "" {
-			return e
-		}
-		if nr == sim.SYS_FACCESSAT2 {
-			return ints(0, 2, 3)
-		}
-		return ints(0, 2)
-	case sim.SYS_UNLINK, sim.SYS_RMDIR, sim.SYS_CHDIR:
-		return path(0, &c.Path)
-	case sim.SYS_UNLINKAT:
-		if e := path(1, &c.Path); e != "" {
-			return e
-		}
-		return ints(0, 2)
-	case sim.SYS_RENAME, sim.SYS_LINK:
-		if e := path(0, &c.Path); e != "" {
-			return e
-		}
-		return path(1, &c.Path2)
-	case sim.SYS_RENAMEAT, sim.SYS_RENAMEAT2, sim.SYS_LINKAT:
-		if e := path(1, &c.Path); e != "" {
-			return e
-		}
-		if e := path(3, &c.Path2); e != "" {
-			return e
-		}
-		if nr == sim.SYS_RENAMEAT {
-			return ints(0, 2)
-		}
-		return ints(0, 2, 4)
 	case sim.SYS_SETXATTR, sim.SYS_LSETXATTR, sim.SYS_FSETXATTR, sim.SYS_REMOVEXATTR, sim.SYS_LREMOVEXATTR, sim.SYS_FREMOVEXATTR:
 		// (path or fd, name[, value, size, flags]); Path2 carries the name
 		fd := nr == sim.SYS_FSETXATTR || nr == sim.SYS_FREMOVEXATTR
@@ -389,75 +342,6 @@ func (r *replayer) build(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Cal
 			return "arg 5 not a number"
 		}
 		return ""
-	case sim.SYS_SYMLINK:
-		if e := path(0, &c.Path2); e != "" {
-			return e
-		}
-		return path(1, &c.Path)
-	case sim.SYS_SYMLINKAT:
-		if e := path(0, &c.Path2); e != "" {
-			return e
-		}
-		if e := path(2, &c.Path); e != "" {
-			return e
-		}
-		return ints(1)
-	case sim.SYS_READLINK, sim.SYS_READLINKAT:
-		pi, si := 0, 2
-		if nr == sim.SYS_READLINKAT {
-			pi, si = 1, 3
-			if e := ints(0); e != "" {
-				return e
-			}
-		}
-		if e := path(pi, &c.Path); e != "" {
-			return e
-		}
-		n, e := count(si)
-		if e != "" {
-			return e
-		}
-		c.Args[si] = n
-		c.Buf = r.scratch(n)
-		return ""
-	case sim.SYS_MKDIR:
-		if e := path(0, &c.Path); e != "" {
-			return e
-		}
-		return ints(1)
-	case sim.SYS_MKDIRAT:
-		if e := path(1, &c.Path); e != "" {
-			return e
-		}
-		return ints(0, 2)
-	case sim.SYS_TRUNCATE:
-		if e := path(0, &c.Path); e != "" {
-			return e
-		}
-		return ints(1)
-	case sim.SYS_CHMOD:
-		if e := path(0, &c.Path); e != "" {
-			return e
-		}
-		return ints(1)
-	case sim.SYS_FCHMODAT:
-		if e := path(1, &c.Path); e != "" {
-			return e
-		}
-		if ev.NArgs() > 3 {
-			return ints(0, 2, 3)
-		}
-		return ints(0, 2)
-	case sim.SYS_CHOWN, sim.SYS_LCHOWN:
-		if e := path(0, &c.Path); e != "" {
-			return e
-		}
-		return ints(1, 2)
-	case sim.SYS_FCHOWNAT:
-		if e := path(1, &c.Path); e != "" {
-			return e
-		}
-		return ints(0, 2, 3, 4)
 	case sim.SYS_UTIMENSAT:
 		if e := path(1, &c.Path); e != "" {
 			return e
@@ -498,22 +382,6 @@ func (r *replayer) build(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Cal
 			c.Obj = ts
 		}
 		return ints(0, 3)
-	case sim.SYS_GETDENTS64, sim.SYS_GETDENTS:
-		n, e := count(2)
-		if e != "" {
-			return e
-		}
-		c.Args[2] = n
-		c.Buf = r.scratch(n)
-		return ints(0)
-	case sim.SYS_GETCWD:
-		n, e := count(1)
-		if e != "" {
-			return e
-		}
-		c.Args[1] = n
-		c.Buf = r.scratch(n)
-		return ""
 	case sim.SYS_MMAP:
 		if e := ints(1, 2, 3, 4, 5); e != "" {
 			return e
@@ -555,8 +423,6 @@ func (r *replayer) build(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Cal
 			}
 		}
 		return ""
-	case sim.SYS_GETPID, sim.SYS_GETTID:
-		return "" // the pids are the recorded ones
 	case sim.SYS_PRLIMIT64:
 		if e := ints(0, 1); e != "" {
 			return e

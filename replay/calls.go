@@ -10,66 +10,24 @@ import (
 )
 
 // fdArgs says which arguments of a call are fds (fd) and which are "at" dirfds (at,
-// used only with a relative path).
-func fdArgs(nr sim.Sysno) (fd int, at int, at2 int) {
-	fd, at, at2 = -1, -1, -1
-	switch nr {
-	case sim.SYS_READ, sim.SYS_WRITE, sim.SYS_PREAD64, sim.SYS_PWRITE64, sim.SYS_READV, sim.SYS_WRITEV,
-		sim.SYS_PREADV, sim.SYS_PWRITEV, sim.SYS_PREADV2, sim.SYS_PWRITEV2, sim.SYS_LSEEK, sim.SYS_FCNTL,
-		sim.SYS_FLOCK, sim.SYS_DUP, sim.SYS_DUP2, sim.SYS_DUP3, sim.SYS_FSYNC, sim.SYS_FDATASYNC,
-		sim.SYS_SYNCFS, sim.SYS_SYNC_FILE_RANGE, sim.SYS_FTRUNCATE, sim.SYS_FALLOCATE, sim.SYS_FSTAT,
-		sim.SYS_GETDENTS64, sim.SYS_GETDENTS, sim.SYS_FCHDIR, sim.SYS_FCHMOD, sim.SYS_FCHOWN,
-		sim.SYS_FADVISE64, sim.SYS_READAHEAD, sim.SYS_CLOSE, sim.SYS_FSETXATTR, sim.SYS_FREMOVEXATTR:
-		fd = 0
-	case sim.SYS_OPENAT, sim.SYS_NEWFSTATAT, sim.SYS_STATX, sim.SYS_FACCESSAT, sim.SYS_FACCESSAT2,
-		sim.SYS_UNLINKAT, sim.SYS_MKDIRAT, sim.SYS_READLINKAT, sim.SYS_FCHMODAT, sim.SYS_FCHOWNAT,
-		sim.SYS_UTIMENSAT:
-		at = 0
-	case sim.SYS_RENAMEAT, sim.SYS_RENAMEAT2, sim.SYS_LINKAT:
-		at, at2 = 0, 2
-	case sim.SYS_SYMLINKAT:
-		at = 1
-	case sim.SYS_MMAP:
-		fd = 4
-	case sim.SYS_COPY_FILE_RANGE, sim.SYS_SENDFILE:
-		fd = 0
-	}
-	return
-}
-
-// secondFd returns the index of a call's second fd argument, or -1.
-func secondFd(nr sim.Sysno) int {
-	switch nr {
-	case sim.SYS_COPY_FILE_RANGE:
-		return 2
-	case sim.SYS_SENDFILE:
-		return 1
-	}
-	return -1
-}
-
-// onPlaceholderPassThrough lists the calls that operate on the fd table itself and
-// so go to the kernel even when the fd is a placeholder.
-func fdTableCall(nr sim.Sysno) bool {
-	switch nr {
-	case sim.SYS_CLOSE, sim.SYS_DUP, sim.SYS_DUP2, sim.SYS_DUP3, sim.SYS_FCNTL:
-		return true
-	}
-	return false
+// at2: used only with a relative path), from the syscall table.
+func fdArgs(in *sim.SyscallInfo) (fd int, at int, at2 int) {
+	return in.Slot(sim.ArgFd, 0), in.Slot(sim.ArgDirfd, 0), in.Slot(sim.ArgDirfd, 1)
 }
 
 // replay builds the call of ev, prepares the world it needs, runs it through the
 // stack and compares the result. st is the summary row of the call's name.
 func (r *replayer) replay(t *sim.Task, nr sim.Sysno, ev *strace.Event, st *SyscallStats) {
 	recErr := ev.Errno
-	fdIdx, atIdx, at2Idx := fdArgs(nr)
-	for _, i := range []int{fdIdx, secondFd(nr)} {
+	in := sim.Info(nr)
+	fdIdx, atIdx, at2Idx := fdArgs(in)
+	for _, i := range []int{fdIdx, in.Slot(sim.ArgFd, 1)} {
 		if i < 0 {
 			continue
 		}
 		if fd, ok := ev.Int(i); ok && !(nr == sim.SYS_MMAP && fd < 0) {
 			r.ensureFd(t, ev, i, int(fd))
-			if f := t.File(int(fd)); f != nil && f.Special() != nil && !fdTableCall(nr) {
+			if f := t.File(int(fd)); f != nil && f.Special() != nil && in.Props&sim.FdTable == 0 {
 				if _, isPH := f.Special().(*sim.Placeholder); isPH {
 					// Not a file of the model: the recording is the answer.
 					r.report.Replayed++
@@ -114,10 +72,13 @@ func (r *replayer) replay(t *sim.Task, nr sim.Sysno, ev *strace.Event, st *Sysca
 		}
 		return
 	}
-	r.cur, r.curPos = nil, 0
-	if fdIdx == 0 && len(c.Args) > 0 {
+	r.cur, r.curPos, r.curIno = nil, 0, 0
+	if fdIdx == 0 {
 		if f := t.File(int(c.Args[0])); f != nil && f.Inode() != nil {
-			r.cur, r.curPos = f, r.recPos(f)
+			r.cur, r.curPos, r.curIno = f, r.recPos(f), f.Inode().Ino()
+		} else if ino, off, ok := sim.ServedFd(r.top, t, int(c.Args[0])); ok {
+			// An fd a layer serves: the file and offset it has for the program.
+			r.curPos, r.curIno = off, ino
 		}
 	}
 	if !r.world.before(t, nr, ev, &c) {
@@ -131,12 +92,8 @@ func (r *replayer) replay(t *sim.Task, nr sim.Sysno, ev *strace.Event, st *Sysca
 	}
 	res := r.top.Syscall(c)
 	r.report.Replayed++
-	if res.Errno == 0 && res.Ret > 0 {
-		switch nr {
-		case sim.SYS_READ, sim.SYS_WRITE, sim.SYS_PREAD64, sim.SYS_PWRITE64, sim.SYS_READV, sim.SYS_WRITEV,
-			sim.SYS_PREADV, sim.SYS_PWRITEV, sim.SYS_PREADV2, sim.SYS_PWRITEV2:
-			st.Bytes += res.Ret
-		}
+	if res.Errno == 0 && res.Ret > 0 && in.Props&sim.Data != 0 {
+		st.Bytes += res.Ret
 	}
 	r.world.after(t, nr, ev, &c, res)
 	if post != nil {
@@ -164,8 +121,7 @@ func (r *replayer) badAccess(t *sim.Task, nr sim.Sysno, fd int64) bool {
 	if fl.Errno != 0 {
 		return false // not open in the model either
 	}
-	const oPath = 0x200000
-	if fl.Ret&oPath != 0 {
+	if fl.Ret&unix.O_PATH != 0 {
 		return nr != sim.SYS_CLOSE && nr != sim.SYS_FCNTL && nr != sim.SYS_DUP && nr != sim.SYS_DUP2 && nr != sim.SYS_DUP3 && nr != sim.SYS_FSTAT
 	}
 	switch acc := fl.Ret & syscall.O_ACCMODE; nr {
@@ -253,7 +209,7 @@ func (r *replayer) learn(nr sim.Sysno, ev *strace.Event, c *sim.Call) {
 	for _, u := range spans {
 		x, y := max(u.off, start), min(u.end, end)
 		if x < y {
-			_, _ = ino.WriteAt(b[x-start:y-start], x)
+			r.world.writeAt(ino, b[x-start:y-start], x)
 		}
 	}
 	r.world.unknown[ino.Ino()] = cut(spans, start, end)

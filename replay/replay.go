@@ -84,8 +84,9 @@ type Options struct {
 	// Stack lists interposer specs (NAME[:key=value,...]), the first nearest to
 	// the program.
 	Stack []string
-	// Root seeds the model with a copy of this host directory tree (read only;
-	// replay never writes to the host).
+	// Root seeds the model with a copy of a host directory tree (read only;
+	// replay never writes to the host): "DIR" puts it at the same paths in the
+	// model, "DIR:/MOUNT" at /MOUNT.
 	Root string
 	// Cwd is the traced program's initial working directory; empty infers it
 	// from the trace, else /tmp/iosim.
@@ -251,6 +252,9 @@ func (r *replayer) notes(nfiles int) {
 	if untraced > 0 {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("%d process(es) made threads the trace does not follow (traced without -f): fds they explain are taken as recorded", untraced))
 	}
+	if r.dentsAsRecorded > 0 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%d directory listing(s) taken as recorded: tasks or calls the trace does not show may have changed the directories", r.dentsAsRecorded))
+	}
 	if r.plan.untimedFiles() && nfiles > 1 {
 		rep.Notes = append(rep.Notes, "the -ff files have no timestamps: they are ordered by their waits, clones, pipes and SIGCHLDs, and the fd numbers of threads in different files are taken as recorded")
 	}
@@ -302,6 +306,7 @@ type replayer struct {
 	pos       map[*sim.File]int64    // offsets as the recorded program had them (recPos)
 	cur       *sim.File              // the description of the current fd call, if any
 	curPos    int64                  // its recorded offset before the call
+	curIno    uint64                 // the inode number of the current fd call's file (0: none); also for an fd a layer serves
 	aioCtx    map[uint64]uint64      // recorded io context id → model's
 	aioPend   map[uint64]*aioPending // completions not yet matched, by model context
 	buf       []byte                 // scratch for read buffers
@@ -315,6 +320,8 @@ type replayer struct {
 	making   map[int]bool // the tids task is making (a cycle of creators ends there)
 	threads  []madeThread // threads made whose presence in the input is not yet asked
 	filled   int          // stand-ins fill installed (at most maxFill)
+	// dentsAsRecorded counts the listings not compared (see treeHidden).
+	dentsAsRecorded int
 }
 
 // madeThread is a thread a traced clone made, in fd table group.
@@ -422,14 +429,20 @@ func newReplayer(opts Options, pl *plan) (*replayer, error) {
 	if cwd == "" {
 		cwd = "/tmp/iosim"
 	}
-	// The directories above the working directory are external state; the
-	// working directory itself is the traced program's own (a fresh one, for the
-	// bundled traces).
+	// The working directory and those above it existed before the trace
+	// (external state): the program may find entries there that the trace
+	// does not show, so listings of it are taken as recorded, and the names
+	// later calls reveal are inferred. A working directory --root provides is
+	// known.
 	if cwd != "/" {
 		r.world.ensure(pathpkg.Dir(pathpkg.Clean(cwd)), vfs.S_IFDIR, "")
 	}
+	_, known := fs.Root().Resolve(cwd, true)
 	if err := fs.MkdirAll(cwd, 0o755); err != nil {
 		return nil, fmt.Errorf("replay: working directory %s: %w", cwd, err)
+	}
+	if ino, err := fs.Root().Resolve(cwd, true); err == nil && known != nil && cwd != "/" {
+		r.world.ext[ino.Ino()] = ino
 	}
 	r.world.cwd = cwd
 	return r, nil

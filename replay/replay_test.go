@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -739,4 +740,162 @@ func requireDivergences(t *testing.T, lines []string, want int) *Report {
 	require.EqualValues(t, want, rep.Divergences, "%v", rep.DivergenceList)
 	require.Positive(t, rep.Verified)
 	return rep
+}
+
+// TestFchmodat2Replayed: fchmodat2 is modelled, so replay runs it (not skipped),
+// and a later stat compares against the mode it set.
+func TestFchmodat2Replayed(t *testing.T) {
+	lines := []string{
+		`openat(AT_FDCWD, "f", O_WRONLY|O_CREAT|O_EXCL, 0644) = 3`,
+		`close(3) = 0`,
+		`fchmodat2(AT_FDCWD, "f", 0600, 0) = 0`,
+		`newfstatat(AT_FDCWD, "f", {st_mode=S_IFREG|%s, st_size=0, ...}, 0) = 0`,
+	}
+	trace := func(mode string) []string {
+		out := slices.Clone(lines)
+		out[3] = fmt.Sprintf(out[3], mode)
+		return out
+	}
+	rep := requireDivergences(t, trace("0600"), 0)
+	require.Empty(t, rep.Skipped)
+	require.Empty(t, rep.NotModelled)
+	requireDivergences(t, trace("0644"), 1)
+}
+
+const ownTraces = "testdata/traces/"
+
+// TestInferenceReachesLayers: what replay infers about files from before the trace
+// and learns from reads reaches a layer that keeps files' bytes (filecache), so
+// the program reads the same through it as without it. Bytes the trace never
+// showed stay uncompared through the layer; bytes it showed are compared there too.
+func TestInferenceReachesLayers(t *testing.T) {
+	inline := writeTrace(t, strings.Join([]string{
+		`openat(AT_FDCWD, "/d/data.bin", O_RDONLY) = 3`,
+		`openat(AT_FDCWD, "/d/data.bin", O_RDONLY) = 4`,
+		`read(4, "0123456789", 10) = 10`,
+		`read(4, "abcdefghij", 10) = 10`,
+		`read(4, "KL", 10) = 2`,
+		`read(4, "", 10) = 0`,
+		`close(4) = 0`,
+		`close(3) = 0`,
+		``,
+	}, "\n"))
+	for _, tc := range []struct {
+		trace, cwd, path string
+	}{
+		{inline, "/w", "/d/data.bin"},
+		{ownTraces + "reread.strace", "/w", "/tmp/iosim15/data.bin"},
+		{ownTraces + "s256-reread.strace", "/w", "/w/out.bin"},
+	} {
+		plain, err := Run([]string{tc.trace}, Options{Verify: true, Cwd: tc.cwd})
+		require.NoError(t, err)
+		require.Zero(t, plain.Divergences, "%s: %v", tc.trace, plain.DivergenceList)
+		cached, err := Run([]string{tc.trace}, Options{Verify: true, Cwd: tc.cwd, Stack: []string{"filecache:path=" + tc.path}})
+		require.NoError(t, err)
+		require.Zero(t, cached.Divergences, "%s through filecache: %v", tc.trace, cached.DivergenceList)
+		require.Equal(t, plain.Verified, cached.Verified, tc.trace)
+		require.NotEqual(t, plain.KernelCalls, cached.KernelCalls, "%s: the cache did not act on the file", tc.trace)
+	}
+
+	// A byte the trace shows in a read the cache serves is compared: changed, it
+	// diverges, with the layer as without it.
+	data, err := os.ReadFile(ownTraces + "s256-reread.strace")
+	require.NoError(t, err)
+	lines := strings.Split(string(data), "\n")
+	i := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "pread64(4, ") })
+	require.Positive(t, i)
+	lines[i] = strings.Replace(lines[i], `pread64(4, "\250`, `pread64(4, "\251`, 1)
+	bad := writeTrace(t, strings.Join(lines, "\n"))
+	for _, stack := range [][]string{nil, {"filecache:path=/w/out.bin"}} {
+		rep, err := Run([]string{bad}, Options{Verify: true, Cwd: "/w", Stack: stack})
+		require.NoError(t, err)
+		require.EqualValues(t, 1, rep.Divergences, "%v: %v", stack, rep.DivergenceList)
+		require.Contains(t, rep.DivergenceList[0].What, "byte at file offset 3000")
+	}
+}
+
+// TestUnlinkEISDIRThenRmdir: unlink of a directory from before the trace fails
+// with EISDIR, which shows the directory; the rmdir that follows (rm -r) removes
+// it.
+func TestUnlinkEISDIRThenRmdir(t *testing.T) {
+	rep, err := Run([]string{ownTraces + "unlink-eisdir.strace"}, Options{Verify: true})
+	require.NoError(t, err)
+	require.Zero(t, rep.Divergences, "%v", rep.DivergenceList)
+	requireDivergences(t, []string{
+		`unlinkat(AT_FDCWD, "e", 0) = -1 EISDIR (Is a directory)`,
+		`unlinkat(AT_FDCWD, "e", AT_REMOVEDIR) = 0`,
+		`rmdir("f") = -1 ENOTDIR (Not a directory)`,
+		`unlink("f") = 0`,
+	}, 0)
+}
+
+// TestRootMountedElsewhere: --root DIR:/MOUNT puts the host tree at /MOUNT.
+func TestRootMountedElsewhere(t *testing.T) {
+	root := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "etc"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "etc", "app.conf"), []byte("hello world"), 0o644))
+	trace := writeTrace(t, "openat(AT_FDCWD, \"/data/etc/app.conf\", O_RDONLY) = 3\nread(3, \"hello world\", 64) = 11\nread(3, \"\", 64) = 0\nclose(3) = 0\n")
+	rep, err := Run([]string{trace}, Options{Verify: true, Root: root + ":/data", Cwd: "/data"})
+	require.NoError(t, err)
+	require.Zero(t, rep.Divergences, "%v", rep.DivergenceList)
+	require.Zero(t, rep.InferredPaths, "the root provided everything")
+
+	wrong := writeTrace(t, "openat(AT_FDCWD, \"/data/etc/app.conf\", O_RDONLY) = 3\nread(3, \"jello world\", 64) = 11\n")
+	rep, err = Run([]string{wrong}, Options{Verify: true, Root: root + ":/data"})
+	require.NoError(t, err)
+	require.EqualValues(t, 1, rep.Divergences, "the seeded bytes are compared")
+}
+
+// TestFilesFromBeforeTheTrace: a symlink an lstat shows (S_IFLNK) exists, with
+// the target a later readlink gives; a directory opened without O_DIRECTORY and
+// then used as one (fstatat, getdents64) is a directory.
+func TestFilesFromBeforeTheTrace(t *testing.T) {
+	rep, err := Run([]string{ownTraces + "preexist.strace"}, Options{Verify: true})
+	require.NoError(t, err)
+	require.Zero(t, rep.Divergences, "%v", rep.DivergenceList)
+	requireDivergences(t, []string{
+		`lstat("l", {st_mode=S_IFLNK|0777, st_size=6, ...}) = 0`,
+		`readlink("l", "target", 4096) = 6`,
+		`statx(AT_FDCWD, "m", AT_STATX_SYNC_AS_STAT|AT_SYMLINK_NOFOLLOW, STATX_ALL, {stx_mode=S_IFLNK|0777, stx_size=3, ...}) = 0`,
+		`readlinkat(AT_FDCWD, "m", "abc", 64) = 3`,
+	}, 0)
+	// A target the readlink shows differently from the link's is a divergence.
+	requireDivergences(t, []string{
+		`lstat("l", {st_mode=S_IFLNK|0777, st_size=6, ...}) = 0`,
+		`readlink("l", "target", 4096) = 6`,
+		`readlink("l", "tarGet", 4096) = 6`,
+	}, 1)
+}
+
+// TestStartingDirectoryListing: the working directory a trace starts in existed
+// before it, with entries the trace may not show: its listing is taken as
+// recorded, and the names it shows are inferred.
+func TestStartingDirectoryListing(t *testing.T) {
+	rep, err := Run([]string{ownTraces + "listcwd.strace"}, Options{Verify: true})
+	require.NoError(t, err)
+	require.Zero(t, rep.Divergences, "%v", rep.DivergenceList)
+	requireDivergences(t, []string{
+		`openat(AT_FDCWD, ".", O_RDONLY|O_DIRECTORY) = 3`,
+		`getdents64(3, [{d_ino=2, d_off=1, d_reclen=24, d_type=DT_DIR, d_name="."}, {d_ino=1, d_off=2, d_reclen=24, d_type=DT_DIR, d_name=".."}, {d_ino=5, d_off=3, d_reclen=24, d_type=DT_REG, d_name="x"}], 32768) = 72`,
+		`newfstatat(AT_FDCWD, "x", {st_mode=S_IFREG|0644, st_size=0, ...}, AT_SYMLINK_NOFOLLOW) = 0`,
+		`unlink("x") = 0`,
+	}, 0)
+}
+
+// TestListingsOfPartialTraces: in a trace of some calls (strace -e trace=), a
+// listing may show entries that calls the trace leaves out made: it is taken as
+// recorded, and the report says so. In a whole trace it is compared.
+func TestListingsOfPartialTraces(t *testing.T) {
+	list := []string{
+		`100 mkdir("d", 0755) = 0`,
+		`100 openat(AT_FDCWD, "d/a", O_WRONLY|O_CREAT, 0644) = 3`,
+		`100 close(3) = 0`,
+		`100 openat(AT_FDCWD, "d", O_RDONLY|O_DIRECTORY) = 3`,
+		`100 getdents64(3, [{d_ino=2, d_off=1, d_reclen=24, d_type=DT_DIR, d_name="."}, {d_ino=1, d_off=2, d_reclen=24, d_type=DT_DIR, d_name=".."}, {d_ino=5, d_off=3, d_reclen=24, d_type=DT_REG, d_name="a"}, {d_ino=6, d_off=4, d_reclen=24, d_type=DT_REG, d_name="b"}], 32768) = 96`,
+	}
+	whole := append([]string{`100 execve("/bin/prog", ["prog"], 0x7ffc0 /* 1 var */) = 0`, `100 brk(NULL) = 0x55e94258b000`}, list...)
+	requireDivergences(t, whole, 1) // "b": made by nothing the trace shows
+	some := append([]string{`100 execve("/bin/prog", ["prog"], 0x7ffc0 /* 1 var */) = 0`}, list...)
+	rep := requireDivergences(t, some, 0)
+	require.True(t, slices.ContainsFunc(rep.Notes, func(n string) bool { return strings.Contains(n, "1 directory listing(s) taken as recorded") }), "%v", rep.Notes)
 }

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"iosim/sim"
 	"iosim/strace"
 )
 
@@ -27,10 +28,10 @@ type plan struct {
 	events  int             // events read
 	nfiles  int             // trace files read together
 
-	parent map[int]int     // child tid → the tid that created it
-	thread map[int]bool    // child created with CLONE_THREAD (shares the fd table)
-	seen   map[int]bool    // the tids that have a line of their own (a call, a signal, an exit)
-	names  map[string]bool // the syscall names in the input
+	parent map[int]int      // child tid → the tid that created it
+	thread map[int]bool     // child created with CLONE_THREAD (shares the fd table)
+	seen   map[int]bool     // the tids that have a line of their own (a call, a signal, an exit)
+	names  map[string]fdUse // the syscall names in the input, with what their calls do to fd tables
 	// untimedMakers holds the tasks of -ff files without timestamps that
 	// made an fd: their order relative to other files is unknown.
 	untimedMakers map[int]bool
@@ -96,24 +97,34 @@ const concurrency = 1_000_000
 
 const maxFlight = 1 << 16
 
-// releasesFd says whether a successful call can free an fd of the table.
-func releasesFd(name string) bool {
-	switch name {
-	case "close", "close_range", "dup2", "dup3":
-		return true
-	}
-	return false
-}
+// fdUse says what the calls of a syscall can do to an fd table.
+type fdUse uint8
 
-// makesFd says whether a call returns a new fd.
-func makesFd(name string) bool {
-	switch name {
-	case "open", "openat", "creat", "dup", "dup2", "dup3", "fcntl", "socket", "accept", "accept4",
-		"eventfd2", "eventfd", "epoll_create1", "epoll_create", "memfd_create", "timerfd_create",
-		"signalfd4", "inotify_init1", "pidfd_open":
-		return true
+const (
+	// makesFd: a call can return a new fd.
+	makesFd fdUse = 1 << iota
+	// releasesFd: a successful call can free an fd of the table (close,
+	// close_range, and dup2/dup3 closing their newfd).
+	releasesFd
+)
+
+// fdUseOf returns what the calls named name do to fd tables, from the syscall
+// table.
+func fdUseOf(name string) fdUse {
+	nr, ok := sim.SysnoByName(name)
+	if !ok {
+		return 0
 	}
-	return false
+	in := sim.Info(nr)
+	var u fdUse
+	switch in.Ret {
+	case sim.RetFd, sim.RetNewFd, sim.RetFdOrValue:
+		u |= makesFd
+	}
+	if in.Props&sim.ClosesFd != 0 {
+		u |= releasesFd
+	}
+	return u
 }
 
 // wait blocks until ready reports true or the pass is done. Called with pl.mu held.
@@ -186,7 +197,7 @@ func (pl *plan) untimedFiles() bool { return len(pl.whole().untimedMakers) > 0 }
 func (pl *plan) hasCall(names ...string) bool {
 	seen := pl.whole().names
 	for _, n := range names {
-		if seen[n] {
+		if _, ok := seen[n]; ok {
 			return true
 		}
 	}
@@ -309,7 +320,7 @@ const (
 // startScan starts the read-ahead pass over the traces and returns its plan.
 // Call stopScan when the replay ends.
 func startScan(files []string, opts strace.Options) *plan {
-	pl := &plan{parent: map[int]int{}, thread: map[int]bool{}, seen: map[int]bool{}, names: map[string]bool{}, untimedMakers: map[int]bool{}, sigchld: map[int]int{}, exitGroup: map[int]bool{}, fdMade: map[string]map[int]int{}, reached: map[string]*int{}, nfiles: len(files)}
+	pl := &plan{parent: map[int]int{}, thread: map[int]bool{}, seen: map[int]bool{}, names: map[string]fdUse{}, untimedMakers: map[int]bool{}, sigchld: map[int]int{}, exitGroup: map[int]bool{}, fdMade: map[string]map[int]int{}, reached: map[string]*int{}, nfiles: len(files)}
 	pl.cond.L = &pl.mu
 	go pl.run(files, opts)
 	return pl
@@ -389,10 +400,12 @@ func (pl *plan) add(ev *strace.Event, name string, nfiles int, chdired map[int]b
 	if ev.Kind != strace.KindSyscall {
 		return
 	}
-	if !pl.names[ev.Name] {
-		pl.names[ev.Name] = true
+	use, known := pl.names[ev.Name]
+	if !known {
+		use = fdUseOf(ev.Name)
+		pl.names[ev.Name] = use
 	}
-	if makesFd(ev.Name) && ev.RetKnown && ev.Ret >= 0 && ev.ErrnoName == "" {
+	if use&makesFd != 0 && ev.RetKnown && ev.Ret >= 0 && ev.ErrnoName == "" {
 		m := pl.fdMade[name]
 		if m == nil {
 			m = map[int]int{}
@@ -425,7 +438,7 @@ func (pl *plan) add(ev *strace.Event, name string, nfiles int, chdired map[int]b
 			pl.closing = append(pl.closing, closeSpan{file: name, pid: ev.Pid, fd: int(fd), start: ev.Line, end: ev.EndLine})
 		}
 	}
-	if releasesFd(ev.Name) && ev.ErrnoName == "" {
+	if use&releasesFd != 0 && ev.ErrnoName == "" {
 		pl.released[pl.nreleased%releaseWindow] = releaseMark{file: name, pid: ev.Pid, line: ev.EndLine}
 		pl.nreleased++
 	}

@@ -20,9 +20,9 @@ type world struct {
 	r       *replayer
 	fs      *vfs.FS
 	cwd     string
-	ext     map[uint64]bool   // inode numbers of inferred (external) inodes
-	removed map[string]bool   // absolute paths the trace removed: never inferred again
-	unknown map[uint64][]span // per inode: byte ranges written with bytes the trace did not show
+	ext     map[uint64]*vfs.Inode // the inferred (external) inodes, by number
+	removed map[string]bool       // absolute paths the trace removed: never inferred again
+	unknown map[uint64][]span     // per inode: byte ranges written with bytes the trace did not show
 	// maps holds the live shared writable mappings of files, by the
 	// address the trace shows: stores may change their ranges at any time,
 	// until munmap, exec or exit (see keepShared).
@@ -30,14 +30,18 @@ type world struct {
 	// permUnknown holds the inodes whose permission bits an access ACL that
 	// the trace did not show (-s) set, until the trace sets them again.
 	permUnknown map[uint64]bool
-	inferred    int // paths created by inference
+	// linkUnknown holds the inferred symlinks whose target no readlink has
+	// shown yet (inferLink).
+	linkUnknown map[uint64]bool
+	inferred    int    // paths created by inference
+	cmp         []byte // scratch of writeAt
 }
 
 // span is a byte range [off, end).
 type span struct{ off, end int64 }
 
 func newWorld(r *replayer) *world {
-	return &world{r: r, fs: r.fs, ext: map[uint64]bool{}, removed: map[string]bool{}, unknown: map[uint64][]span{}, permUnknown: map[uint64]bool{}}
+	return &world{r: r, fs: r.fs, ext: map[uint64]*vfs.Inode{}, removed: map[string]bool{}, unknown: map[uint64][]span{}, permUnknown: map[uint64]bool{}, linkUnknown: map[uint64]bool{}}
 }
 
 // abs returns the absolute, lexically cleaned form of path as t would resolve it
@@ -94,7 +98,7 @@ func isProcFd(abs string) bool {
 }
 
 // isExt reports whether ino was inferred (external state).
-func (w *world) isExt(ino *vfs.Inode) bool { return ino != nil && w.ext[ino.Ino()] }
+func (w *world) isExt(ino *vfs.Inode) bool { return ino != nil && w.ext[ino.Ino()] != nil }
 
 // ensure makes abs exist with the given type (S_IFREG, S_IFDIR or S_IFLNK with
 // target) when the model does not have it, creating missing parents as
@@ -114,6 +118,7 @@ func (w *world) ensure(abs string, kind uint32, target string) *vfs.Inode {
 			w.isExt(ino) && !ino.IsDir() && kind == vfs.S_IFLNK && !ino.IsSymlink():
 			// An inferred file turned out to be a directory or a symlink.
 			_ = root.Unlink(abs)
+			w.changed(0)
 		default:
 			return ino
 		}
@@ -139,6 +144,7 @@ func (w *world) ensure(abs string, kind uint32, target string) *vfs.Inode {
 					return nil
 				}
 				_ = root.Unlink(cur)
+				w.changed(0)
 			} else {
 				if last {
 					return ino
@@ -166,8 +172,9 @@ func (w *world) ensure(abs string, kind uint32, target string) *vfs.Inode {
 		if err != nil {
 			return nil
 		}
-		w.ext[ino.Ino()] = true
+		w.ext[ino.Ino()] = ino
 		w.inferred++
+		w.changed(0)
 		if last {
 			return ino
 		}
@@ -197,13 +204,13 @@ func (w *world) adjust(ino *vfs.Inode, st *strace.Node) {
 		return
 	}
 	if f := st.Field("st_size"); f != nil && ino.IsRegular() {
-		if v, ok := f.Value(); ok && v != ino.Size() && v >= 0 {
-			_ = ino.Truncate(v)
+		if v, ok := f.Value(); ok && v >= 0 {
+			w.resize(ino, v)
 		}
 	}
 	if f := st.Field("st_mode"); f != nil {
-		if v, ok := f.Value(); ok && uint32(v)&0o7777 != ino.Mode()&0o7777 {
-			_ = ino.Chmod(uint32(v) & 0o7777)
+		if v, ok := f.Value(); ok {
+			w.chmod(ino, uint32(v)&0o7777)
 		}
 	}
 }
@@ -212,8 +219,16 @@ func (w *world) adjust(ino *vfs.Inode, st *strace.Node) {
 // fstat shows to be a directory: the path becomes a directory and the fd is opened
 // again on it.
 func (w *world) retypeFd(t *sim.Task, fd int64, st *strace.Node) {
+	if statKind(st) == vfs.S_IFDIR {
+		w.dirFd(t, fd)
+	}
+}
+
+// dirFd makes the inferred file fd was opened on a directory, and opens fd again
+// on it: a recorded call showed the fd to be one (see retypeFd and usedAsDir).
+func (w *world) dirFd(t *sim.Task, fd int64) {
 	f := t.File(int(fd))
-	if f == nil || f.Inode() == nil || !w.isExt(f.Inode()) || statKind(st) != vfs.S_IFDIR || f.Inode().IsDir() {
+	if f == nil || f.Inode() == nil || !w.isExt(f.Inode()) || f.Inode().IsDir() {
 		return
 	}
 	p := f.Inode().Path()
@@ -256,338 +271,6 @@ func device(abs string) (sim.Special, bool) {
 		return &sim.Placeholder{Kind: vfs.S_IFCHR}, true
 	}
 	return nil, false
-}
-
-func (w *world) fileOf(t *sim.Task, fd int64) *vfs.Inode {
-	if f := t.File(int(fd)); f != nil {
-		return f.Inode()
-	}
-	return nil
-}
-
-// before prepares the world for the call of ev: it infers what the recorded result
-// shows existed. It returns false when the call was fully handled here (an open of a
-// device file replay provides itself).
-func (w *world) before(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call) bool {
-	ok := ev.RetKnown && !ev.Failed()
-	if ev.Errno == syscall.ENOENT && c.Path != "" {
-		// Whatever was missing, the directories on the way were directories.
-		dirfd := int64(atFdcwd)
-		if _, at, _ := fdArgs(nr); at == 0 {
-			dirfd = c.Args[0]
-		}
-		w.dirsAbove(w.abs(t, dirfd, c.Path))
-	}
-	switch nr {
-	case sim.SYS_OPEN, sim.SYS_OPENAT, sim.SYS_CREAT:
-		dirfd, flags := int64(atFdcwd), c.Args[1]
-		switch nr {
-		case sim.SYS_OPENAT:
-			dirfd, flags = c.Args[0], c.Args[2]
-		case sim.SYS_CREAT:
-			flags = syscall.O_CREAT | syscall.O_WRONLY | syscall.O_TRUNC
-		}
-		abs := w.abs(t, dirfd, c.Path)
-		if dev, isDev := device(abs); isDev {
-			if ok {
-				if got := lowestFree(t, 0); int64(got) != ev.Ret {
-					// fdAllowed's rules, as for the files of the model
-					allowed, inherited := w.r.fdAllowed(t, ev, int64(got))
-					if !allowed && w.r.opts.Verify {
-						w.r.diverge(ev, "fd", itoa(ev.Ret), itoa(int64(got)))
-					}
-					if t.File(int(ev.Ret)) != nil {
-						w.r.top.Syscall(sim.Call{Nr: sim.SYS_CLOSE, Task: t, Args: [6]int64{ev.Ret}})
-					}
-					if inherited {
-						w.r.fill(t, got, int(ev.Ret))
-					}
-				}
-				w.r.installSpecial(t, int(ev.Ret), dev, int(flags))
-			}
-			return false
-		}
-		switch {
-		case ok && flags&syscall.O_CREAT == 0:
-			kind := uint32(vfs.S_IFREG)
-			if flags&syscall.O_DIRECTORY != 0 {
-				kind = vfs.S_IFDIR
-			}
-			w.ensure(abs, kind, "")
-		case ok || ev.Errno == syscall.EEXIST:
-			w.ensure(parentDir(abs), vfs.S_IFDIR, "")
-			if ev.Errno == syscall.EEXIST {
-				w.ensure(abs, vfs.S_IFREG, "")
-			}
-		case ev.Errno == syscall.EISDIR:
-			w.ensure(abs, vfs.S_IFDIR, "")
-		}
-	case sim.SYS_STAT, sim.SYS_LSTAT, sim.SYS_NEWFSTATAT, sim.SYS_STATX:
-		if !ok {
-			return true
-		}
-		dirfd, stIdx := int64(atFdcwd), 1
-		if nr == sim.SYS_NEWFSTATAT || nr == sim.SYS_STATX {
-			dirfd, stIdx = c.Args[0], 2
-			if nr == sim.SYS_STATX {
-				stIdx = 4
-			}
-		}
-		st := ev.Arg(stIdx)
-		if c.Path == "" {
-			w.retypeFd(t, dirfd, st)
-			w.adjust(w.fileOf(t, dirfd), st)
-			return true
-		}
-		kind := statKind(st)
-		switch kind {
-		case vfs.S_IFREG, vfs.S_IFDIR:
-		case vfs.S_IFLNK:
-			kind = 0 // the target is unknown until readlink shows it
-		default:
-			kind = vfs.S_IFREG
-		}
-		if kind != 0 {
-			ino := w.ensure(w.abs(t, dirfd, c.Path), kind, "")
-			w.adjust(ino, st)
-		}
-	case sim.SYS_FSTAT:
-		if ok {
-			w.retypeFd(t, c.Args[0], ev.Arg(1))
-			w.adjust(w.fileOf(t, c.Args[0]), ev.Arg(1))
-		}
-	case sim.SYS_ACCESS, sim.SYS_FACCESSAT, sim.SYS_FACCESSAT2:
-		if ok {
-			dirfd, mode := int64(atFdcwd), c.Args[1]
-			if nr != sim.SYS_ACCESS {
-				dirfd, mode = c.Args[0], c.Args[2]
-			}
-			ino := w.ensure(w.abs(t, dirfd, c.Path), vfs.S_IFREG, "")
-			if w.isExt(ino) && mode&1 != 0 && ino.Mode()&0o111 == 0 {
-				_ = ino.Chmod(ino.Mode()&0o7777 | 0o111) // X_OK succeeded: it is executable
-			}
-		}
-	case sim.SYS_TRUNCATE, sim.SYS_CHMOD, sim.SYS_UNLINK, sim.SYS_LINK, sim.SYS_RENAME:
-		if ok {
-			w.ensure(w.abs(t, atFdcwd, c.Path), vfs.S_IFREG, "")
-		}
-	case sim.SYS_UNLINKAT, sim.SYS_RENAMEAT, sim.SYS_RENAMEAT2, sim.SYS_LINKAT:
-		if ok {
-			kind := uint32(vfs.S_IFREG)
-			if nr == sim.SYS_UNLINKAT && c.Args[2]&0x200 != 0 {
-				kind = vfs.S_IFDIR
-			}
-			w.ensure(w.abs(t, c.Args[0], c.Path), kind, "")
-		}
-	case sim.SYS_CHDIR, sim.SYS_RMDIR:
-		if ok || (nr == sim.SYS_UNLINK && ev.Errno == syscall.EISDIR) {
-			w.ensure(w.abs(t, atFdcwd, c.Path), vfs.S_IFDIR, "")
-		} else if nr == sim.SYS_RMDIR && ev.Errno == syscall.ENOTDIR {
-			w.ensure(w.abs(t, atFdcwd, c.Path), vfs.S_IFREG, "")
-		}
-	case sim.SYS_MKDIR, sim.SYS_MKDIRAT:
-		dirfd := int64(atFdcwd)
-		if nr == sim.SYS_MKDIRAT {
-			dirfd = c.Args[0]
-		}
-		abs := w.abs(t, dirfd, c.Path)
-		if ev.Errno == syscall.EEXIST {
-			w.ensure(abs, vfs.S_IFDIR, "")
-		} else if ok {
-			w.ensure(parentDir(abs), vfs.S_IFDIR, "")
-		}
-	case sim.SYS_READLINK, sim.SYS_READLINKAT:
-		dirfd, bi := int64(atFdcwd), 1
-		if nr == sim.SYS_READLINKAT {
-			dirfd, bi = c.Args[0], 2
-		}
-		if ev.Errno == syscall.EINVAL {
-			w.ensure(w.abs(t, dirfd, c.Path), vfs.S_IFREG, "")
-		}
-		if ok {
-			if b, trunc, sok := ev.Str(bi); sok && !trunc && int64(len(b)) == ev.Ret && int64(len(b)) < int64(len(c.Buf)) {
-				w.ensure(w.abs(t, dirfd, c.Path), vfs.S_IFLNK, string(b))
-			}
-		}
-	case sim.SYS_GETDENTS64, sim.SYS_GETDENTS:
-		if ok && ev.Ret > 0 {
-			dir := w.fileOf(t, c.Args[0])
-			if w.isExt(dir) {
-				w.entries(dir, ev.Arg(1))
-			}
-		}
-	case sim.SYS_READ, sim.SYS_PREAD64:
-		if !ok {
-			return true
-		}
-		ino := w.fileOf(t, c.Args[0])
-		if !w.isExt(ino) || !ino.IsRegular() {
-			return true
-		}
-		off := c.Args[3]
-		if nr == sim.SYS_READ {
-			off = w.r.curPos
-		}
-		w.inject(ino, off, ev, 1, c.Args[2])
-	case sim.SYS_COPY_FILE_RANGE, sim.SYS_SENDFILE:
-		inIdx, offIdx, count := 0, 1, c.Args[4]
-		if nr == sim.SYS_SENDFILE {
-			inIdx, offIdx, count = 1, 2, c.Args[3]
-		}
-		f := t.File(int(c.Args[inIdx]))
-		if !ok || f == nil || !w.isExt(f.Inode()) || !f.Inode().IsRegular() {
-			return true
-		}
-		off := c.Args[offIdx]
-		if off == sim.NullOffset {
-			off = f.Offset()
-		}
-		ino := f.Inode()
-		if end := off + ev.Ret; ev.Ret < count && ino.Size() != end || ino.Size() < end {
-			_ = ino.Truncate(end) // the bytes are unknown; the size is shown
-		}
-	case sim.SYS_LSEEK:
-		if ok && c.Args[2] == 2 { // SEEK_END: the size is revealed
-			if ino := w.fileOf(t, c.Args[0]); w.isExt(ino) && ino.IsRegular() {
-				if size := ev.Ret - c.Args[1]; size >= 0 && size != ino.Size() {
-					_ = ino.Truncate(size)
-				}
-			}
-		}
-	}
-	return true
-}
-
-// inject writes into an inferred file the bytes a recorded read shows, and sets the
-// size a short read reveals.
-func (w *world) inject(ino *vfs.Inode, off int64, ev *strace.Event, idx int, count int64) {
-	if off < 0 {
-		return
-	}
-	got := ev.Ret
-	b, _, _ := ev.Str(idx)
-	if int64(len(b)) > got {
-		b = b[:got]
-	}
-	if got < count {
-		if end := off + got; ino.Size() != end {
-			_ = ino.Truncate(end)
-		}
-	} else if end := off + got; ino.Size() < end {
-		_ = ino.Truncate(end)
-	}
-	if len(b) > 0 {
-		_, _ = ino.WriteAt(b, off)
-	}
-}
-
-// entries creates in an inferred directory the entries a recorded getdents shows.
-func (w *world) entries(dir *vfs.Inode, arr *strace.Node) {
-	if arr == nil || arr.Kind != strace.NodeArray {
-		return
-	}
-	base := dir.Path()
-	for k := range arr.Kids {
-		el := &arr.Kids[k]
-		name := el.Field("d_name")
-		if name == nil || name.Kind != strace.NodeStr || name.Truncated {
-			continue
-		}
-		n := string(name.Text)
-		if n == "." || n == ".." || strings.Contains(n, "/") {
-			continue
-		}
-		kind := uint32(vfs.S_IFREG)
-		if ty := el.Field("d_type"); ty != nil && string(ty.Raw) == "DT_DIR" {
-			kind = vfs.S_IFDIR
-		}
-		w.ensure(pathpkg.Join(base, n), kind, "")
-	}
-}
-
-// after records what the call did to the namespace and which written bytes are
-// unknown.
-func (w *world) after(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call, res sim.Result) {
-	if res.Errno != 0 {
-		return
-	}
-	switch nr {
-	case sim.SYS_CHMOD, sim.SYS_FCHMOD, sim.SYS_FCHMODAT, sim.SYS_FCHMODAT2, sim.SYS_SETXATTR, sim.SYS_LSETXATTR, sim.SYS_FSETXATTR:
-		if len(w.permUnknown) > 0 { // the bits are the trace's again
-			if nr == sim.SYS_FCHMOD || nr == sim.SYS_FSETXATTR {
-				if ino := w.fileOf(t, c.Args[0]); ino != nil {
-					delete(w.permUnknown, ino.Ino())
-				}
-			} else if dirfd := int64(atFdcwd); true {
-				if nr == sim.SYS_FCHMODAT || nr == sim.SYS_FCHMODAT2 {
-					dirfd = c.Args[0]
-				}
-				if ino, err := w.fs.Root().Resolve(w.abs(t, dirfd, c.Path), nr != sim.SYS_LSETXATTR); err == nil {
-					delete(w.permUnknown, ino.Ino())
-				}
-			}
-		}
-	case sim.SYS_UNLINK, sim.SYS_RMDIR:
-		w.removed[w.abs(t, atFdcwd, c.Path)] = true
-	case sim.SYS_UNLINKAT:
-		w.removed[w.abs(t, c.Args[0], c.Path)] = true
-	case sim.SYS_RENAME:
-		w.removed[w.abs(t, atFdcwd, c.Path)] = true
-	case sim.SYS_RENAMEAT, sim.SYS_RENAMEAT2:
-		w.removed[w.abs(t, c.Args[0], c.Path)] = true
-	case sim.SYS_WRITE, sim.SYS_PWRITE64:
-		f := t.File(int(c.Args[0]))
-		if f == nil || f.Inode() == nil || res.Ret <= 0 {
-			return
-		}
-		start := c.Args[3]
-		if nr == sim.SYS_WRITE || f.Flags()&syscall.O_APPEND != 0 {
-			if nr == sim.SYS_WRITE && f.Flags()&syscall.O_APPEND == 0 {
-				start = w.r.curPos
-			} else {
-				start = f.Inode().Size() - res.Ret
-			}
-		}
-		known := min(int64(len(shown(ev, 1))), res.Ret)
-		id := f.Inode().Ino()
-		w.unknown[id] = cut(w.unknown[id], start, start+known)
-		if known < res.Ret {
-			w.unknown[id] = addSpan(w.unknown[id], span{start + known, start + res.Ret})
-		}
-		w.keepShared(id)
-	case sim.SYS_MMAP:
-		// A shared writable mapping changes the file with stores, which no
-		// trace shows: its bytes are unknown from now on, even after a
-		// read shows them (keepShared).
-		const protWrite, mapShared, mapSharedValidate = 0x2, 0x1, 0x3
-		if kind := c.Args[3] & 0x3; c.Args[2]&protWrite == 0 || kind != mapShared && kind != mapSharedValidate {
-			return
-		}
-		if f := t.File(int(c.Args[4])); f != nil && f.Inode() != nil && f.Inode().IsRegular() && c.Args[1] > 0 {
-			id := f.Inode().Ino()
-			if ev.RetKnown && len(w.maps) < maxMaps {
-				w.maps = append(w.maps, mapping{t.Group(), uint64(ev.Ret), uint64(c.Args[1]), id, span{c.Args[5], c.Args[5] + c.Args[1]}})
-			}
-			w.unknown[id] = addSpan(w.unknown[id], span{c.Args[5], c.Args[5] + c.Args[1]})
-		}
-	case sim.SYS_COPY_FILE_RANGE, sim.SYS_SENDFILE:
-		// The copied bytes are as known as the ones they were copied from.
-		inFd, inOff, outFd, outOff := c.Args[0], c.Args[1], c.Args[2], c.Args[3]
-		if nr == sim.SYS_SENDFILE {
-			inFd, inOff, outFd, outOff = c.Args[1], c.Args[2], c.Args[0], sim.NullOffset
-		}
-		in, out, n := t.File(int(inFd)), t.File(int(outFd)), res.Ret
-		if in == nil || out == nil || in.Inode() == nil || out.Inode() == nil || n <= 0 {
-			return
-		}
-		if inOff == sim.NullOffset {
-			inOff = in.Offset() - n // the call moved the fd's offset by n
-		}
-		if outOff == sim.NullOffset {
-			outOff = out.Offset() - n
-		}
-		w.copySpans(in.Inode(), inOff, out.Inode(), outOff, n)
-	}
 }
 
 // copySpans makes [doff, doff+n) of dst as unknown as [soff, soff+n) of
@@ -696,14 +379,22 @@ func (w *world) unknownAt(id uint64, off int64) bool {
 	return false
 }
 
-// seedFromHost copies a host directory tree into the model (reading only). Paths
-// keep their host names, so a trace's absolute paths find them.
-func (w *world) seedFromHost(root string) error {
+// seedFromHost copies a host directory tree into the model (reading only). spec is
+// DIR, whose paths keep their host names (so a trace's absolute paths find them), or
+// DIR:/MOUNT, which puts DIR's contents at /MOUNT in the model.
+func (w *world) seedFromHost(spec string) error {
+	root, mount := spec, ""
+	if i := strings.LastIndex(spec, ":"); i >= 0 && strings.HasPrefix(spec[i+1:], "/") {
+		root, mount = spec[:i], pathpkg.Clean(spec[i+1:])
+	}
 	root, err := filepath.Abs(root)
 	if err != nil {
 		return err
 	}
-	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	if mount == "" {
+		mount = filepath.ToSlash(root)
+	}
+	return filepath.WalkDir(root, func(hp string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -711,6 +402,11 @@ func (w *world) seedFromHost(root string) error {
 		if err != nil {
 			return err
 		}
+		rel, err := filepath.Rel(root, hp)
+		if err != nil {
+			return err
+		}
+		p := pathpkg.Join(mount, filepath.ToSlash(rel))
 		perm := uint32(info.Mode().Perm())
 		switch {
 		case d.IsDir():
@@ -721,13 +417,13 @@ func (w *world) seedFromHost(root string) error {
 				_ = ino.Chmod(perm)
 			}
 		case info.Mode()&os.ModeSymlink != 0:
-			t, err := os.Readlink(p)
+			t, err := os.Readlink(hp)
 			if err != nil {
 				return err
 			}
 			return w.fs.Root().Symlink(t, p)
 		case info.Mode().IsRegular():
-			data, err := os.ReadFile(p)
+			data, err := os.ReadFile(hp)
 			if err != nil {
 				return err
 			}

@@ -90,11 +90,6 @@ func (p *Process) Syscall(c Call) Result {
 	return p.do(&c)
 }
 
-func (p *Process) call(c Call) Result {
-	c.Task = p.t
-	return p.do(&c)
-}
-
 func (p *Process) fd(nr Sysno, fd int) Call {
 	c := Call{Nr: nr, Task: p.t}
 	c.Args[0] = int64(fd)
@@ -111,7 +106,7 @@ func errOf(r Result) error { return r.Err() }
 // Fork forks the process (a fork call through the handler) and returns the child's
 // facade, whose calls go to the same handler. See Task.Fork for what is shared.
 func (p *Process) Fork() *Process {
-	r := p.call(Call{Nr: SYS_FORK})
+	r := p.Syscall(Call{Nr: SYS_FORK})
 	if r.Errno != 0 {
 		return nil
 	}
@@ -123,7 +118,7 @@ func (p *Process) Fork() *Process {
 func (p *Process) NewThread() *Process {
 	c := Call{Nr: SYS_CLONE}
 	c.Args[0] = syscall.CLONE_VM | syscall.CLONE_FS | syscall.CLONE_FILES | syscall.CLONE_SIGHAND | syscall.CLONE_THREAD
-	r := p.call(c)
+	r := p.Syscall(c)
 	if r.Errno != 0 {
 		return nil
 	}
@@ -131,30 +126,30 @@ func (p *Process) NewThread() *Process {
 }
 
 // Exec models execve(2) of the process: FD_CLOEXEC fds are closed.
-func (p *Process) Exec() error { return errOf(p.call(Call{Nr: SYS_EXECVE})) }
+func (p *Process) Exec() error { return errOf(p.Syscall(Call{Nr: SYS_EXECVE})) }
 
 // Exit ends the process (exit_group(2)): every fd is closed, its locks, mappings and
 // AIO contexts go.
-func (p *Process) Exit() { p.call(Call{Nr: SYS_EXIT_GROUP}) }
+func (p *Process) Exit() { p.Syscall(Call{Nr: SYS_EXIT_GROUP}) }
 
 // Getpid returns the process id (a getpid call).
-func (p *Process) Getpid() int { return int(p.call(Call{Nr: SYS_GETPID}).Ret) }
+func (p *Process) Getpid() int { return int(p.Syscall(Call{Nr: SYS_GETPID}).Ret) }
 
 // Gettid returns the thread id (a gettid call).
-func (p *Process) Gettid() int { return int(p.call(Call{Nr: SYS_GETTID}).Ret) }
+func (p *Process) Gettid() int { return int(p.Syscall(Call{Nr: SYS_GETTID}).Ret) }
 
 // Getrlimit reads a resource limit (only RLIMIT_NOFILE is modelled).
 func (p *Process) Getrlimit(resource int, rlim *unix.Rlimit) error {
 	c := Call{Nr: SYS_GETRLIMIT, Obj: rlim}
 	c.Args[0] = int64(resource)
-	return errOf(p.call(c))
+	return errOf(p.Syscall(c))
 }
 
 // Setrlimit sets a resource limit (only RLIMIT_NOFILE is modelled).
 func (p *Process) Setrlimit(resource int, rlim *unix.Rlimit) error {
 	c := Call{Nr: SYS_SETRLIMIT, Obj: rlim}
 	c.Args[0] = int64(resource)
-	return errOf(p.call(c))
+	return errOf(p.Syscall(c))
 }
 
 // Open is open(2) as x/sys/unix makes it: openat(AT_FDCWD, path, mode|O_LARGEFILE, perm).
@@ -344,7 +339,7 @@ func (p *Process) Fsync(fd int) error { return errOf(p.fdDo(SYS_FSYNC, fd)) }
 func (p *Process) Fdatasync(fd int) error { return errOf(p.fdDo(SYS_FDATASYNC, fd)) }
 
 // Sync is sync(2).
-func (p *Process) Sync() { p.call(Call{Nr: SYS_SYNC}) }
+func (p *Process) Sync() { p.Syscall(Call{Nr: SYS_SYNC}) }
 
 // Syncfs is syncfs(2).
 func (p *Process) Syncfs(fd int) error { return errOf(p.fdDo(SYS_SYNCFS, fd)) }
@@ -533,7 +528,7 @@ func (p *Process) Getdents(fd int, buf []byte) (n int, err error) {
 
 // Chdir is chdir(2).
 func (p *Process) Chdir(path string) error {
-	return errOf(p.call(Call{Nr: SYS_CHDIR, Path: path}))
+	return errOf(p.Syscall(Call{Nr: SYS_CHDIR, Path: path}))
 }
 
 // Fchdir is fchdir(2).

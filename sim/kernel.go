@@ -10,9 +10,10 @@
 // write, pread, pwrite, lseek, fcntl, open, close) to the functions the dispatch
 // would reach, without building a Call; nothing could observe the Call there, and
 // TestTypedRouteMatchesCallRoute checks that both routes give the same results,
-// clock and files. The support table (Syscalls, SupportOf)
-// says for every x86-64 syscall whether it is modelled; calls that are not (brk,
-// futex, sockets...) are accepted and return 0.
+// clock and files. The syscall table (systab.go; Info, Syscalls,
+// SupportOf) has one row per syscall: its handler, whether and how far it is
+// modelled, and the layout of its arguments that replay and the tracer read; calls
+// that are not modelled (brk, futex, sockets...) are accepted and return 0.
 //
 // # What is modelled
 //
@@ -206,7 +207,7 @@ func (k *Kernel) Syscall(c Call) Result { return k.syscall(&c) }
 // escape.
 //
 // The calls of a program's steady state (read, lseek, pread64, write) are
-// dispatched here without entering the full switch of dispatch.
+// dispatched here without going through the syscall table (systab.go).
 func (k *Kernel) syscall(c *Call) Result {
 	var r Result
 	switch t := c.Task; {
@@ -264,218 +265,6 @@ func errnoOf(err error) syscall.Errno {
 		return e
 	}
 	return syscall.EIO
-}
-
-// dispatch performs c for syscall, once the caller is known to be alive.
-func (k *Kernel) dispatch(c *Call) Result {
-	t := c.Task
-	switch c.Nr {
-	// sys_read_write.go
-	case SYS_READ:
-		return k.sysRead(c)
-	case SYS_WRITE:
-		return k.sysWrite(c)
-	case SYS_PREAD64:
-		return k.sysPread(c)
-	case SYS_PWRITE64:
-		return k.sysPwrite(c)
-	case SYS_READV:
-		return k.sysReadv(c, false, 0, 0)
-	case SYS_WRITEV:
-		return k.sysWritev(c, false, 0, 0)
-	case SYS_PREADV:
-		return k.sysReadv(c, true, c.Args[3], 0)
-	case SYS_PREADV2: // Args[4]: RWF_* flags; offset -1: the file offset
-		return k.sysReadv(c, c.Args[3] != -1, c.Args[3], c.Args[4])
-	case SYS_PWRITEV:
-		return k.sysWritev(c, true, c.Args[3], 0)
-	case SYS_PWRITEV2:
-		return k.sysWritev(c, c.Args[3] != -1, c.Args[3], c.Args[4])
-	case SYS_COPY_FILE_RANGE:
-		return k.sysCopyFileRange(c)
-	case SYS_SENDFILE:
-		return k.sysSendfile(c)
-	// sys_open.go
-	case SYS_OPEN:
-		return k.sysOpenat(c, atFdcwd, c.Args[1], uint32(c.Args[2]))
-	case SYS_OPENAT:
-		return k.sysOpenat(c, int(c.Args[0]), c.Args[2], uint32(c.Args[3]))
-	case SYS_CREAT:
-		return k.sysOpenat(c, atFdcwd, syscall.O_CREAT|syscall.O_WRONLY|syscall.O_TRUNC, uint32(c.Args[1]))
-	case SYS_CLOSE:
-		return k.sysClose(c)
-	// sys_seek.go
-	case SYS_LSEEK:
-		return k.sysLseek(c)
-	// sys_fcntl.go
-	case SYS_FCNTL:
-		return k.sysFcntl(c)
-	case SYS_FLOCK:
-		return k.sysFlock(c)
-	// sys_dup.go
-	case SYS_DUP:
-		return k.sysDup(c)
-	case SYS_DUP2:
-		return k.sysDup2(c)
-	case SYS_DUP3:
-		return k.sysDup3(c)
-	case SYS_CLOSE_RANGE:
-		return k.sysCloseRange(c)
-	// sys_sync.go
-	case SYS_FSYNC:
-		return k.sysFsync(c, false)
-	case SYS_FDATASYNC:
-		return k.sysFsync(c, true)
-	case SYS_SYNC:
-		_ = k.fs.Sync()
-		return ok(0)
-	case SYS_SYNCFS:
-		return k.sysSyncfs(c)
-	case SYS_SYNC_FILE_RANGE:
-		return k.sysSyncFileRange(c)
-	case SYS_FTRUNCATE:
-		return k.sysFtruncate(c)
-	case SYS_TRUNCATE:
-		return k.sysTruncate(c)
-	case SYS_FALLOCATE:
-		return k.sysFallocate(c)
-	case SYS_FADVISE64:
-		return k.sysFadvise(c)
-	case SYS_READAHEAD:
-		return k.sysReadahead(c)
-	// sys_stat.go
-	case SYS_FSTAT:
-		return k.sysFstat(c)
-	case SYS_STAT:
-		return k.sysFstatat(c, atFdcwd, c.Path, 0)
-	case SYS_LSTAT:
-		return k.sysFstatat(c, atFdcwd, c.Path, atSymlinkNofollow)
-	case SYS_NEWFSTATAT:
-		return k.sysFstatat(c, int(c.Args[0]), c.Path, int(c.Args[3]))
-	case SYS_STATX:
-		return k.sysStatx(c)
-	case SYS_ACCESS:
-		return k.sysFaccessat(c, atFdcwd, uint32(c.Args[1]), 0)
-	case SYS_FACCESSAT:
-		return k.sysFaccessat(c, int(c.Args[0]), uint32(c.Args[2]), 0)
-	case SYS_FACCESSAT2:
-		return k.sysFaccessat(c, int(c.Args[0]), uint32(c.Args[2]), int(c.Args[3]))
-	// sys_namespace.go
-	case SYS_UNLINK:
-		return k.sysUnlinkat(c, atFdcwd, 0)
-	case SYS_UNLINKAT:
-		return k.sysUnlinkat(c, int(c.Args[0]), int(c.Args[2]))
-	case SYS_RMDIR:
-		return k.sysUnlinkat(c, atFdcwd, atRemovedir)
-	case SYS_RENAME:
-		return k.sysRenameat2(c, atFdcwd, atFdcwd, 0)
-	case SYS_RENAMEAT:
-		return k.sysRenameat2(c, int(c.Args[0]), int(c.Args[2]), 0)
-	case SYS_RENAMEAT2:
-		return k.sysRenameat2(c, int(c.Args[0]), int(c.Args[2]), uint(c.Args[4]))
-	case SYS_LINK:
-		return k.sysLinkat(c, atFdcwd, atFdcwd, 0)
-	case SYS_LINKAT:
-		return k.sysLinkat(c, int(c.Args[0]), int(c.Args[2]), int(c.Args[4]))
-	case SYS_SYMLINK:
-		return k.sysSymlinkat(c, atFdcwd)
-	case SYS_SYMLINKAT:
-		return k.sysSymlinkat(c, int(c.Args[1]))
-	case SYS_READLINK:
-		return k.sysReadlinkat(c, atFdcwd)
-	case SYS_READLINKAT:
-		return k.sysReadlinkat(c, int(c.Args[0]))
-	case SYS_MKDIR:
-		return k.sysMkdirat(c, atFdcwd, uint32(c.Args[1]))
-	case SYS_MKDIRAT:
-		return k.sysMkdirat(c, int(c.Args[0]), uint32(c.Args[2]))
-	case SYS_GETDENTS64, SYS_GETDENTS:
-		return k.sysGetdents64(c)
-	case SYS_CHDIR:
-		return k.sysChdir(c)
-	case SYS_FCHDIR:
-		return k.sysFchdir(c)
-	case SYS_GETCWD:
-		return k.sysGetcwd(c)
-	case SYS_UMASK:
-		return ok(int64(t.g.umask.Swap(uint32(c.Args[0]) & 0o777)))
-	case SYS_CHMOD:
-		return k.sysFchmodat(c, atFdcwd, uint32(c.Args[1]), 0)
-	case SYS_FCHMODAT:
-		return k.sysFchmodat(c, int(c.Args[0]), uint32(c.Args[2]), 0)
-	case SYS_FCHMODAT2:
-		return k.sysFchmodat(c, int(c.Args[0]), uint32(c.Args[2]), int(c.Args[3]))
-	case SYS_FCHMOD:
-		return k.sysFchmod(c)
-	case SYS_CHOWN:
-		return k.sysFchownat(c, atFdcwd, int(c.Args[1]), int(c.Args[2]), 0)
-	case SYS_LCHOWN:
-		return k.sysFchownat(c, atFdcwd, int(c.Args[1]), int(c.Args[2]), atSymlinkNofollow)
-	case SYS_FCHOWNAT:
-		return k.sysFchownat(c, int(c.Args[0]), int(c.Args[2]), int(c.Args[3]), int(c.Args[4]))
-	case SYS_FCHOWN:
-		return k.sysFchown(c)
-	case SYS_UTIMENSAT:
-		return k.sysUtimensat(c)
-	// sys_xattr.go
-	case SYS_SETXATTR:
-		return k.sysSetxattr(c, true, false)
-	case SYS_LSETXATTR:
-		return k.sysSetxattr(c, false, false)
-	case SYS_FSETXATTR:
-		return k.sysSetxattr(c, false, true)
-	case SYS_REMOVEXATTR:
-		return k.sysRemovexattr(c, true, false)
-	case SYS_LREMOVEXATTR:
-		return k.sysRemovexattr(c, false, false)
-	case SYS_FREMOVEXATTR:
-		return k.sysRemovexattr(c, false, true)
-	// sys_mmap.go
-	case SYS_MMAP:
-		return k.sysMmap(c)
-	case SYS_MUNMAP:
-		return k.sysMunmap(c)
-	case SYS_MSYNC:
-		return k.sysMsync(c)
-	// sys_aio.go
-	case SYS_IO_SETUP:
-		return k.sysIoSetup(c)
-	case SYS_IO_DESTROY:
-		return k.sysIoDestroy(c)
-	case SYS_IO_SUBMIT:
-		return k.sysIoSubmit(c)
-	case SYS_IO_GETEVENTS, SYS_IO_PGETEVENTS:
-		return k.sysIoGetevents(c)
-	case SYS_IO_CANCEL:
-		if k.aio.get(uint64(c.Args[0])) == nil {
-			return Fail(syscall.EINVAL)
-		}
-		return Fail(syscall.EINVAL)
-	// task.go
-	case SYS_FORK, SYS_VFORK:
-		return ok(int64(k.fork(t, 0).tid))
-	case SYS_CLONE, SYS_CLONE3:
-		if c.Args[0]&syscall.CLONE_THREAD != 0 {
-			return ok(int64(k.newThread(t.g, 0).tid))
-		}
-		return ok(int64(k.fork(t, 0).tid))
-	case SYS_EXECVE, SYS_EXECVEAT:
-		t.g.exec()
-		return ok(0)
-	case SYS_EXIT:
-		k.exitThread(t)
-		return ok(0)
-	case SYS_EXIT_GROUP:
-		k.exitGroup(t.g)
-		return ok(0)
-	case SYS_GETPID:
-		return ok(int64(t.g.pid))
-	case SYS_GETTID:
-		return ok(int64(t.tid))
-	case SYS_GETRLIMIT, SYS_SETRLIMIT, SYS_PRLIMIT64:
-		return k.sysRlimit(c)
-	}
-	return ok(0) // not modelled: accepted, no effect
 }
 
 // Spawn creates a process (a thread group with one thread) with the next free pid,

@@ -8,20 +8,15 @@ import (
 // status flags, locks), FD_CLOEXEC clear. EBADF, EMFILE.
 func (k *Kernel) sysDup(c *Call) Result {
 	g := c.Task.g
-	f, ref := c.Task.fgetRaw(int(c.Args[0]))
-	if f == nil {
-		return Fail(syscall.EBADF)
-	}
-	if ref {
-		defer f.decRef()
-	}
-	f.incRef()
-	fd, e := g.files.alloc(f, 0, g.nofile.Load(), false)
-	if e != 0 {
-		f.decRef()
-		return Fail(e)
-	}
-	return Result{Ret: int64(fd)}
+	return c.Task.withFileRaw(int(c.Args[0]), func(f *File) Result {
+		f.incRef()
+		fd, e := g.files.alloc(f, 0, g.nofile.Load(), false)
+		if e != 0 {
+			f.decRef()
+			return Fail(e)
+		}
+		return Result{Ret: int64(fd)}
+	})
 }
 
 // dupfd implements F_DUPFD and F_DUPFD_CLOEXEC: the lowest free fd >= min. EINVAL
@@ -75,16 +70,11 @@ func (k *Kernel) dup3(t *Task, oldfd, newfd, flags int64) Result {
 	if newfd < 0 || newfd >= g.nofile.Load() {
 		return Fail(syscall.EBADF)
 	}
-	f, ref := t.fgetRaw(int(oldfd))
-	if f == nil {
-		return Fail(syscall.EBADF)
-	}
-	if ref {
-		defer f.decRef()
-	}
-	f.incRef()
-	t.install(int(newfd), f, flags&syscall.O_CLOEXEC != 0)
-	return Result{Ret: newfd}
+	return t.withFileRaw(int(oldfd), func(f *File) Result {
+		f.incRef()
+		t.install(int(newfd), f, flags&syscall.O_CLOEXEC != 0)
+		return Result{Ret: newfd}
+	})
 }
 
 // close_range(2) flags.

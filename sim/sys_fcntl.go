@@ -489,58 +489,53 @@ func (k *Kernel) sysFlock(c *Call) Result {
 		return Fail(syscall.EINVAL)
 	}
 	typ := int16(op &^ lockNb)
-	f, ref := c.Task.fget(int(c.Args[0]))
-	if f == nil {
-		return Fail(syscall.EBADF)
-	}
-	if ref {
-		defer f.decRef()
-	}
-	if f.special != nil {
-		return Result{}
-	}
-	lt := &k.locks
-	lt.mu.Lock()
-	defer lt.mu.Unlock()
-	il := lt.get(f.ino)
-	defer func() { lt.tidy(f.ino, il) }()
-	if typ == lockUn {
+	return c.Task.withFile(int(c.Args[0]), func(f *File) Result {
+		if f.special != nil {
+			return Result{}
+		}
+		lt := &k.locks
+		lt.mu.Lock()
+		defer lt.mu.Unlock()
+		il := lt.get(f.ino)
+		defer func() { lt.tidy(f.ino, il) }()
+		if typ == lockUn {
+			if f.flock != 0 {
+				il.removeFlock(f)
+				f.flock = 0
+				lt.cond.Broadcast()
+			}
+			return Result{}
+		}
+		if f.flock == typ {
+			return Result{}
+		}
 		if f.flock != 0 {
 			il.removeFlock(f)
 			f.flock = 0
 			lt.cond.Broadcast()
 		}
-		return Result{}
-	}
-	if f.flock == typ {
-		return Result{}
-	}
-	if f.flock != 0 {
-		il.removeFlock(f)
-		f.flock = 0
-		lt.cond.Broadcast()
-	}
-	for {
-		conflict := false
-		for _, e := range il.flocks {
-			if e.f != f && (e.typ == lockEx || typ == lockEx) {
-				conflict = true
+		for {
+			conflict := false
+			for _, e := range il.flocks {
+				if e.f != f && (e.typ == lockEx || typ == lockEx) {
+					conflict = true
+					break
+				}
+			}
+			if !conflict {
 				break
 			}
+			if op&lockNb != 0 {
+				return Fail(syscall.EWOULDBLOCK)
+			}
+			if !k.lockWait {
+				return Fail(syscall.EINTR)
+			}
+			lt.cond.Wait()
+			il = lt.get(f.ino)
 		}
-		if !conflict {
-			break
-		}
-		if op&lockNb != 0 {
-			return Fail(syscall.EWOULDBLOCK)
-		}
-		if !k.lockWait {
-			return Fail(syscall.EINTR)
-		}
-		lt.cond.Wait()
-		il = lt.get(f.ino)
-	}
-	il.flocks = append(il.flocks, flockEnt{f: f, typ: typ})
-	f.flock = typ
-	return Result{}
+		il.flocks = append(il.flocks, flockEnt{f: f, typ: typ})
+		f.flock = typ
+		return Result{}
+	})
 }

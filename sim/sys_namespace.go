@@ -202,59 +202,54 @@ const direntHeader = 19
 // is 0 (after open or a rewind) and kept until the next rewind; entries created
 // meanwhile are not seen.
 func (k *Kernel) sysGetdents64(c *Call) Result {
-	f, ref := c.Task.fget(int(c.Args[0]))
-	if f == nil {
-		return Fail(syscall.EBADF)
-	}
-	if ref {
-		defer f.decRef()
-	}
-	if f.special != nil || !f.ino.IsDir() {
-		return Fail(syscall.ENOTDIR)
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.off == 0 || f.dirents == nil {
-		ents, err := f.ino.Dirents()
-		if err != nil {
-			return Fail(errnoOf(err))
+	return c.Task.withFile(int(c.Args[0]), func(f *File) Result {
+		if f.special != nil || !f.ino.IsDir() {
+			return Fail(syscall.ENOTDIR)
 		}
-		f.dirents = ents
-	}
-	if f.off < 0 || f.off >= int64(len(f.dirents)) {
-		return Result{}
-	}
-	buf := c.Buf
-	used := 0
-	i := int(f.off)
-	for ; i < len(f.dirents); i++ {
-		d := &f.dirents[i]
-		reclen := (direntHeader + len(d.Name) + 1 + 7) &^ 7
-		if used+reclen > len(buf) {
-			if used == 0 {
-				return Fail(syscall.EINVAL)
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		if f.off == 0 || f.dirents == nil {
+			ents, err := f.ino.Dirents()
+			if err != nil {
+				return Fail(errnoOf(err))
 			}
-			break
+			f.dirents = ents
 		}
-		next := int64(i + 1)
-		if i == len(f.dirents)-1 {
-			next = math.MaxInt64
+		if f.off < 0 || f.off >= int64(len(f.dirents)) {
+			return Result{}
 		}
-		b := buf[used : used+reclen]
-		binary.LittleEndian.PutUint64(b[0:], d.Ino)
-		binary.LittleEndian.PutUint64(b[8:], uint64(next))
-		binary.LittleEndian.PutUint16(b[16:], uint16(reclen))
-		b[18] = d.Type
-		n := copy(b[direntHeader:], d.Name)
-		clear(b[direntHeader+n:])
-		used += reclen
-	}
-	if i == len(f.dirents) {
-		f.off = math.MaxInt64
-	} else {
-		f.off = int64(i)
-	}
-	return Result{Ret: int64(used)}
+		buf := c.Buf
+		used := 0
+		i := int(f.off)
+		for ; i < len(f.dirents); i++ {
+			d := &f.dirents[i]
+			reclen := (direntHeader + len(d.Name) + 1 + 7) &^ 7
+			if used+reclen > len(buf) {
+				if used == 0 {
+					return Fail(syscall.EINVAL)
+				}
+				break
+			}
+			next := int64(i + 1)
+			if i == len(f.dirents)-1 {
+				next = math.MaxInt64
+			}
+			b := buf[used : used+reclen]
+			binary.LittleEndian.PutUint64(b[0:], d.Ino)
+			binary.LittleEndian.PutUint64(b[8:], uint64(next))
+			binary.LittleEndian.PutUint16(b[16:], uint16(reclen))
+			b[18] = d.Type
+			n := copy(b[direntHeader:], d.Name)
+			clear(b[direntHeader+n:])
+			used += reclen
+		}
+		if i == len(f.dirents) {
+			f.off = math.MaxInt64
+		} else {
+			f.off = int64(i)
+		}
+		return Result{Ret: int64(used)}
+	})
 }
 
 // sysChdir implements chdir(2): ENOENT, ENOTDIR (a file), and the path errors.
@@ -275,18 +270,13 @@ func (k *Kernel) sysChdir(c *Call) Result {
 
 // sysFchdir implements fchdir(2): EBADF, ENOTDIR.
 func (k *Kernel) sysFchdir(c *Call) Result {
-	f, ref := c.Task.fgetRaw(int(c.Args[0]))
-	if f == nil {
-		return Fail(syscall.EBADF)
-	}
-	if ref {
-		defer f.decRef()
-	}
-	if f.special != nil || !f.ino.IsDir() {
-		return Fail(syscall.ENOTDIR)
-	}
-	c.Task.g.cwd.Store(f.ino)
-	return Result{}
+	return c.Task.withFileRaw(int(c.Args[0]), func(f *File) Result {
+		if f.special != nil || !f.ino.IsDir() {
+			return Fail(syscall.ENOTDIR)
+		}
+		c.Task.g.cwd.Store(f.ino)
+		return Result{}
+	})
 }
 
 // sysGetcwd implements the getcwd(2) syscall: it copies the cwd's path and a NUL
@@ -329,17 +319,12 @@ func (k *Kernel) sysFchmodat(c *Call, dirfd int, mode uint32, flags int) Result 
 
 // sysFchmod implements fchmod(2) (works on any open fd, O_RDONLY included).
 func (k *Kernel) sysFchmod(c *Call) Result {
-	f, ref := c.Task.fget(int(c.Args[0]))
-	if f == nil {
-		return Fail(syscall.EBADF)
-	}
-	if ref {
-		defer f.decRef()
-	}
-	if f.special != nil {
-		return Result{}
-	}
-	return res(0, f.ino.Chmod(uint32(c.Args[1])&0o7777))
+	return c.Task.withFile(int(c.Args[0]), func(f *File) Result {
+		if f.special != nil {
+			return Result{}
+		}
+		return res(0, f.ino.Chmod(uint32(c.Args[1])&0o7777))
+	})
 }
 
 // sysFchownat implements chown(2), lchown(2) and fchownat(2) (flags
@@ -360,17 +345,12 @@ func (k *Kernel) sysFchownat(c *Call, dirfd, uid, gid, flags int) Result {
 
 // sysFchown implements fchown(2).
 func (k *Kernel) sysFchown(c *Call) Result {
-	f, ref := c.Task.fget(int(c.Args[0]))
-	if f == nil {
-		return Fail(syscall.EBADF)
-	}
-	if ref {
-		defer f.decRef()
-	}
-	if f.special != nil {
-		return Result{}
-	}
-	return res(0, f.ino.Chown(int(int32(c.Args[1])), int(int32(c.Args[2]))))
+	return c.Task.withFile(int(c.Args[0]), func(f *File) Result {
+		if f.special != nil {
+			return Result{}
+		}
+		return res(0, f.ino.Chown(int(int32(c.Args[1])), int(int32(c.Args[2]))))
+	})
 }
 
 // utimensat(2) special nanosecond values.

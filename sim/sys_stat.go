@@ -37,21 +37,16 @@ func (k *Kernel) statFile(f *File, s *vfs.Stat) {
 
 // sysFstat implements fstat(2): Obj is a *unix.Stat_t. EBADF for a closed fd.
 func (k *Kernel) sysFstat(c *Call) Result {
-	f, ref := c.Task.fgetRaw(int(c.Args[0]))
-	if f == nil {
-		return Fail(syscall.EBADF)
-	}
-	if ref {
-		defer f.decRef()
-	}
-	st, _ := c.Obj.(*unix.Stat_t)
-	if st == nil {
-		return Fail(syscall.EFAULT)
-	}
-	var s vfs.Stat
-	k.statFile(f, &s)
-	fillStat(st, &s)
-	return Result{}
+	return c.Task.withFileRaw(int(c.Args[0]), func(f *File) Result {
+		st, _ := c.Obj.(*unix.Stat_t)
+		if st == nil {
+			return Fail(syscall.EFAULT)
+		}
+		var s vfs.Stat
+		k.statFile(f, &s)
+		fillStat(st, &s)
+		return Result{}
+	})
 }
 
 // resolveAt resolves an "at" call's (dirfd, path) to an inode or, with

@@ -14,36 +14,26 @@ import (
 // special objects (pipes, sockets, /dev/null), which cannot be synced. Directories
 // and read-only fds can be synced.
 func (k *Kernel) sysFsync(c *Call, data bool) Result {
-	f, ref := c.Task.fget(int(c.Args[0]))
-	if f == nil {
-		return Fail(syscall.EBADF)
-	}
-	if ref {
-		defer f.decRef()
-	}
-	if f.special != nil {
-		return Fail(syscall.EINVAL)
-	}
-	var err error
-	if data {
-		err = f.ino.Fdatasync(&f.errseq)
-	} else {
-		err = f.ino.Fsync(&f.errseq)
-	}
-	return res(0, err)
+	return c.Task.withFile(int(c.Args[0]), func(f *File) Result {
+		if f.special != nil {
+			return Fail(syscall.EINVAL)
+		}
+		var err error
+		if data {
+			err = f.ino.Fdatasync(&f.errseq)
+		} else {
+			err = f.ino.Fsync(&f.errseq)
+		}
+		return res(0, err)
+	})
 }
 
 // sysSyncfs implements syncfs(2): everything becomes durable; the model has one file
 // system per kernel, so it is sync(2) plus a writeback error report. EBADF.
 func (k *Kernel) sysSyncfs(c *Call) Result {
-	f, ref := c.Task.fget(int(c.Args[0]))
-	if f == nil {
-		return Fail(syscall.EBADF)
-	}
-	if ref {
-		defer f.decRef()
-	}
-	return res(0, k.fs.Sync())
+	return c.Task.withFile(int(c.Args[0]), func(f *File) Result {
+		return res(0, k.fs.Sync())
+	})
 }
 
 // sync_file_range(2) flags.
@@ -63,31 +53,26 @@ const (
 // a write cache, and no metadata); nbytes 0 means to the end of file. The model's
 // writeback is synchronous, so the WAIT flags add nothing.
 func (k *Kernel) sysSyncFileRange(c *Call) Result {
-	f, ref := c.Task.fget(int(c.Args[0]))
-	if f == nil {
-		return Fail(syscall.EBADF)
-	}
-	if ref {
-		defer f.decRef()
-	}
-	off, n, flags := c.Args[1], c.Args[2], c.Args[3]
-	if flags&^(syncFileRangeWaitBefore|syncFileRangeWrite|syncFileRangeWaitAfter) != 0 {
-		return Fail(syscall.EINVAL)
-	}
-	if off < 0 || n < 0 || n > 0 && off > math.MaxInt64-n {
-		return Fail(syscall.EINVAL)
-	}
-	if f.special != nil {
-		// sync_file_range: !S_ISREG && !S_ISBLK && !S_ISDIR && !S_ISLNK is ESPIPE.
-		if f.special.Mode()&vfs.S_IFMT == vfs.S_IFBLK {
+	return c.Task.withFile(int(c.Args[0]), func(f *File) Result {
+		off, n, flags := c.Args[1], c.Args[2], c.Args[3]
+		if flags&^(syncFileRangeWaitBefore|syncFileRangeWrite|syncFileRangeWaitAfter) != 0 {
+			return Fail(syscall.EINVAL)
+		}
+		if off < 0 || n < 0 || n > 0 && off > math.MaxInt64-n {
+			return Fail(syscall.EINVAL)
+		}
+		if f.special != nil {
+			// sync_file_range: !S_ISREG && !S_ISBLK && !S_ISDIR && !S_ISLNK is ESPIPE.
+			if f.special.Mode()&vfs.S_IFMT == vfs.S_IFBLK {
+				return Result{}
+			}
+			return Fail(syscall.ESPIPE)
+		}
+		if flags&syncFileRangeWrite == 0 || !f.ino.IsRegular() {
 			return Result{}
 		}
-		return Fail(syscall.ESPIPE)
-	}
-	if flags&syncFileRangeWrite == 0 || !f.ino.IsRegular() {
-		return Result{}
-	}
-	return res(0, f.ino.SyncFileRange(off, n))
+		return res(0, f.ino.SyncFileRange(off, n))
+	})
 }
 
 // sysFtruncate implements ftruncate(2): EBADF; EINVAL for a negative length, a
@@ -98,21 +83,16 @@ func (k *Kernel) sysFtruncate(c *Call) Result {
 	if length < 0 {
 		return Fail(syscall.EINVAL)
 	}
-	f, ref := c.Task.fget(int(c.Args[0]))
-	if f == nil {
-		return Fail(syscall.EBADF)
-	}
-	if ref {
-		defer f.decRef()
-	}
-	if f.special != nil || !f.ino.IsRegular() || !f.writable() {
-		return Fail(syscall.EINVAL)
-	}
-	err := f.ino.Truncate(length)
-	if err == nil && k.mm.active.Load() > 0 {
-		k.mm.refresh(f.ino, 0, math.MaxInt64)
-	}
-	return res(0, err)
+	return c.Task.withFile(int(c.Args[0]), func(f *File) Result {
+		if f.special != nil || !f.ino.IsRegular() || !f.writable() {
+			return Fail(syscall.EINVAL)
+		}
+		err := f.ino.Truncate(length)
+		if err == nil && k.mm.active.Load() > 0 {
+			k.mm.refresh(f.ino, 0, math.MaxInt64)
+		}
+		return res(0, err)
+	})
 }
 
 // sysTruncate implements truncate(2): EINVAL for a negative length (before the path
@@ -193,27 +173,22 @@ func (k *Kernel) sysFallocate(c *Call) Result {
 // __filemap_fdatawrite_range, WB_SYNC_NONE), which the model applies to the
 // extent tree only (vfs.Inode.StartWriteback); the other advice has no effect.
 func (k *Kernel) sysFadvise(c *Call) Result {
-	f, ref := c.Task.fget(int(c.Args[0]))
-	if f == nil {
-		return Fail(syscall.EBADF)
-	}
-	if ref {
-		defer f.decRef()
-	}
-	if f.special != nil && !f.special.Seekable() {
-		return Fail(syscall.ESPIPE)
-	}
-	if c.Args[2] < 0 || c.Args[3] < 0 || c.Args[3] > 5 {
-		return Fail(syscall.EINVAL)
-	}
-	if c.Args[3] == fadvDontneed && f.ino != nil && f.ino.IsRegular() {
-		n := c.Args[2]
-		if n == 0 {
-			n = -1 // len 0: to the end of the file
+	return c.Task.withFile(int(c.Args[0]), func(f *File) Result {
+		if f.special != nil && !f.special.Seekable() {
+			return Fail(syscall.ESPIPE)
 		}
-		f.ino.StartWriteback(c.Args[1], n)
-	}
-	return Result{}
+		if c.Args[2] < 0 || c.Args[3] < 0 || c.Args[3] > 5 {
+			return Fail(syscall.EINVAL)
+		}
+		if c.Args[3] == fadvDontneed && f.ino != nil && f.ino.IsRegular() {
+			n := c.Args[2]
+			if n == 0 {
+				n = -1 // len 0: to the end of the file
+			}
+			f.ino.StartWriteback(c.Args[1], n)
+		}
+		return Result{}
+	})
 }
 
 // fadvDontneed is POSIX_FADV_DONTNEED.
@@ -222,18 +197,13 @@ const fadvDontneed = 4
 // sysReadahead implements readahead(2): EBADF, EBADF without read access, EINVAL
 // for a file that is not regular; no effect.
 func (k *Kernel) sysReadahead(c *Call) Result {
-	f, ref := c.Task.fget(int(c.Args[0]))
-	if f == nil || !f.readable() {
-		if ref {
-			f.decRef()
+	return c.Task.withFile(int(c.Args[0]), func(f *File) Result {
+		if !f.readable() {
+			return Fail(syscall.EBADF)
 		}
-		return Fail(syscall.EBADF)
-	}
-	if ref {
-		defer f.decRef()
-	}
-	if f.special != nil || !f.ino.IsRegular() {
-		return Fail(syscall.EINVAL)
-	}
-	return Result{}
+		if f.special != nil || !f.ino.IsRegular() {
+			return Fail(syscall.EINVAL)
+		}
+		return Result{}
+	})
 }

@@ -341,3 +341,27 @@ func (t *Task) dirOf(dirfd int, path string) (*vfs.Inode, syscall.Errno) {
 	}
 	return f.ino, 0
 }
+
+// withFile calls fn with the description fd refers to (as fget: O_PATH ones are
+// not) and returns its result, or EBADF for a closed fd. The reference fget took on
+// a table several threads share is dropped when fn returns.
+func (t *Task) withFile(fd int, fn func(f *File) Result) Result {
+	f, ref := t.fget(fd)
+	return useFile(f, ref, fn)
+}
+
+// withFileRaw is withFile for the calls that accept O_PATH descriptions (fgetRaw).
+func (t *Task) withFileRaw(fd int, fn func(f *File) Result) Result {
+	f, ref := t.fgetRaw(fd)
+	return useFile(f, ref, fn)
+}
+
+func useFile(f *File, ref bool, fn func(f *File) Result) Result {
+	if f == nil {
+		return Fail(syscall.EBADF)
+	}
+	if ref {
+		defer f.decRef()
+	}
+	return fn(f)
+}

@@ -29,7 +29,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 	verify := fl.Bool("verify", false, "compare every replayed result with the recorded one; exit 1 on any divergence, or when no call was compared")
 	keepGoing := fl.Bool("keep-going", false, "count malformed trace lines and go on instead of stopping at the first")
 	asJSON := fl.Bool("json", false, "print the report as JSON")
-	root := fl.String("root", "", "seed the model with a copy of this host directory (read only)")
+	root := fl.String("root", "", "seed the model with a copy of a host directory (read only): `DIR` at the same paths in the model, DIR:/MOUNT at /MOUNT")
 	cwd := fl.String("cwd", "", "the traced program's initial working directory (default: inferred from the trace)")
 	maxDiv := fl.Int("max-divergences", 100, "how many divergences to list (all are counted)")
 	var stack stackFlag

@@ -1,0 +1,516 @@
+package replay
+
+import (
+	"bytes"
+	pathpkg "path"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"iosim/sim"
+	"iosim/strace"
+	"iosim/vfs"
+)
+
+// Inference: what a recorded call shows about the files that existed before the
+// trace, written into the model before the call runs (before), and what the call
+// did that the model must remember (after), one function per syscall family.
+//
+// The model's files change here outside every call of the traced program, below
+// the interposer stack. So that no layer keeps serving what a file held before (the
+// filecache interposer keeps files' bytes and stats), every change goes through
+// changed, resize, chmod or writeAt, which tell each layer (sim.NotifyWorldChanged).
+// A notification, not calls sent down the stack: the layers must not count, charge,
+// trace or fault what the program never did. For the same reason the file and
+// offset of an fd that a layer serves without the kernel holding it are asked of
+// the layer with a query that has no effect on it (sim.ServedFd), not with fstat
+// and lseek.
+
+// changed tells every layer of the stack that inode ino (0: the namespace) changed.
+func (w *world) changed(ino uint64) {
+	if w.r.top != nil {
+		sim.NotifyWorldChanged(w.r.top, ino)
+	}
+}
+
+// resize sets an inferred file's size.
+func (w *world) resize(ino *vfs.Inode, size int64) {
+	if ino.Size() == size {
+		return
+	}
+	_ = ino.Truncate(size)
+	w.changed(ino.Ino())
+}
+
+// chmod sets an inferred file's permission bits.
+func (w *world) chmod(ino *vfs.Inode, perm uint32) {
+	if ino.Mode()&0o7777 == perm {
+		return
+	}
+	_ = ino.Chmod(perm)
+	w.changed(ino.Ino())
+}
+
+// writeAt writes b at off into a file, when it does not hold it already.
+func (w *world) writeAt(ino *vfs.Inode, b []byte, off int64) {
+	if int64(cap(w.cmp)) < int64(len(b)) {
+		w.cmp = make([]byte, len(b))
+	}
+	have := w.cmp[:len(b)]
+	// Direct: the comparison leaves no page cached over an unwritten extent.
+	if n, _ := ino.ReadAtDirect(have, off); n == len(b) && bytes.Equal(have, b) {
+		return
+	}
+	_, _ = ino.WriteAt(b, off)
+	w.changed(ino.Ino())
+}
+
+// fileOf returns the inode fd refers to in t's process: the kernel's, or, for an
+// fd that a layer serves without the kernel holding it, the inferred inode the
+// layer names (sim.ServedFd).
+func (w *world) fileOf(t *sim.Task, fd int64) *vfs.Inode {
+	if f := t.File(int(fd)); f != nil {
+		return f.Inode()
+	}
+	if ino, _, ok := sim.ServedFd(w.r.top, t, int(fd)); ok {
+		return w.ext[ino]
+	}
+	return nil
+}
+
+// pathDirfd returns the directory fd c's path is relative to: the row's dirfd
+// argument, or AT_FDCWD.
+func pathDirfd(nr sim.Sysno, c *sim.Call) int64 {
+	if i := sim.Info(nr).Slot(sim.ArgDirfd, 0); i >= 0 {
+		return c.Args[i]
+	}
+	return atFdcwd
+}
+
+// before prepares the world for the call of ev: it infers what the recorded result
+// shows existed. It returns false when the call was fully handled here (an open of a
+// device file replay provides itself).
+func (w *world) before(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call) bool {
+	ok := ev.RetKnown && !ev.Failed()
+	if ev.Errno == syscall.ENOENT && c.Path != "" {
+		// Whatever was missing, the directories on the way were directories.
+		w.dirsAbove(w.abs(t, pathDirfd(nr, c), c.Path))
+	}
+	if ok || ev.Errno == syscall.ENOENT {
+		w.usedAsDir(t, nr, c)
+	}
+	switch nr {
+	case sim.SYS_OPEN, sim.SYS_OPENAT, sim.SYS_CREAT:
+		return w.inferOpen(t, nr, ev, c, ok)
+	case sim.SYS_STAT, sim.SYS_LSTAT, sim.SYS_NEWFSTATAT, sim.SYS_STATX:
+		if ok {
+			w.inferStat(t, nr, ev, c)
+		}
+	case sim.SYS_FSTAT:
+		if ok {
+			w.retypeFd(t, c.Args[0], ev.Arg(1))
+			w.adjust(w.fileOf(t, c.Args[0]), ev.Arg(1))
+		}
+	case sim.SYS_ACCESS, sim.SYS_FACCESSAT, sim.SYS_FACCESSAT2:
+		if ok {
+			w.inferAccess(t, nr, c)
+		}
+	case sim.SYS_TRUNCATE, sim.SYS_CHMOD, sim.SYS_LINK, sim.SYS_RENAME, sim.SYS_RENAMEAT, sim.SYS_RENAMEAT2,
+		sim.SYS_LINKAT, sim.SYS_UNLINK, sim.SYS_UNLINKAT, sim.SYS_RMDIR, sim.SYS_CHDIR:
+		w.inferPathUse(t, nr, ev, c, ok)
+	case sim.SYS_MKDIR, sim.SYS_MKDIRAT:
+		abs := w.abs(t, pathDirfd(nr, c), c.Path)
+		if ev.Errno == syscall.EEXIST {
+			w.ensure(abs, vfs.S_IFDIR, "")
+		} else if ok {
+			w.ensure(parentDir(abs), vfs.S_IFDIR, "")
+		}
+	case sim.SYS_READLINK, sim.SYS_READLINKAT:
+		w.inferReadlink(t, nr, ev, c, ok)
+	case sim.SYS_GETDENTS64, sim.SYS_GETDENTS:
+		if ok && ev.Ret > 0 {
+			if dir := w.fileOf(t, c.Args[0]); w.isExt(dir) {
+				w.entries(dir, ev.Arg(1))
+			}
+		}
+	case sim.SYS_READ, sim.SYS_PREAD64:
+		if ok {
+			w.inferRead(t, nr, ev, c)
+		}
+	case sim.SYS_COPY_FILE_RANGE, sim.SYS_SENDFILE:
+		if ok {
+			w.inferCopySource(t, nr, ev, c)
+		}
+	case sim.SYS_LSEEK:
+		if ok && c.Args[2] == unix.SEEK_END { // the size is revealed
+			if ino := w.fileOf(t, c.Args[0]); w.isExt(ino) && ino.IsRegular() {
+				if size := ev.Ret - c.Args[1]; size >= 0 {
+					w.resize(ino, size)
+				}
+			}
+		}
+	}
+	return true
+}
+
+// usedAsDir: a call that resolved a relative path against a dirfd (or found
+// nothing there: ENOENT), or listed or entered an fd (getdents64, fchdir), shows
+// that the fd is a directory, whatever the open that made it said (a directory
+// opened without O_DIRECTORY).
+func (w *world) usedAsDir(t *sim.Task, nr sim.Sysno, c *sim.Call) {
+	switch nr {
+	case sim.SYS_GETDENTS64, sim.SYS_GETDENTS, sim.SYS_FCHDIR:
+		w.dirFd(t, c.Args[0])
+		return
+	}
+	in := sim.Info(nr)
+	for k := 0; ; k++ {
+		i := in.Slot(sim.ArgDirfd, k)
+		if i < 0 {
+			return
+		}
+		p := c.Path
+		if in.Args[i+1].Kind == sim.ArgPath2 {
+			p = c.Path2
+		}
+		if fd := c.Args[i]; fd >= 0 && p != "" && p[0] != '/' {
+			w.dirFd(t, fd)
+		}
+	}
+}
+
+// inferOpen: an open that succeeded without O_CREAT found its file (a directory
+// with O_DIRECTORY); one that created it, or failed with EEXIST, found its
+// directory; EISDIR names a directory. The devices replay provides are installed
+// here, and the call is not run (false).
+func (w *world) inferOpen(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call, ok bool) bool {
+	flags := int64(unix.O_CREAT | unix.O_WRONLY | unix.O_TRUNC) // creat
+	if i := sim.Info(nr).Slot(sim.ArgFlags, 0); i >= 0 {
+		flags = c.Args[i]
+	}
+	abs := w.abs(t, pathDirfd(nr, c), c.Path)
+	if dev, isDev := device(abs); isDev {
+		if ok {
+			w.installDevice(t, ev, dev, int(flags))
+		}
+		return false
+	}
+	switch {
+	case ok && flags&unix.O_CREAT == 0:
+		kind := uint32(vfs.S_IFREG)
+		if flags&unix.O_DIRECTORY != 0 {
+			kind = vfs.S_IFDIR
+		}
+		w.ensure(abs, kind, "")
+	case ok || ev.Errno == syscall.EEXIST:
+		w.ensure(parentDir(abs), vfs.S_IFDIR, "")
+		if ev.Errno == syscall.EEXIST {
+			w.ensure(abs, vfs.S_IFREG, "")
+		}
+	case ev.Errno == syscall.EISDIR:
+		w.ensure(abs, vfs.S_IFDIR, "")
+	}
+	return true
+}
+
+// installDevice puts the device replay provides at the fd the recorded open
+// returned.
+func (w *world) installDevice(t *sim.Task, ev *strace.Event, dev sim.Special, flags int) {
+	if got := lowestFree(t, 0); int64(got) != ev.Ret {
+		// fdAllowed's rules, as for the files of the model
+		allowed, inherited := w.r.fdAllowed(t, ev, int64(got))
+		if !allowed && w.r.opts.Verify {
+			w.r.diverge(ev, "fd", itoa(ev.Ret), itoa(int64(got)))
+		}
+		if t.File(int(ev.Ret)) != nil {
+			w.r.top.Syscall(sim.Call{Nr: sim.SYS_CLOSE, Task: t, Args: [6]int64{ev.Ret}})
+		}
+		if inherited {
+			w.r.fill(t, got, int(ev.Ret))
+		}
+	}
+	w.r.installSpecial(t, int(ev.Ret), dev, flags)
+}
+
+// inferStat: a successful stat shows the path's type and, for an inferred file,
+// its size and mode. A symlink's target is unknown until readlink shows it.
+func (w *world) inferStat(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call) {
+	dirfd := pathDirfd(nr, c)
+	st := ev.Arg(sim.Info(nr).Slot(sim.ArgStat, 0))
+	if nr == sim.SYS_STATX {
+		st = ev.Arg(sim.Info(nr).Slot(sim.ArgStatx, 0))
+	}
+	if c.Path == "" {
+		w.retypeFd(t, dirfd, st)
+		w.adjust(w.fileOf(t, dirfd), st)
+		return
+	}
+	kind := statKind(st)
+	switch kind {
+	case vfs.S_IFREG, vfs.S_IFDIR:
+	case vfs.S_IFLNK:
+		if nofollow(nr, c) {
+			w.inferLink(w.abs(t, dirfd, c.Path), st)
+		}
+		return
+	default:
+		kind = vfs.S_IFREG
+	}
+	w.adjust(w.ensure(w.abs(t, dirfd, c.Path), kind, ""), st)
+}
+
+// nofollow says whether a stat call does not follow a final symlink.
+func nofollow(nr sim.Sysno, c *sim.Call) bool {
+	switch nr {
+	case sim.SYS_LSTAT:
+		return true
+	case sim.SYS_NEWFSTATAT:
+		return c.Args[3]&unix.AT_SYMLINK_NOFOLLOW != 0
+	case sim.SYS_STATX:
+		return c.Args[2]&unix.AT_SYMLINK_NOFOLLOW != 0
+	}
+	return false
+}
+
+// inferLink makes abs a symlink, as a stat that does not follow links shows it
+// (S_IFLNK): its target, which the stat does not show, stands as a name of the
+// recorded length (st_size) that resolves nowhere, until a readlink shows it
+// (inferReadlink).
+func (w *world) inferLink(abs string, st *strace.Node) {
+	n := int64(1)
+	for _, name := range []string{"st_size", "stx_size"} {
+		if f := st.Field(name); f != nil {
+			if v, ok := f.Value(); ok && v > 0 && v < 4096 {
+				n = v
+			}
+		}
+	}
+	if ino := w.ensure(abs, vfs.S_IFLNK, strings.Repeat("?", int(n))); w.isExt(ino) && ino.IsSymlink() {
+		w.linkUnknown[ino.Ino()] = true
+	}
+}
+
+// inferAccess: a successful access found its path; X_OK granted shows an execute
+// bit (the model runs as root, which needs one).
+func (w *world) inferAccess(t *sim.Task, nr sim.Sysno, c *sim.Call) {
+	mode := c.Args[sim.Info(nr).Slot(sim.ArgFlags, 0)]
+	ino := w.ensure(w.abs(t, pathDirfd(nr, c), c.Path), vfs.S_IFREG, "")
+	if w.isExt(ino) && mode&unix.X_OK != 0 && ino.Mode()&0o111 == 0 {
+		w.chmod(ino, ino.Mode()&0o7777|0o111)
+	}
+}
+
+// inferPathUse: the namespace calls that found their path. rmdir, chdir and
+// unlinkat(AT_REMOVEDIR) found a directory, as did an unlink that failed with
+// EISDIR (what rm -r tries first); an rmdir that failed with ENOTDIR found a file.
+func (w *world) inferPathUse(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call, ok bool) {
+	abs := w.abs(t, pathDirfd(nr, c), c.Path)
+	removeDir := nr == sim.SYS_RMDIR || nr == sim.SYS_UNLINKAT && c.Args[2]&unix.AT_REMOVEDIR != 0
+	switch {
+	case ok && (removeDir || nr == sim.SYS_CHDIR):
+		w.ensure(abs, vfs.S_IFDIR, "")
+	case ok:
+		w.ensure(abs, vfs.S_IFREG, "")
+	case ev.Errno == syscall.EISDIR && (nr == sim.SYS_UNLINK || nr == sim.SYS_UNLINKAT && !removeDir):
+		w.ensure(abs, vfs.S_IFDIR, "")
+	case ev.Errno == syscall.ENOTDIR && removeDir:
+		w.ensure(abs, vfs.S_IFREG, "")
+	}
+}
+
+// inferReadlink: EINVAL names something that is not a link; a target shown whole
+// names a link.
+func (w *world) inferReadlink(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call, ok bool) {
+	abs := w.abs(t, pathDirfd(nr, c), c.Path)
+	if ev.Errno == syscall.EINVAL {
+		w.ensure(abs, vfs.S_IFREG, "")
+	}
+	if !ok {
+		return
+	}
+	if b, trunc, sok := ev.Str(sim.Info(nr).Slot(sim.ArgOutBuf, 0)); sok && !trunc && int64(len(b)) == ev.Ret && int64(len(b)) < int64(len(c.Buf)) {
+		if l, err := w.fs.Root().Resolve(abs, false); err == nil && l.IsSymlink() && w.linkUnknown[l.Ino()] {
+			// the link a stat showed: now its target is known
+			delete(w.linkUnknown, l.Ino())
+			if w.fs.Root().Unlink(abs) == nil {
+				delete(w.ext, l.Ino())
+				w.changed(0)
+			}
+		}
+		w.ensure(abs, vfs.S_IFLNK, string(b))
+	}
+}
+
+// inferRead: a read of an inferred file shows its bytes, and a short read its size.
+func (w *world) inferRead(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call) {
+	ino := w.fileOf(t, c.Args[0])
+	if !w.isExt(ino) || !ino.IsRegular() {
+		return
+	}
+	off := c.Args[3]
+	if nr == sim.SYS_READ {
+		off = w.r.curPos
+	}
+	w.inject(ino, off, ev, 1, c.Args[2])
+}
+
+// inferCopySource: copy_file_range or sendfile from an inferred file shows its
+// size (the bytes stay unknown).
+func (w *world) inferCopySource(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call) {
+	inIdx, offIdx, count := 0, 1, c.Args[4]
+	if nr == sim.SYS_SENDFILE {
+		inIdx, offIdx, count = 1, 2, c.Args[3]
+	}
+	f := t.File(int(c.Args[inIdx]))
+	if f == nil || !w.isExt(f.Inode()) || !f.Inode().IsRegular() {
+		return
+	}
+	off := c.Args[offIdx]
+	if off == sim.NullOffset {
+		off = f.Offset()
+	}
+	ino := f.Inode()
+	if end := off + ev.Ret; ev.Ret < count && ino.Size() != end || ino.Size() < end {
+		w.resize(ino, end)
+	}
+}
+
+// inject writes into an inferred file the bytes a recorded read shows, and sets the
+// size a short read reveals.
+func (w *world) inject(ino *vfs.Inode, off int64, ev *strace.Event, idx int, count int64) {
+	if off < 0 {
+		return
+	}
+	got := ev.Ret
+	b, _, _ := ev.Str(idx)
+	if int64(len(b)) > got {
+		b = b[:got]
+	}
+	if end := off + got; got < count || ino.Size() < end {
+		w.resize(ino, end)
+	}
+	if len(b) > 0 {
+		w.writeAt(ino, b, off)
+	}
+}
+
+// entries creates in an inferred directory the entries a recorded getdents shows.
+func (w *world) entries(dir *vfs.Inode, arr *strace.Node) {
+	if arr == nil || arr.Kind != strace.NodeArray {
+		return
+	}
+	base := dir.Path()
+	for k := range arr.Kids {
+		el := &arr.Kids[k]
+		name := el.Field("d_name")
+		if name == nil || name.Kind != strace.NodeStr || name.Truncated {
+			continue
+		}
+		n := string(name.Text)
+		if n == "." || n == ".." || bytes.ContainsRune(name.Text, '/') {
+			continue
+		}
+		kind := uint32(vfs.S_IFREG)
+		if ty := el.Field("d_type"); ty != nil && string(ty.Raw) == "DT_DIR" {
+			kind = vfs.S_IFDIR
+		}
+		w.ensure(pathpkg.Join(base, n), kind, "")
+	}
+}
+
+// after records what the call did to the namespace and which written bytes are
+// unknown.
+func (w *world) after(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call, res sim.Result) {
+	if res.Errno != 0 {
+		return
+	}
+	switch nr {
+	case sim.SYS_CHMOD, sim.SYS_FCHMOD, sim.SYS_FCHMODAT, sim.SYS_FCHMODAT2, sim.SYS_SETXATTR, sim.SYS_LSETXATTR, sim.SYS_FSETXATTR:
+		if len(w.permUnknown) > 0 {
+			w.permKnown(t, nr, c)
+		}
+	case sim.SYS_UNLINK, sim.SYS_RMDIR, sim.SYS_UNLINKAT, sim.SYS_RENAME, sim.SYS_RENAMEAT, sim.SYS_RENAMEAT2:
+		w.removed[w.abs(t, pathDirfd(nr, c), c.Path)] = true
+	case sim.SYS_WRITE, sim.SYS_PWRITE64:
+		w.afterWrite(t, nr, ev, c, res)
+	case sim.SYS_MMAP:
+		w.afterMmap(t, ev, c)
+	case sim.SYS_COPY_FILE_RANGE, sim.SYS_SENDFILE:
+		w.afterCopy(t, nr, c, res)
+	}
+}
+
+// permKnown: the permission bits of the file a chmod or an ACL set are the
+// trace's again.
+func (w *world) permKnown(t *sim.Task, nr sim.Sysno, c *sim.Call) {
+	if fd := sim.Info(nr).Slot(sim.ArgFd, 0); fd >= 0 {
+		if ino := w.fileOf(t, c.Args[fd]); ino != nil {
+			delete(w.permUnknown, ino.Ino())
+		}
+		return
+	}
+	if ino, err := w.fs.Root().Resolve(w.abs(t, pathDirfd(nr, c), c.Path), nr != sim.SYS_LSETXATTR); err == nil {
+		delete(w.permUnknown, ino.Ino())
+	}
+}
+
+// afterWrite: the bytes of a write that the trace did not show (strace -s cut
+// them) are unknown, the shown ones known.
+func (w *world) afterWrite(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call, res sim.Result) {
+	f := t.File(int(c.Args[0]))
+	if f == nil || f.Inode() == nil || res.Ret <= 0 {
+		return
+	}
+	start := c.Args[3]
+	switch {
+	case f.Flags()&unix.O_APPEND != 0:
+		start = f.Inode().Size() - res.Ret
+	case nr == sim.SYS_WRITE:
+		start = w.r.curPos
+	}
+	known := min(int64(len(shown(ev, 1))), res.Ret)
+	id := f.Inode().Ino()
+	w.unknown[id] = cut(w.unknown[id], start, start+known)
+	if known < res.Ret {
+		w.unknown[id] = addSpan(w.unknown[id], span{start + known, start + res.Ret})
+	}
+	w.keepShared(id)
+}
+
+// afterMmap: a shared writable mapping changes the file with stores, which no
+// trace shows: its bytes are unknown from now on, even after a read shows them
+// (keepShared).
+func (w *world) afterMmap(t *sim.Task, ev *strace.Event, c *sim.Call) {
+	prot, flags, length, off := c.Args[2], c.Args[3], c.Args[1], c.Args[5]
+	if kind := flags & unix.MAP_TYPE; prot&unix.PROT_WRITE == 0 || kind != unix.MAP_SHARED && kind != unix.MAP_SHARED_VALIDATE {
+		return
+	}
+	if f := t.File(int(c.Args[4])); f != nil && f.Inode() != nil && f.Inode().IsRegular() && length > 0 {
+		id := f.Inode().Ino()
+		if ev.RetKnown && len(w.maps) < maxMaps {
+			w.maps = append(w.maps, mapping{t.Group(), uint64(ev.Ret), uint64(length), id, span{off, off + length}})
+		}
+		w.unknown[id] = addSpan(w.unknown[id], span{off, off + length})
+	}
+}
+
+// afterCopy: the bytes copy_file_range or sendfile copied are as known as the
+// ones they were copied from.
+func (w *world) afterCopy(t *sim.Task, nr sim.Sysno, c *sim.Call, res sim.Result) {
+	inFd, inOff, outFd, outOff := c.Args[0], c.Args[1], c.Args[2], c.Args[3]
+	if nr == sim.SYS_SENDFILE {
+		inFd, inOff, outFd, outOff = c.Args[1], c.Args[2], c.Args[0], sim.NullOffset
+	}
+	in, out, n := t.File(int(inFd)), t.File(int(outFd)), res.Ret
+	if in == nil || out == nil || in.Inode() == nil || out.Inode() == nil || n <= 0 {
+		return
+	}
+	if inOff == sim.NullOffset {
+		inOff = in.Offset() - n // the call moved the fd's offset by n
+	}
+	if outOff == sim.NullOffset {
+		outOff = out.Offset() - n
+	}
+	w.copySpans(in.Inode(), inOff, out.Inode(), outOff, n)
+}

@@ -1,0 +1,272 @@
+package replay
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+	"pgregory.net/rapid"
+
+	"iosim/interposer"
+	"iosim/sim"
+	"iosim/strace"
+	"iosim/vfs"
+)
+
+// parseOne parses one strace line.
+func parseOne(t *testing.T, line string) *strace.Event {
+	t.Helper()
+	p := strace.NewParser(strings.NewReader(line+"\n"), "table", strace.Options{})
+	ev, err := p.Next()
+	require.NoError(t, err, line)
+	return ev
+}
+
+// sampleCall builds a call of row in from its layout alone: one value per slot
+// kind, the first name of a flag set, a path, a buffer.
+func sampleCall(in *sim.SyscallInfo) (sim.Call, sim.Result) {
+	c := sim.Call{Nr: in.Nr}
+	data := []byte("hello, table")
+	r := sim.Result{}
+	switch in.Ret {
+	case sim.RetFd:
+		r.Ret = 5
+	case sim.RetCount:
+		r.Ret = int64(len(data))
+	case sim.RetOffset, sim.RetValue:
+		r.Ret = 4096
+	}
+	for i, a := range in.Args {
+		switch a.Kind {
+		case sim.ArgFd:
+			c.Args[i] = 3
+		case sim.ArgNewFd:
+			c.Args[i] = 9
+			r.Ret = 9
+		case sim.ArgDirfd:
+			c.Args[i] = unix.AT_FDCWD
+		case sim.ArgPath:
+			c.Path = "d/f"
+		case sim.ArgPath2:
+			c.Path2 = "t"
+		case sim.ArgInBuf, sim.ArgOutBuf:
+			c.Buf = bytes.Clone(data)
+		case sim.ArgInIov, sim.ArgOutIov:
+			c.Iov = [][]byte{bytes.Clone(data[:5]), bytes.Clone(data[5:])}
+		case sim.ArgOffset:
+			c.Args[i] = 8192
+		case sim.ArgMode:
+			c.Args[i] = 0o640
+		case sim.ArgFlags:
+			c.Args[i] = a.Flags.Names[len(a.Flags.Names)-1].Value
+		case sim.ArgStat:
+			c.Obj = &unix.Stat_t{Mode: unix.S_IFREG | 0o644, Size: 12}
+		case sim.ArgStatx:
+			c.Obj = &unix.Statx_t{}
+		case sim.ArgInt:
+			c.Args[i] = 2
+		}
+	}
+	for i, a := range in.Args {
+		if a.Kind == sim.ArgCount {
+			c.Args[i] = int64(max(len(c.Buf), len(c.Iov)))
+		}
+	}
+	if in.Nr == sim.SYS_OPEN || in.Nr == sim.SYS_OPENAT {
+		// the mode slot is shown with O_CREAT only
+		c.Args[in.Slot(sim.ArgFlags, 0)] |= unix.O_CREAT
+	}
+	return c, r
+}
+
+// customLines are strace lines of the calls the table marks Custom and the kernel
+// models, with what replay's decoder answers for them. A Custom row without a line
+// here fails TestSyscallTableReplay: decide how replay rebuilds it.
+var customLines = map[sim.Sysno]struct{ line, want string }{
+	sim.SYS_COPY_FILE_RANGE: {`copy_file_range(3, NULL, 4, [0], 100, 0) = 100`, ""},
+	sim.SYS_SENDFILE:        {`sendfile(4, 3, NULL, 100) = 100`, ""},
+	sim.SYS_FCNTL:           {`fcntl(3, F_SETLK, {l_type=F_WRLCK, l_whence=SEEK_SET, l_start=0, l_len=0}) = 0`, ""},
+	sim.SYS_UTIMENSAT:       {`utimensat(AT_FDCWD, "f", [UTIME_NOW, {tv_sec=5, tv_nsec=0}], 0) = 0`, ""},
+	sim.SYS_SETXATTR:        {`setxattr("f", "system.posix_acl_access", "\2\0\0\0", 4, 0) = 0`, ""},
+	sim.SYS_LSETXATTR:       {`lsetxattr("f", "system.posix_acl_access", "\2\0\0\0", 4, 0) = 0`, ""},
+	sim.SYS_FSETXATTR:       {`fsetxattr(3, "system.posix_acl_access", "\2\0\0\0", 4, XATTR_CREATE) = 0`, ""},
+	sim.SYS_REMOVEXATTR:     {`removexattr("f", "system.posix_acl_default") = 0`, ""},
+	sim.SYS_LREMOVEXATTR:    {`lremovexattr("f", "system.posix_acl_default") = 0`, ""},
+	sim.SYS_FREMOVEXATTR:    {`fremovexattr(3, "system.posix_acl_default") = 0`, ""},
+	sim.SYS_MMAP:            {`mmap(NULL, 4096, PROT_READ, MAP_SHARED, 3, 0) = 0x7f0000000000`, ""},
+	sim.SYS_MUNMAP:          {`munmap(0x7f0000000000, 4096) = 0`, "address not replayed"},
+	sim.SYS_MSYNC:           {`msync(0x7f0000000000, 4096, MS_SYNC) = 0`, "address not replayed"},
+	sim.SYS_IO_SETUP:        {`io_setup(4, [0x7f00]) = 0`, ""},
+	sim.SYS_IO_DESTROY:      {`io_destroy(0x7f00) = 0`, ""},
+	sim.SYS_IO_SUBMIT:       {`io_submit(0x7f00, 1, [{aio_data=0, aio_lio_opcode=IOCB_CMD_PREAD, aio_fildes=3, aio_buf=0x1000, aio_nbytes=512, aio_offset=0}]) = 1`, ""},
+	sim.SYS_IO_GETEVENTS:    {`io_getevents(0x7f00, 1, 1, [{data=0, obj=0x1000, res=512, res2=0}], NULL) = 1`, ""},
+	sim.SYS_PRLIMIT64:       {`prlimit64(0, RLIMIT_NOFILE, {rlim_cur=4096, rlim_max=4096}, NULL) = 0`, ""},
+	// Not rebuilt: what they return depends on state replay does not follow.
+	sim.SYS_IO_PGETEVENTS: {`io_pgetevents(0x7f00, 1, 1, [], NULL, NULL) = 0`, "not replayed"},
+	sim.SYS_IO_CANCEL:     {`io_cancel(0x7f00, 0x1000, 0x2000) = -1 EINVAL (Invalid argument)`, "not replayed"},
+	sim.SYS_GETRLIMIT:     {`getrlimit(RLIMIT_NOFILE, {rlim_cur=1024, rlim_max=4096}) = 0`, "not replayed"},
+	sim.SYS_SETRLIMIT:     {`setrlimit(RLIMIT_NOFILE, {rlim_cur=1024, rlim_max=4096}) = 0`, "not replayed"},
+}
+
+// TestSyscallTableReplay fails when the syscall table, the tracer and replay's
+// decoding disagree: every modelled call the table describes is printed by the
+// tracer from its row, parsed back, and rebuilt by replay into the same Call; every
+// Custom call has a line replay decides about; replay decodes by hand only calls
+// the table marks Custom.
+func TestSyscallTableReplay(t *testing.T) {
+	k := sim.New(vfs.New())
+	task, err := k.SpawnPid(0)
+	require.NoError(t, err)
+	r := &replayer{aioCtx: map[uint64]uint64{}, pos: map[*sim.File]int64{}}
+	for _, in := range sim.Syscalls() {
+		if !in.Modelled || in.Props&sim.Lifecycle != 0 {
+			continue
+		}
+		var post func(sim.Result)
+		if in.Props&sim.Custom != 0 {
+			cl, ok := customLines[in.Nr]
+			require.True(t, ok, "%s is Custom in the syscall table: add a line to customLines", in.Name)
+			got := sim.Call{Nr: in.Nr, Task: task}
+			require.Equal(t, cl.want, r.build(task, in.Nr, parseOne(t, cl.line), &got, &post), cl.line)
+			continue
+		}
+		require.NotNil(t, in.Args, "%s: a modelled call without a layout", in.Name)
+		c, res := sampleCall(&in)
+		line := interposer.FormatCall(c, res)
+		ev := parseOne(t, line)
+		require.Equal(t, in.Name, ev.Name)
+		got := sim.Call{Nr: in.Nr, Task: task}
+		require.Equal(t, "", r.build(task, in.Nr, ev, &got, &post), line)
+		require.Equal(t, c.Args, got.Args, line)
+		require.Equal(t, c.Path, got.Path, line)
+		require.Equal(t, c.Path2, got.Path2, line)
+		if in.Slot(sim.ArgInBuf, 0) >= 0 {
+			require.Equal(t, c.Buf, got.Buf, line)
+		}
+		if in.Slot(sim.ArgOutBuf, 0) >= 0 {
+			require.Len(t, got.Buf, len(c.Buf), line)
+		}
+		require.Equal(t, len(c.Iov), len(got.Iov), line)
+		if in.Slot(sim.ArgInIov, 0) >= 0 {
+			require.Equal(t, c.Iov, got.Iov, line)
+		}
+		require.Equal(t, c.Obj != nil, got.Obj != nil, line)
+	}
+	// buildCustom has a case only for calls the table marks Custom.
+	for _, in := range sim.Syscalls() {
+		if in.Props&sim.Custom != 0 {
+			continue
+		}
+		var post func(sim.Result)
+		got := sim.Call{Nr: in.Nr, Task: task}
+		ev := parseOne(t, in.Name+`(3, "x", 4096, 0, 0, 0) = 0`)
+		require.Equal(t, "not replayed", r.buildCustom(task, in.Nr, ev, &got, &post),
+			"replay decodes %s by hand, but the syscall table does not mark it Custom", in.Name)
+	}
+}
+
+// TestSyscallTableFlagNames checks that every flag name of the syscall table is one
+// the strace parser knows, with the same value.
+func TestSyscallTableFlagNames(t *testing.T) {
+	for _, in := range sim.Syscalls() {
+		for _, a := range in.Args {
+			if a.Flags == nil {
+				continue
+			}
+			for _, f := range a.Flags.Names {
+				v, ok := strace.ConstValue(f.Name)
+				require.True(t, ok, "%s: the strace parser does not know %s", in.Name, f.Name)
+				require.Equal(t, f.Value, v, "%s: %s", in.Name, f.Name)
+			}
+		}
+	}
+}
+
+// TestSyscallTableRoundTrip: for random calls of every modelled row the table
+// describes (flag sets with any of their names, paths and buffers with any bytes),
+// what the tracer prints, the strace parser reads and replay rebuilds is the call.
+func TestSyscallTableRoundTrip(t *testing.T) {
+	var rows []sim.SyscallInfo
+	for _, in := range sim.Syscalls() {
+		if in.Modelled && in.Props&(sim.Custom|sim.Lifecycle) == 0 {
+			rows = append(rows, in)
+		}
+	}
+	k := sim.New(vfs.New())
+	task, err := k.SpawnPid(0)
+	require.NoError(t, err)
+	r := &replayer{aioCtx: map[uint64]uint64{}, pos: map[*sim.File]int64{}}
+	rapid.Check(t, func(rt *rapid.T) {
+		in := rapid.SampledFrom(rows).Draw(rt, "row")
+		c := sim.Call{Nr: in.Nr}
+		res := sim.Result{Ret: rapid.Int64Range(0, 1<<20).Draw(rt, "ret")}
+		buf := rapid.SliceOfN(rapid.Byte(), 0, 64).Draw(rt, "buf")
+		for i, a := range in.Args {
+			switch a.Kind {
+			case sim.ArgFd, sim.ArgNewFd:
+				c.Args[i] = rapid.Int64Range(0, 1<<20).Draw(rt, "fd")
+			case sim.ArgDirfd:
+				c.Args[i] = rapid.SampledFrom([]int64{unix.AT_FDCWD, 0, 3, 1000}).Draw(rt, "dirfd")
+			case sim.ArgPath:
+				c.Path = rapid.StringN(1, 40, -1).Draw(rt, "path")
+			case sim.ArgPath2:
+				c.Path2 = rapid.StringN(1, 40, -1).Draw(rt, "path2")
+			case sim.ArgInBuf, sim.ArgOutBuf:
+				c.Buf = buf
+			case sim.ArgInIov, sim.ArgOutIov:
+				c.Iov = [][]byte{buf[:len(buf)/2], buf[len(buf)/2:]}
+			case sim.ArgOffset:
+				c.Args[i] = rapid.Int64Range(0, 1<<40).Draw(rt, "off")
+			case sim.ArgMode:
+				c.Args[i] = rapid.Int64Range(0, 0o7777).Draw(rt, "mode")
+			case sim.ArgFlags:
+				for _, f := range a.Flags.Names {
+					if rapid.Bool().Draw(rt, f.Name) {
+						c.Args[i] |= f.Value
+					}
+				}
+				if a.Flags.Style == sim.FlagsOne && rapid.Bool().Draw(rt, "one") {
+					c.Args[i] = rapid.SampledFrom(a.Flags.Names).Draw(rt, "name").Value
+				}
+			case sim.ArgInt:
+				c.Args[i] = rapid.Int64Range(0, 1<<31-1).Draw(rt, "int")
+			case sim.ArgStat:
+				c.Obj = &unix.Stat_t{Mode: unix.S_IFREG | 0o644}
+			case sim.ArgStatx:
+				c.Obj = &unix.Statx_t{}
+			}
+		}
+		for i, a := range in.Args {
+			if a.Kind == sim.ArgCount {
+				c.Args[i] = int64(max(len(c.Buf), len(c.Iov)))
+			}
+		}
+		if fl := in.Slot(sim.ArgFlags, 0); fl >= 0 && in.Args[fl].Flags == sim.OpenFlags {
+			c.Args[fl] |= unix.O_CREAT // the mode is shown with O_CREAT only
+		}
+		if in.Ret == sim.RetCount {
+			res.Ret = int64(len(buf))
+		}
+		line := interposer.FormatCall(c, res)
+		p := strace.NewParser(strings.NewReader(line+"\n"), "table", strace.Options{})
+		ev, err := p.Next()
+		if err != nil {
+			rt.Fatalf("%s: %v", line, err)
+		}
+		got := sim.Call{Nr: in.Nr, Task: task}
+		var post func(sim.Result)
+		if e := r.build(task, in.Nr, ev, &got, &post); e != "" {
+			rt.Fatalf("%s: %s", line, e)
+		}
+		if got.Args != c.Args || got.Path != c.Path || got.Path2 != c.Path2 {
+			rt.Fatalf("%s: rebuilt %v %q %q, want %v %q %q", line, got.Args, got.Path, got.Path2, c.Args, c.Path, c.Path2)
+		}
+		// FormatCall shows 32 bytes of a buffer, as strace -s 32: the rest is
+		// not in the line.
+		if n := min(len(c.Buf), 32); in.Slot(sim.ArgInBuf, 0) >= 0 && (len(got.Buf) != len(c.Buf) || !bytes.Equal(got.Buf[:n], c.Buf[:n])) {
+			rt.Fatalf("%s: rebuilt buffer %q", line, got.Buf)
+		}
+	})
+}

@@ -1,0 +1,578 @@
+package sim
+
+//go:generate go test -run TestDispatchGenerated -update-dispatch
+
+import (
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// The syscall table: one row per syscall the model implements or that replay and
+// the tracer must know the shape of, with its handler, its support level and note,
+// and the layout of its arguments. Everything that needs to know "what does this
+// syscall take and touch" reads it:
+//
+//   - Kernel.dispatch calls the row's handler (no handler: accepted, no effect);
+//     it is generated from the rows into zdispatch.go (go generate), a switch the
+//     compiler can see through: through the table's function values every Call
+//     would escape to the heap. Kernel.syscall calls the FastPath rows (read,
+//     write, pread64, lseek) itself, before dispatch;
+//   - SupportOf and Syscalls (`iosim syscalls`) give the row's support and note;
+//   - replay rebuilds a Call from an strace line slot by slot from Args, and finds
+//     the fds, dirfds and new fds of a call from it;
+//   - the tracer (interposer.Trace) prints a Call slot by slot from Args.
+//
+// Calls whose arguments no layout can say (fcntl's third argument depends on the
+// command, utimensat's times, xattr names and values, mmap, the AIO structures,
+// prlimit64, copy_file_range and sendfile's offset pointers) carry the Custom
+// property: replay decodes them by hand, one case each (buildCustom); the tracer
+// prints fcntl by hand and the others as their paths, then their integers.
+// TestSyscallTableConsistent (and the tests of replay and interposer that range
+// over this table) fail when a row and one of its readers disagree.
+
+// ArgKind says what one argument slot of a syscall holds. A slot's index is its
+// position in the C prototype, which is also its position in strace's output and in
+// Call.Args.
+type ArgKind uint8
+
+// Argument kinds.
+const (
+	// ArgNone: no argument in this slot.
+	ArgNone ArgKind = iota
+	// ArgInt: an integer passed as it is (a length, a uid, an access mode, a
+	// command).
+	ArgInt
+	// ArgFd: an fd the call operates on. A call may have two (sendfile,
+	// copy_file_range).
+	ArgFd
+	// ArgNewFd: the fd number a call makes refer to something (dup2/dup3's newfd).
+	ArgNewFd
+	// ArgDirfd: an "at" directory fd, which resolves the path in the next slot.
+	ArgDirfd
+	// ArgPath: the first path, carried in Call.Path (the slot stays zero).
+	ArgPath
+	// ArgPath2: the second path, carried in Call.Path2.
+	ArgPath2
+	// ArgInBuf: a buffer the call reads (write's data), carried in Call.Buf; its
+	// length is the ArgCount slot.
+	ArgInBuf
+	// ArgOutBuf: a buffer the call fills (read's data), carried in Call.Buf.
+	ArgOutBuf
+	// ArgInIov: an iovec array the call reads, carried in Call.Iov; the ArgCount
+	// slot is the number of iovecs.
+	ArgInIov
+	// ArgOutIov: an iovec array the call fills, carried in Call.Iov.
+	ArgOutIov
+	// ArgCount: the length of the call's buffer or iovec array.
+	ArgCount
+	// ArgOffset: a file offset or length in bytes.
+	ArgOffset
+	// ArgMode: permission bits.
+	ArgMode
+	// ArgFlags: a flag set or enumeration whose names are Arg.Flags.
+	ArgFlags
+	// ArgStat: a struct stat the call fills, carried in Call.Obj as *unix.Stat_t.
+	ArgStat
+	// ArgStatx: a struct statx the call fills, carried in Call.Obj as *unix.Statx_t.
+	ArgStatx
+	// ArgPtr: another pointer, decoded by hand (see the Custom property).
+	ArgPtr
+)
+
+// Arg is the layout of one argument slot.
+type Arg struct {
+	Kind ArgKind
+	// Flags names the values of an ArgFlags slot.
+	Flags *FlagSet
+	// Optional: strace omits the argument when it does not matter (open's mode
+	// without O_CREAT or __O_TMPFILE); a trace without it means 0.
+	Optional bool
+}
+
+// FlagName is one name of a flag set and its Linux x86-64 value.
+type FlagName struct {
+	Value int64
+	Name  string
+}
+
+// FlagStyle says how strace prints a flag set.
+type FlagStyle uint8
+
+// Flag styles.
+const (
+	// FlagsCombined: names joined with '|', unknown bits as 0x..., 0 as "0".
+	FlagsCombined FlagStyle = iota
+	// FlagsOpen: the access mode (O_RDONLY, O_WRONLY, O_RDWR) first, then as
+	// FlagsCombined.
+	FlagsOpen
+	// FlagsOne: a value equal to one name is that name, anything else a number
+	// (Base 10 or 16).
+	FlagsOne
+)
+
+// FlagSet is the names one flag argument takes.
+type FlagSet struct {
+	Names []FlagName
+	Style FlagStyle
+	Base  int    // FlagsOne: the base of a value that is not a name
+	Zero  string // FlagsCombined: the name of 0 ("0" when empty)
+}
+
+// RetKind says what a successful call returns.
+type RetKind uint8
+
+// Result kinds.
+const (
+	// RetZero: 0.
+	RetZero RetKind = iota
+	// RetFd: a new fd, the lowest free one.
+	RetFd
+	// RetNewFd: the fd of the call's ArgNewFd slot.
+	RetNewFd
+	// RetFdOrValue: a new fd for some commands (fcntl F_DUPFD), a value for others.
+	RetFdOrValue
+	// RetCount: a byte count (or an entry count).
+	RetCount
+	// RetOffset: a file offset.
+	RetOffset
+	// RetValue: another value (a pid, a mask, an address).
+	RetValue
+)
+
+// Prop is a set of properties of a syscall.
+type Prop uint16
+
+// Syscall properties.
+const (
+	// Custom: replay decodes the call and the tracer prints it by hand; Args says
+	// only where its fds, dirfds and paths are.
+	Custom Prop = 1 << iota
+	// Data: the call moves file data; its result is the number of bytes moved.
+	Data
+	// FdTable: the call works on the fd table itself (close, dup, fcntl), so it
+	// reaches the kernel even for an fd that stands for something outside the
+	// model.
+	FdTable
+	// ClosesFd: a successful call can close fds (close, close_range, dup2 and
+	// dup3 closing their newfd).
+	ClosesFd
+	// FastPath: Kernel.syscall calls the handler itself, before dispatch (the
+	// calls of a program's steady state); dispatch has no case for it.
+	FastPath
+	// Lifecycle: the call creates, transforms or ends a task (fork, clone, execve,
+	// exit); replay follows it from the trace's task structure.
+	Lifecycle
+)
+
+// Flag sets of the table.
+var (
+	// OpenFlags are open(2)'s flags as strace prints them. O_LARGEFILE is the
+	// kernel's value on x86-64 (0x8000; x/sys/unix defines it as 0 on amd64).
+	OpenFlags = &FlagSet{Style: FlagsOpen, Names: []FlagName{
+		{unix.O_CREAT, "O_CREAT"}, {unix.O_EXCL, "O_EXCL"}, {unix.O_NOCTTY, "O_NOCTTY"},
+		{unix.O_TRUNC, "O_TRUNC"}, {unix.O_APPEND, "O_APPEND"}, {unix.O_NONBLOCK, "O_NONBLOCK"},
+		{unix.O_SYNC, "O_SYNC"}, {unix.O_DSYNC, "O_DSYNC"}, {unix.O_ASYNC, "O_ASYNC"},
+		{unix.O_DIRECT, "O_DIRECT"}, {oLargefile, "O_LARGEFILE"},
+		{unix.O_DIRECTORY, "O_DIRECTORY"}, {unix.O_NOFOLLOW, "O_NOFOLLOW"},
+		{unix.O_NOATIME, "O_NOATIME"}, {unix.O_CLOEXEC, "O_CLOEXEC"}, {unix.O_PATH, "O_PATH"},
+		{oTmpfile, "__O_TMPFILE"},
+	}}
+	whence = &FlagSet{Style: FlagsOne, Base: 10, Names: []FlagName{
+		{unix.SEEK_SET, "SEEK_SET"}, {unix.SEEK_CUR, "SEEK_CUR"}, {unix.SEEK_END, "SEEK_END"},
+		{unix.SEEK_DATA, "SEEK_DATA"}, {unix.SEEK_HOLE, "SEEK_HOLE"}}}
+	statAt = &FlagSet{Style: FlagsOne, Base: 16, Names: []FlagName{
+		{unix.AT_EMPTY_PATH, "AT_EMPTY_PATH"}, {unix.AT_SYMLINK_NOFOLLOW, "AT_SYMLINK_NOFOLLOW"}}}
+	removeAt = &FlagSet{Style: FlagsOne, Base: 10, Names: []FlagName{{unix.AT_REMOVEDIR, "AT_REMOVEDIR"}}}
+	cloexec  = &FlagSet{Style: FlagsOne, Base: 10, Names: []FlagName{{unix.O_CLOEXEC, "O_CLOEXEC"}}}
+	nofollow = &FlagSet{Names: []FlagName{
+		{unix.AT_SYMLINK_NOFOLLOW, "AT_SYMLINK_NOFOLLOW"}, {unix.AT_EMPTY_PATH, "AT_EMPTY_PATH"}}}
+	linkAt = &FlagSet{Names: []FlagName{
+		{unix.AT_SYMLINK_FOLLOW, "AT_SYMLINK_FOLLOW"}, {unix.AT_EMPTY_PATH, "AT_EMPTY_PATH"}}}
+	accessAt = &FlagSet{Names: []FlagName{
+		{unix.AT_EACCESS, "AT_EACCESS"}, {unix.AT_SYMLINK_NOFOLLOW, "AT_SYMLINK_NOFOLLOW"},
+		{unix.AT_EMPTY_PATH, "AT_EMPTY_PATH"}}}
+	statxAt = &FlagSet{Names: []FlagName{
+		{unix.AT_SYMLINK_NOFOLLOW, "AT_SYMLINK_NOFOLLOW"}, {unix.AT_NO_AUTOMOUNT, "AT_NO_AUTOMOUNT"},
+		{unix.AT_EMPTY_PATH, "AT_EMPTY_PATH"}, {unix.AT_STATX_FORCE_SYNC, "AT_STATX_FORCE_SYNC"},
+		{unix.AT_STATX_DONT_SYNC, "AT_STATX_DONT_SYNC"}}}
+	rwf = &FlagSet{Names: []FlagName{
+		{unix.RWF_HIPRI, "RWF_HIPRI"}, {unix.RWF_DSYNC, "RWF_DSYNC"}, {unix.RWF_SYNC, "RWF_SYNC"},
+		{unix.RWF_NOWAIT, "RWF_NOWAIT"}, {unix.RWF_APPEND, "RWF_APPEND"}}}
+	lockOps = &FlagSet{Names: []FlagName{
+		{unix.LOCK_SH, "LOCK_SH"}, {unix.LOCK_EX, "LOCK_EX"}, {unix.LOCK_NB, "LOCK_NB"}, {unix.LOCK_UN, "LOCK_UN"}}}
+	accessModes = &FlagSet{Zero: "F_OK", Names: []FlagName{{unix.R_OK, "R_OK"}, {unix.W_OK, "W_OK"}, {unix.X_OK, "X_OK"}}}
+	syncRange   = &FlagSet{Names: []FlagName{
+		{syncFileRangeWaitBefore, "SYNC_FILE_RANGE_WAIT_BEFORE"}, {syncFileRangeWrite, "SYNC_FILE_RANGE_WRITE"},
+		{syncFileRangeWaitAfter, "SYNC_FILE_RANGE_WAIT_AFTER"}}}
+)
+
+// Slot layouts, named for the rows below.
+var (
+	aInt    = Arg{Kind: ArgInt}
+	aFd     = Arg{Kind: ArgFd}
+	aNewFd  = Arg{Kind: ArgNewFd}
+	aDirfd  = Arg{Kind: ArgDirfd}
+	aPath   = Arg{Kind: ArgPath}
+	aPath2  = Arg{Kind: ArgPath2}
+	aIn     = Arg{Kind: ArgInBuf}
+	aOut    = Arg{Kind: ArgOutBuf}
+	aInIov  = Arg{Kind: ArgInIov}
+	aOutIov = Arg{Kind: ArgOutIov}
+	aCount  = Arg{Kind: ArgCount}
+	aOff    = Arg{Kind: ArgOffset}
+	aMode   = Arg{Kind: ArgMode}
+	aStat   = Arg{Kind: ArgStat}
+	aPtr    = Arg{Kind: ArgPtr}
+	aOpen   = Arg{Kind: ArgFlags, Flags: OpenFlags}
+	aOptMod = Arg{Kind: ArgMode, Optional: true}
+)
+
+func flags(s *FlagSet) Arg { return Arg{Kind: ArgFlags, Flags: s} }
+
+func args(a ...Arg) []Arg { return append([]Arg{}, a...) }
+
+// row is one entry of the table as written below.
+type row struct {
+	nr      Sysno
+	handler func(k *Kernel, c *Call) Result
+	support Support
+	note    string
+	args    []Arg
+	ret     RetKind
+	props   Prop
+}
+
+// rows is the syscall table. A row without a handler is NotModelled: it is here for
+// its layout (the fds and results replay and the interposers must follow).
+var rows = []row{
+	// sys_read_write.go
+	{SYS_READ, (*Kernel).sysRead, Supported, "sys_read_write.go; special files (pipes, sockets) answer as told",
+		args(aFd, aOut, aCount), RetCount, Data | FastPath},
+	{SYS_WRITE, (*Kernel).sysWrite, Supported, "sys_read_write.go; RLIMIT_FSIZE/SIGXFSZ not modelled",
+		args(aFd, aIn, aCount), RetCount, Data | FastPath},
+	{SYS_PREAD64, (*Kernel).sysPread, Supported, "sys_read_write.go",
+		args(aFd, aOut, aCount, aOff), RetCount, Data | FastPath},
+	{SYS_PWRITE64, (*Kernel).sysPwrite, Supported, "sys_read_write.go; O_APPEND appends and keeps the offset, as Linux",
+		args(aFd, aIn, aCount, aOff), RetCount, Data},
+	{SYS_READV, func(k *Kernel, c *Call) Result { return k.sysReadv(c, false, 0, 0) },
+		Supported, "sys_read_write.go; EINVAL beyond UIO_MAXIOV (1024) iovecs",
+		args(aFd, aOutIov, aCount), RetCount, Data},
+	{SYS_WRITEV, func(k *Kernel, c *Call) Result { return k.sysWritev(c, false, 0, 0) },
+		Supported, "sys_read_write.go", args(aFd, aInIov, aCount), RetCount, Data},
+	{SYS_PREADV, func(k *Kernel, c *Call) Result { return k.sysReadv(c, true, c.Args[3], 0) },
+		Supported, "sys_read_write.go", args(aFd, aOutIov, aCount, aOff), RetCount, Data},
+	{SYS_PWRITEV, func(k *Kernel, c *Call) Result { return k.sysWritev(c, true, c.Args[3], 0) },
+		Supported, "sys_read_write.go", args(aFd, aInIov, aCount, aOff), RetCount, Data},
+	{SYS_PREADV2, func(k *Kernel, c *Call) Result { return k.sysReadv(c, c.Args[3] != -1, c.Args[3], c.Args[4]) },
+		Supported, "sys_read_write.go; RWF_* checked as ext4 does; offset -1 uses the file offset",
+		args(aFd, aOutIov, aCount, aOff, flags(rwf)), RetCount, Data},
+	{SYS_PWRITEV2, func(k *Kernel, c *Call) Result { return k.sysWritev(c, c.Args[3] != -1, c.Args[3], c.Args[4]) },
+		Supported, "sys_read_write.go; RWF_DSYNC/SYNC/APPEND/NOAPPEND modelled, the rest checked as ext4 does",
+		args(aFd, aInIov, aCount, aOff, flags(rwf)), RetCount, Data},
+	// sys_copy.go: offsets are loff_t pointers (NullOffset for NULL)
+	{SYS_COPY_FILE_RANGE, (*Kernel).sysCopyFileRange,
+		Partial, "sys_copy.go: copies through the page cache; no reflink, no cross-file-system EXDEV",
+		args(aFd, aPtr, aFd, aPtr, aInt, aInt), RetCount, Data | Custom},
+	{SYS_SENDFILE, (*Kernel).sysSendfile, Supported, "sys_copy.go",
+		args(aFd, aFd, aPtr, aInt), RetCount, Data | Custom},
+	{SYS_SPLICE, nil, NotModelled, "", args(aFd, aPtr, aFd, aPtr, aInt, aInt), RetCount, Data | Custom},
+
+	// sys_open.go
+	{SYS_OPEN, func(k *Kernel, c *Call) Result { return k.sysOpenat(c, atFdcwd, c.Args[1], uint32(c.Args[2])) },
+		Supported, "sys_open.go; uid 0 (no permission checks), O_TMPFILE (sys_tmpfile.go), O_PATH as an fd that can neither read nor write",
+		args(aPath, aOpen, aOptMod), RetFd, 0},
+	{SYS_OPENAT, func(k *Kernel, c *Call) Result {
+		return k.sysOpenat(c, int(c.Args[0]), c.Args[2], uint32(c.Args[3]))
+	}, Supported, "sys_open.go; as open", args(aDirfd, aPath, aOpen, aOptMod), RetFd, 0},
+	{SYS_CREAT, func(k *Kernel, c *Call) Result {
+		return k.sysOpenat(c, atFdcwd, syscall.O_CREAT|syscall.O_WRONLY|syscall.O_TRUNC, uint32(c.Args[1]))
+	}, Supported, "sys_open.go", args(aPath, aMode), RetFd, 0},
+	{SYS_CLOSE, (*Kernel).sysClose, Supported, "sys_open.go; releases POSIX locks of the file held by the process",
+		args(aFd), RetZero, FdTable | ClosesFd},
+	{SYS_OPENAT2, nil, NotModelled, "", args(aDirfd, aPath, aPtr, aInt), RetFd, Custom},
+
+	// sys_seek.go
+	{SYS_LSEEK, (*Kernel).sysLseek, Supported, "sys_seek.go; SEEK_SET/CUR/END/DATA/HOLE; directories as ext4 htree (EOF = LLONG_MAX)",
+		args(aFd, aOff, flags(whence)), RetOffset, FastPath},
+
+	// sys_fcntl.go: the third argument is an int, a flag set or a struct flock by command
+	{SYS_FCNTL, (*Kernel).sysFcntl, Partial, "sys_fcntl.go; FD, FL, DUPFD, record and OFD locks; leases, owners, signals, seals, pipe sizes accepted as no-ops",
+		args(aFd, aInt, aPtr), RetFdOrValue, FdTable | Custom},
+	{SYS_FLOCK, (*Kernel).sysFlock, Supported, "sys_fcntl.go", args(aFd, flags(lockOps)), RetZero, 0},
+
+	// sys_dup.go
+	{SYS_DUP, (*Kernel).sysDup, Supported, "sys_dup.go", args(aFd), RetFd, FdTable},
+	{SYS_DUP2, (*Kernel).sysDup2, Supported, "sys_dup.go", args(aFd, aNewFd), RetNewFd, FdTable | ClosesFd},
+	{SYS_DUP3, (*Kernel).sysDup3, Supported, "sys_dup.go", args(aFd, aNewFd, flags(cloexec)), RetNewFd, FdTable | ClosesFd},
+	{SYS_CLOSE_RANGE, (*Kernel).sysCloseRange, Partial, "sys_dup.go; CLOSE_RANGE_CLOEXEC supported, UNSHARE ignored",
+		args(aInt, aInt, aInt), RetZero, ClosesFd},
+
+	// sys_sync.go
+	{SYS_FSYNC, func(k *Kernel, c *Call) Result { return k.sysFsync(c, false) },
+		Supported, "sys_sync.go; writeback errors reported once per open file description", args(aFd), RetZero, 0},
+	{SYS_FDATASYNC, func(k *Kernel, c *Call) Result { return k.sysFsync(c, true) },
+		Supported, "sys_sync.go", args(aFd), RetZero, 0},
+	{SYS_SYNC, func(k *Kernel, c *Call) Result { _ = k.fs.Sync(); return ok(0) },
+		Supported, "sys_sync.go", args(), RetZero, 0},
+	{SYS_SYNCFS, (*Kernel).sysSyncfs, Supported, "sys_sync.go; one file system per kernel", args(aFd), RetZero, 0},
+	{SYS_SYNC_FILE_RANGE, (*Kernel).sysSyncFileRange,
+		Partial, "sys_sync.go; WAIT_BEFORE/WAIT_AFTER are implied: the model's writeback is synchronous",
+		args(aFd, aOff, aOff, flags(syncRange)), RetZero, 0},
+	{SYS_FTRUNCATE, (*Kernel).sysFtruncate, Supported, "sys_sync.go", args(aFd, aOff), RetZero, 0},
+	{SYS_TRUNCATE, (*Kernel).sysTruncate, Supported, "sys_sync.go", args(aPath, aOff), RetZero, 0},
+	// fallocate's mode is printed as a number, as strace without -X verbose does not
+	// for every kernel: keep aInt until the tracer names FALLOC_FL_*.
+	{SYS_FALLOCATE, (*Kernel).sysFallocate, Supported, "sys_sync.go; modes 0, KEEP_SIZE, PUNCH_HOLE|KEEP_SIZE, ZERO_RANGE[|KEEP_SIZE], COLLAPSE_RANGE, INSERT_RANGE",
+		args(aFd, aInt, aOff, aOff), RetZero, 0},
+	{SYS_FADVISE64, (*Kernel).sysFadvise, Partial, "sys_sync.go; advice validated; DONTNEED starts writeback (extent tree only), the rest no effect",
+		args(aFd, aOff, aOff, aInt), RetZero, 0},
+	{SYS_READAHEAD, (*Kernel).sysReadahead, Partial, "sys_sync.go; validated, no effect",
+		args(aFd, aOff, aOff), RetZero, 0},
+
+	// sys_stat.go
+	{SYS_FSTAT, (*Kernel).sysFstat, Supported, "sys_stat.go", args(aFd, aStat), RetZero, 0},
+	{SYS_STAT, func(k *Kernel, c *Call) Result { return k.sysFstatat(c, atFdcwd, c.Path, 0) },
+		Supported, "sys_stat.go", args(aPath, aStat), RetZero, 0},
+	{SYS_LSTAT, func(k *Kernel, c *Call) Result { return k.sysFstatat(c, atFdcwd, c.Path, atSymlinkNofollow) },
+		Supported, "sys_stat.go", args(aPath, aStat), RetZero, 0},
+	{SYS_NEWFSTATAT, func(k *Kernel, c *Call) Result { return k.sysFstatat(c, int(c.Args[0]), c.Path, int(c.Args[3])) },
+		Supported, "sys_stat.go; AT_EMPTY_PATH, AT_SYMLINK_NOFOLLOW", args(aDirfd, aPath, aStat, flags(statAt)), RetZero, 0},
+	{SYS_STATX, (*Kernel).sysStatx, Partial, "sys_stat.go; no btime, no attributes, no DIO alignment fields",
+		args(aDirfd, aPath, flags(statxAt), aInt, Arg{Kind: ArgStatx}), RetZero, 0},
+	{SYS_ACCESS, func(k *Kernel, c *Call) Result { return k.sysFaccessat(c, atFdcwd, uint32(c.Args[1]), 0) },
+		Supported, "sys_stat.go; as uid 0: R/W always granted, X when some x bit is set",
+		args(aPath, flags(accessModes)), RetZero, 0},
+	{SYS_FACCESSAT, func(k *Kernel, c *Call) Result { return k.sysFaccessat(c, int(c.Args[0]), uint32(c.Args[2]), 0) },
+		Supported, "sys_stat.go", args(aDirfd, aPath, flags(accessModes)), RetZero, 0},
+	{SYS_FACCESSAT2, func(k *Kernel, c *Call) Result {
+		return k.sysFaccessat(c, int(c.Args[0]), uint32(c.Args[2]), int(c.Args[3]))
+	}, Supported, "sys_stat.go", args(aDirfd, aPath, flags(accessModes), flags(accessAt)), RetZero, 0},
+	{SYS_STATFS, nil, NotModelled, "", args(aPath, aPtr), RetZero, Custom},
+	{SYS_FSTATFS, nil, NotModelled, "", args(aFd, aPtr), RetZero, Custom},
+
+	// sys_namespace.go
+	{SYS_UNLINK, func(k *Kernel, c *Call) Result { return k.sysUnlinkat(c, atFdcwd, 0) },
+		Supported, "sys_namespace.go", args(aPath), RetZero, 0},
+	{SYS_UNLINKAT, func(k *Kernel, c *Call) Result { return k.sysUnlinkat(c, int(c.Args[0]), int(c.Args[2])) },
+		Supported, "sys_namespace.go", args(aDirfd, aPath, flags(removeAt)), RetZero, 0},
+	{SYS_RMDIR, func(k *Kernel, c *Call) Result { return k.sysUnlinkat(c, atFdcwd, atRemovedir) },
+		Supported, "sys_namespace.go", args(aPath), RetZero, 0},
+	{SYS_RENAME, func(k *Kernel, c *Call) Result { return k.sysRenameat2(c, atFdcwd, atFdcwd, 0) },
+		Supported, "sys_namespace.go", args(aPath, aPath2), RetZero, 0},
+	{SYS_RENAMEAT, func(k *Kernel, c *Call) Result { return k.sysRenameat2(c, int(c.Args[0]), int(c.Args[2]), 0) },
+		Supported, "sys_namespace.go", args(aDirfd, aPath, aDirfd, aPath2), RetZero, 0},
+	// renameat2's flags are printed as a number, as the tracer always has.
+	{SYS_RENAMEAT2, func(k *Kernel, c *Call) Result {
+		return k.sysRenameat2(c, int(c.Args[0]), int(c.Args[2]), uint(c.Args[4]))
+	}, Partial, "sys_namespace.go; RENAME_WHITEOUT → EINVAL", args(aDirfd, aPath, aDirfd, aPath2, aInt), RetZero, 0},
+	{SYS_LINK, func(k *Kernel, c *Call) Result { return k.sysLinkat(c, atFdcwd, atFdcwd, 0) },
+		Supported, "sys_namespace.go", args(aPath, aPath2), RetZero, 0},
+	{SYS_LINKAT, func(k *Kernel, c *Call) Result {
+		return k.sysLinkat(c, int(c.Args[0]), int(c.Args[2]), int(c.Args[4]))
+	}, Supported, "sys_namespace.go; AT_EMPTY_PATH as root (CAP_DAC_READ_SEARCH), /proc/self/fd/N with AT_SYMLINK_FOLLOW",
+		args(aDirfd, aPath, aDirfd, aPath2, flags(linkAt)), RetZero, 0},
+	// symlink(target, linkpath): Path is the new link, Path2 its target.
+	{SYS_SYMLINK, func(k *Kernel, c *Call) Result { return k.sysSymlinkat(c, atFdcwd) },
+		Supported, "sys_namespace.go", args(aPath2, aPath), RetZero, 0},
+	{SYS_SYMLINKAT, func(k *Kernel, c *Call) Result { return k.sysSymlinkat(c, int(c.Args[1])) },
+		Supported, "sys_namespace.go", args(aPath2, aDirfd, aPath), RetZero, 0},
+	{SYS_READLINK, func(k *Kernel, c *Call) Result { return k.sysReadlinkat(c, atFdcwd) },
+		Supported, "sys_namespace.go", args(aPath, aOut, aCount), RetCount, 0},
+	{SYS_READLINKAT, func(k *Kernel, c *Call) Result { return k.sysReadlinkat(c, int(c.Args[0])) },
+		Supported, "sys_namespace.go", args(aDirfd, aPath, aOut, aCount), RetCount, 0},
+	{SYS_MKDIR, func(k *Kernel, c *Call) Result { return k.sysMkdirat(c, atFdcwd, uint32(c.Args[1])) },
+		Supported, "sys_namespace.go", args(aPath, aMode), RetZero, 0},
+	{SYS_MKDIRAT, func(k *Kernel, c *Call) Result { return k.sysMkdirat(c, int(c.Args[0]), uint32(c.Args[2])) },
+		Supported, "sys_namespace.go", args(aDirfd, aPath, aMode), RetZero, 0},
+	{SYS_GETDENTS64, (*Kernel).sysGetdents64,
+		Supported, "sys_namespace.go; entries in the model's order (., .., then by name); d_off = index, LLONG_MAX at the end as ext4",
+		args(aFd, aOut, aCount), RetCount, 0},
+	{SYS_GETDENTS, (*Kernel).sysGetdents64, Partial, "sys_namespace.go; encoded as getdents64 (linux_dirent is not modelled)",
+		args(aFd, aOut, aCount), RetCount, 0},
+	{SYS_CHDIR, (*Kernel).sysChdir, Supported, "sys_namespace.go", args(aPath), RetZero, 0},
+	{SYS_FCHDIR, (*Kernel).sysFchdir, Supported, "sys_namespace.go", args(aFd), RetZero, 0},
+	{SYS_GETCWD, (*Kernel).sysGetcwd, Supported, "sys_namespace.go", args(aOut, aCount), RetCount, 0},
+	{SYS_UMASK, func(k *Kernel, c *Call) Result { return ok(int64(c.Task.g.umask.Swap(uint32(c.Args[0]) & 0o777))) },
+		Supported, "sys_namespace.go", args(aMode), RetValue, 0},
+	{SYS_CHMOD, func(k *Kernel, c *Call) Result { return k.sysFchmodat(c, atFdcwd, uint32(c.Args[1]), 0) },
+		Supported, "sys_namespace.go", args(aPath, aMode), RetZero, 0},
+	{SYS_FCHMOD, (*Kernel).sysFchmod, Supported, "sys_namespace.go", args(aFd, aMode), RetZero, 0},
+	{SYS_FCHMODAT, func(k *Kernel, c *Call) Result { return k.sysFchmodat(c, int(c.Args[0]), uint32(c.Args[2]), 0) },
+		Supported, "sys_namespace.go", args(aDirfd, aPath, aMode), RetZero, 0},
+	{SYS_FCHMODAT2, func(k *Kernel, c *Call) Result {
+		return k.sysFchmodat(c, int(c.Args[0]), uint32(c.Args[2]), int(c.Args[3]))
+	}, Supported, "sys_namespace.go; AT_SYMLINK_NOFOLLOW on a symlink → EOPNOTSUPP, as ext4",
+		args(aDirfd, aPath, aMode, flags(nofollow)), RetZero, 0},
+	{SYS_CHOWN, func(k *Kernel, c *Call) Result {
+		return k.sysFchownat(c, atFdcwd, int(c.Args[1]), int(c.Args[2]), 0)
+	}, Supported, "sys_namespace.go", args(aPath, aInt, aInt), RetZero, 0},
+	{SYS_LCHOWN, func(k *Kernel, c *Call) Result {
+		return k.sysFchownat(c, atFdcwd, int(c.Args[1]), int(c.Args[2]), atSymlinkNofollow)
+	}, Supported, "sys_namespace.go", args(aPath, aInt, aInt), RetZero, 0},
+	{SYS_FCHOWNAT, func(k *Kernel, c *Call) Result {
+		return k.sysFchownat(c, int(c.Args[0]), int(c.Args[2]), int(c.Args[3]), int(c.Args[4]))
+	}, Supported, "sys_namespace.go", args(aDirfd, aPath, aInt, aInt, flags(nofollow)), RetZero, 0},
+	{SYS_FCHOWN, (*Kernel).sysFchown, Supported, "sys_namespace.go", args(aFd, aInt, aInt), RetZero, 0},
+	// utimensat: a NULL path (futimens) and the times array are decoded by hand.
+	{SYS_UTIMENSAT, (*Kernel).sysUtimensat, Supported, "sys_namespace.go; a NULL path (futimens) is the fd itself, as do_utimes_fd",
+		args(aDirfd, aPath, aPtr, flags(nofollow)), RetZero, Custom},
+	{SYS_MKNOD, nil, NotModelled, "", args(aPath, aMode, aInt), RetZero, 0},
+	{SYS_MKNODAT, nil, NotModelled, "", args(aDirfd, aPath, aMode, aInt), RetZero, 0},
+
+	// sys_xattr.go: (path or fd, name, value, size, flags); Path2 carries the name
+	{SYS_SETXATTR, func(k *Kernel, c *Call) Result { return k.sysSetxattr(c, true, false) },
+		Partial, acl, args(aPath, aPath2, aPtr, aInt, aInt), RetZero, Custom},
+	{SYS_LSETXATTR, func(k *Kernel, c *Call) Result { return k.sysSetxattr(c, false, false) },
+		Partial, acl, args(aPath, aPath2, aPtr, aInt, aInt), RetZero, Custom},
+	{SYS_FSETXATTR, func(k *Kernel, c *Call) Result { return k.sysSetxattr(c, false, true) },
+		Partial, acl, args(aFd, aPath2, aPtr, aInt, aInt), RetZero, Custom},
+	{SYS_REMOVEXATTR, func(k *Kernel, c *Call) Result { return k.sysRemovexattr(c, true, false) },
+		Partial, acl, args(aPath, aPath2), RetZero, Custom},
+	{SYS_LREMOVEXATTR, func(k *Kernel, c *Call) Result { return k.sysRemovexattr(c, false, false) },
+		Partial, acl, args(aPath, aPath2), RetZero, Custom},
+	{SYS_FREMOVEXATTR, func(k *Kernel, c *Call) Result { return k.sysRemovexattr(c, false, true) },
+		Partial, acl, args(aFd, aPath2), RetZero, Custom},
+	{SYS_GETXATTR, nil, NotModelled, "", args(aPath, aPath2, aPtr, aInt), RetCount, Custom},
+	{SYS_LGETXATTR, nil, NotModelled, "", args(aPath, aPath2, aPtr, aInt), RetCount, Custom},
+	{SYS_FGETXATTR, nil, NotModelled, "", args(aFd, aPath2, aPtr, aInt), RetCount, Custom},
+	{SYS_LISTXATTR, nil, NotModelled, "", args(aPath, aPtr, aInt), RetCount, Custom},
+
+	// sys_mmap.go: addresses are not reproducible; replay rebuilds file mappings only
+	{SYS_MMAP, (*Kernel).sysMmap, Partial, "sys_mmap.go; file mappings only; stores into a shared mapping reach the file at msync/munmap",
+		args(aInt, aInt, aInt, aInt, aFd, aOff), RetValue, Custom},
+	{SYS_MUNMAP, (*Kernel).sysMunmap, Partial, "sys_mmap.go", args(aInt, aInt), RetZero, Custom},
+	{SYS_MSYNC, (*Kernel).sysMsync, Partial, "sys_mmap.go", args(aInt, aInt, aInt), RetZero, Custom},
+	{SYS_MPROTECT, nil, NotModelled, "", args(aInt, aInt, aInt), RetZero, Custom},
+	{SYS_MADVISE, nil, NotModelled, "", args(aInt, aInt, aInt), RetZero, Custom},
+
+	// sys_aio.go: contexts, iocbs and events are structures decoded by hand
+	{SYS_IO_SETUP, (*Kernel).sysIoSetup, Supported, "sys_aio.go", args(aInt, aPtr), RetZero, Custom},
+	{SYS_IO_DESTROY, (*Kernel).sysIoDestroy, Supported, "sys_aio.go", args(aInt), RetZero, Custom},
+	{SYS_IO_SUBMIT, (*Kernel).sysIoSubmit, Partial, "sys_aio.go; each iocb completes at submit; RESFD/eventfd not modelled",
+		args(aInt, aInt, aPtr), RetCount, Custom},
+	{SYS_IO_GETEVENTS, (*Kernel).sysIoGetevents, Partial, "sys_aio.go; waits on the virtual clock until min_nr events or the timeout",
+		args(aInt, aInt, aInt, aPtr, aPtr), RetCount, Custom},
+	{SYS_IO_PGETEVENTS, (*Kernel).sysIoGetevents, Partial, "sys_aio.go; as io_getevents, signal mask ignored",
+		args(aInt, aInt, aInt, aPtr, aPtr, aPtr), RetCount, Custom},
+	{SYS_IO_CANCEL, func(k *Kernel, c *Call) Result { return Fail(syscall.EINVAL) },
+		Partial, "sys_aio.go; always EINVAL: every iocb has completed", args(aInt, aPtr, aPtr), RetZero, Custom},
+
+	// task.go
+	{SYS_FORK, func(k *Kernel, c *Call) Result { return ok(int64(k.fork(c.Task, 0).tid)) },
+		Supported, "task.go", args(), RetValue, Lifecycle},
+	{SYS_VFORK, func(k *Kernel, c *Call) Result { return ok(int64(k.fork(c.Task, 0).tid)) },
+		Supported, "task.go; as fork", args(), RetValue, Lifecycle},
+	{SYS_CLONE, sysClone, Partial, "task.go; CLONE_THREAD makes a thread, CLONE_FILES is implied for threads only",
+		args(aInt), RetValue, Lifecycle},
+	{SYS_CLONE3, sysClone, Partial, "task.go; as clone with flags in Args[0]", args(aPtr, aInt), RetValue, Lifecycle},
+	{SYS_EXECVE, sysExecve, Partial, "task.go; closes FD_CLOEXEC descriptors; no program is loaded",
+		args(aPath, aPtr, aPtr), RetZero, Lifecycle},
+	{SYS_EXECVEAT, sysExecve, Partial, "task.go; as execve", args(aDirfd, aPath, aPtr, aPtr, aInt), RetZero, Lifecycle},
+	{SYS_EXIT, func(k *Kernel, c *Call) Result { k.exitThread(c.Task); return ok(0) },
+		Supported, "task.go", args(aInt), RetZero, Lifecycle},
+	{SYS_EXIT_GROUP, func(k *Kernel, c *Call) Result { k.exitGroup(c.Task.g); return ok(0) },
+		Supported, "task.go", args(aInt), RetZero, Lifecycle},
+	{SYS_GETPID, func(k *Kernel, c *Call) Result { return ok(int64(c.Task.g.pid)) },
+		Supported, "task.go", args(), RetValue, 0},
+	{SYS_GETTID, func(k *Kernel, c *Call) Result { return ok(int64(c.Task.tid)) },
+		Supported, "task.go", args(), RetValue, 0},
+	{SYS_GETRLIMIT, (*Kernel).sysRlimit, Partial, "task.go; RLIMIT_NOFILE only (others 0)", args(aInt, aPtr), RetZero, Custom},
+	{SYS_SETRLIMIT, (*Kernel).sysRlimit, Partial, "task.go; RLIMIT_NOFILE only", args(aInt, aPtr), RetZero, Custom},
+	{SYS_PRLIMIT64, (*Kernel).sysRlimit, Partial, "task.go; RLIMIT_NOFILE of the caller only",
+		args(aInt, aInt, aPtr, aPtr), RetZero, Custom},
+
+	// Not modelled, described for the fds they use or make.
+	{SYS_IOCTL, nil, NotModelled, "", args(aFd, aInt, aPtr), RetValue, Custom},
+	{SYS_INOTIFY_ADD_WATCH, nil, NotModelled, "", args(aFd, aPath, aInt), RetValue, 0},
+	{SYS_SOCKET, nil, NotModelled, "", args(aInt, aInt, aInt), RetFd, 0},
+	{SYS_ACCEPT, nil, NotModelled, "", args(aFd, aPtr, aPtr), RetFd, Custom},
+	{SYS_ACCEPT4, nil, NotModelled, "", args(aFd, aPtr, aPtr, aInt), RetFd, Custom},
+	{SYS_EVENTFD, nil, NotModelled, "", args(aInt), RetFd, 0},
+	{SYS_EVENTFD2, nil, NotModelled, "", args(aInt, aInt), RetFd, 0},
+	{SYS_EPOLL_CREATE, nil, NotModelled, "", args(aInt), RetFd, 0},
+	{SYS_EPOLL_CREATE1, nil, NotModelled, "", args(aInt), RetFd, 0},
+	{SYS_MEMFD_CREATE, nil, NotModelled, "", args(aPath, aInt), RetFd, 0},
+	{SYS_TIMERFD_CREATE, nil, NotModelled, "", args(aInt, aInt), RetFd, 0},
+	{SYS_SIGNALFD4, nil, NotModelled, "", args(aFd, aPtr, aInt, aInt), RetFd, Custom},
+	{SYS_INOTIFY_INIT1, nil, NotModelled, "", args(aInt), RetFd, 0},
+	{SYS_PIDFD_OPEN, nil, NotModelled, "", args(aInt, aInt), RetFd, 0},
+}
+
+// acl is the support note of the xattr calls that sys_xattr.go models.
+const acl = "sys_xattr.go; POSIX access ACLs set the permission bits, default ACLs are checked but not applied to new files, other names EOPNOTSUPP"
+
+func sysClone(k *Kernel, c *Call) Result {
+	if c.Args[0]&syscall.CLONE_THREAD != 0 {
+		return ok(int64(k.newThread(c.Task.g, 0).tid))
+	}
+	return ok(int64(k.fork(c.Task, 0).tid))
+}
+
+func sysExecve(k *Kernel, c *Call) Result {
+	c.Task.g.exec()
+	return ok(0)
+}
+
+// SyscallInfo is one row of the syscall table.
+type SyscallInfo struct {
+	Nr      Sysno
+	Name    string
+	Support Support
+	Note    string
+	// Args is the layout of the arguments in the C prototype's order (nil for a
+	// call the table does not describe).
+	Args  []Arg
+	Ret   RetKind
+	Props Prop
+	// Modelled: the kernel has a handler (Support is not NotModelled).
+	Modelled bool
+}
+
+var (
+	// handlers holds the rows' handlers, indexed by number. Kernel.dispatch
+	// (zdispatch.go) is the same table as a switch, generated from rows.
+	handlers [len(sysnoNames)]func(k *Kernel, c *Call) Result
+	// infos holds a row for every number (unknown and undescribed ones are
+	// NotModelled with no layout).
+	infos [len(sysnoNames)]SyscallInfo
+)
+
+func init() {
+	for i, n := range sysnoNames {
+		infos[i] = SyscallInfo{Nr: Sysno(i), Name: n}
+	}
+	for _, r := range rows {
+		if infos[r.nr].Args != nil {
+			panic("sim: two rows for " + r.nr.String())
+		}
+		if (r.handler != nil) != (r.support != NotModelled) {
+			panic("sim: row " + r.nr.String() + ": a handler goes with a support level")
+		}
+		handlers[r.nr] = r.handler
+		infos[r.nr] = SyscallInfo{Nr: r.nr, Name: r.nr.String(), Support: r.support, Note: r.note,
+			Args: r.args, Ret: r.ret, Props: r.props, Modelled: r.handler != nil}
+	}
+}
+
+// Info returns the table's row of nr (a NotModelled row without layout for a
+// number the table does not describe). The row must not be modified.
+func Info(nr Sysno) *SyscallInfo {
+	if int(nr) < len(infos) {
+		return &infos[nr]
+	}
+	return &SyscallInfo{Nr: nr, Name: nr.String()}
+}
+
+// Slot returns the index of the n-th (from 0) argument of kind k in the row, or -1.
+func (s *SyscallInfo) Slot(k ArgKind, n int) int {
+	for i, a := range s.Args {
+		if a.Kind == k {
+			if n == 0 {
+				return i
+			}
+			n--
+		}
+	}
+	return -1
+}

@@ -1,0 +1,120 @@
+package sim
+
+import (
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+
+	"iosim/vfs"
+)
+
+// TestSyscallTableConsistent checks the rows of the syscall table: a handler goes
+// with a support level, the listing is the table, the note names the file that
+// implements the call, and each layout is one the readers of the table can follow.
+func TestSyscallTableConsistent(t *testing.T) {
+	all := Syscalls()
+	require.Len(t, all, countNames())
+	modelled := 0
+	for _, in := range all {
+		s, note := SupportOf(in.Nr)
+		require.Equal(t, in.Support, s, in.Name)
+		require.Equal(t, in.Note, note, in.Name)
+		require.Equal(t, in.Modelled, handlers[in.Nr] != nil, in.Name)
+		require.Equal(t, in.Modelled, in.Support != NotModelled, in.Name)
+		if !in.Modelled {
+			continue
+		}
+		modelled++
+		require.NotNil(t, in.Args, "%s: modelled without a layout", in.Name)
+		file, _, _ := strings.Cut(strings.TrimRight(strings.Fields(in.Note)[0], ";:"), ";")
+		_, err := os.Stat(file)
+		require.NoError(t, err, "%s: the note must start with the file that implements it", in.Name)
+	}
+	require.Greater(t, modelled, 90)
+	for _, in := range all {
+		require.LessOrEqual(t, len(in.Args), 6, in.Name)
+		count := in.Slot(ArgCount, 0) >= 0
+		for i, a := range in.Args {
+			switch a.Kind {
+			case ArgInBuf, ArgOutBuf, ArgInIov, ArgOutIov:
+				require.True(t, count, "%s: a buffer without its count", in.Name)
+			case ArgDirfd:
+				require.Less(t, i+1, len(in.Args), in.Name)
+				next := in.Args[i+1].Kind
+				require.True(t, next == ArgPath || next == ArgPath2, "%s: a dirfd not followed by its path", in.Name)
+			case ArgFlags:
+				require.NotNil(t, a.Flags, "%s: a flag slot without names", in.Name)
+				require.NotEmpty(t, a.Flags.Names, in.Name)
+			case ArgNone:
+				t.Fatalf("%s: slot %d has no kind", in.Name, i)
+			}
+			if a.Optional {
+				require.Equal(t, len(in.Args)-1, i, "%s: only the last argument can be left out", in.Name)
+			}
+		}
+		require.LessOrEqual(t, in.Slot(ArgPath, 1), -1, "%s: two first paths", in.Name)
+		require.LessOrEqual(t, in.Slot(ArgPath2, 1), -1, "%s: two second paths", in.Name)
+		if in.Ret == RetNewFd {
+			require.GreaterOrEqual(t, in.Slot(ArgNewFd, 0), 0, in.Name)
+		}
+	}
+}
+
+// TestDispatchFollowsTable checks that a call the table does not model is accepted
+// with no effect, and that one it models reaches its handler (close of a bad fd
+// fails with EBADF instead of returning 0).
+func TestDispatchFollowsTable(t *testing.T) {
+	k := New(vfs.New())
+	p := k.Spawn()
+	for _, in := range Syscalls() {
+		if in.Modelled {
+			continue
+		}
+		require.Equal(t, Result{}, k.Syscall(Call{Nr: in.Nr, Task: p.Task(), Args: [6]int64{99}}), in.Name)
+	}
+	require.Equal(t, Fail(syscall.EBADF), k.Syscall(Call{Nr: SYS_CLOSE, Task: p.Task(), Args: [6]int64{99}}))
+	require.Equal(t, Result{}, k.Syscall(Call{Nr: Sysno(9999), Task: p.Task()}))
+}
+
+func countNames() int {
+	n := 0
+	for _, s := range sysnoNames {
+		if s != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// TestDispatchAllocatesNothing: a call that goes through the syscall table's
+// dispatch keeps its Call on the caller's stack.
+func TestDispatchAllocatesNothing(t *testing.T) {
+	p := New(vfs.New()).Spawn()
+	var st unix.Stat_t
+	fd, err := p.Open("/f", unix.O_CREAT|unix.O_RDWR, 0o644)
+	require.NoError(t, err)
+	require.Zero(t, testing.AllocsPerRun(100, func() {
+		p.Getpid()
+		_ = p.Fstat(fd, &st)
+		_ = p.Fsync(fd)
+	}))
+}
+
+// TestFastPathRows: the rows marked FastPath are the calls Kernel.syscall
+// handles before dispatch, which has no case for them.
+func TestFastPathRows(t *testing.T) {
+	k := New(vfs.New())
+	p := k.Spawn()
+	for _, in := range Syscalls() {
+		if in.Props&FastPath == 0 {
+			continue
+		}
+		c := Call{Nr: in.Nr, Task: p.Task(), Args: [6]int64{99}}
+		require.Equal(t, Result{}, k.dispatch(&c), "%s: dispatch has a case for a FastPath row", in.Name)
+		require.Equal(t, Fail(syscall.EBADF), k.Syscall(c), "%s: Kernel.syscall does not handle it", in.Name)
+	}
+}
