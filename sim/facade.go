@@ -165,7 +165,7 @@ func (p *Process) Open(path string, mode int, perm uint32) (fd int, err error) {
 // Openat is openat(2).
 func (p *Process) Openat(dirfd int, path string, flags int, mode uint32) (fd int, err error) {
 	if k := p.direct(); k != nil {
-		r := k.chargeConst(k.openat(p.t, dirfd, path, int64(flags|oLargefile), mode))
+		r := k.chargeConst(p.t, k.openat(p.t, dirfd, path, int64(flags|oLargefile), mode))
 		return int(r.Ret), errOf(r)
 	}
 	c := Call{Nr: SYS_OPENAT, Task: p.t, Path: path}
@@ -182,7 +182,7 @@ func (p *Process) Creat(path string, mode uint32) (fd int, err error) {
 // Close is close(2).
 func (p *Process) Close(fd int) error {
 	if k := p.direct(); k != nil {
-		return errOf(k.chargeConst(k.close(p.t, fd)))
+		return errOf(k.chargeConst(p.t, k.close(p.t, fd)))
 	}
 	return errOf(p.fdDo(SYS_CLOSE, fd))
 }
@@ -190,7 +190,7 @@ func (p *Process) Close(fd int) error {
 // Read is read(2).
 func (p *Process) Read(fd int, b []byte) (n int, err error) {
 	if k := p.direct(); k != nil {
-		r := k.chargeConst(k.read(p.t, fd, b))
+		r := k.chargeConst(p.t, k.read(p.t, fd, b))
 		return int(r.Ret), errOf(r)
 	}
 	c := Call{Nr: SYS_READ, Task: p.t, Buf: b}
@@ -202,7 +202,7 @@ func (p *Process) Read(fd int, b []byte) (n int, err error) {
 // Write is write(2).
 func (p *Process) Write(fd int, b []byte) (n int, err error) {
 	if k := p.direct(); k != nil {
-		r := k.chargeConst(k.write(p.t, fd, b))
+		r := k.chargeConst(p.t, k.write(p.t, fd, b))
 		return int(r.Ret), errOf(r)
 	}
 	c := Call{Nr: SYS_WRITE, Task: p.t, Buf: b}
@@ -214,7 +214,7 @@ func (p *Process) Write(fd int, b []byte) (n int, err error) {
 // Pread is pread64(2).
 func (p *Process) Pread(fd int, b []byte, offset int64) (n int, err error) {
 	if k := p.direct(); k != nil {
-		r := k.chargeConst(k.pread(p.t, fd, b, offset))
+		r := k.chargeConst(p.t, k.pread(p.t, fd, b, offset))
 		return int(r.Ret), errOf(r)
 	}
 	c := Call{Nr: SYS_PREAD64, Task: p.t, Buf: b}
@@ -226,7 +226,7 @@ func (p *Process) Pread(fd int, b []byte, offset int64) (n int, err error) {
 // Pwrite is pwrite64(2).
 func (p *Process) Pwrite(fd int, b []byte, offset int64) (n int, err error) {
 	if k := p.direct(); k != nil {
-		r := k.chargeConst(k.pwrite(p.t, fd, b, offset))
+		r := k.chargeConst(p.t, k.pwrite(p.t, fd, b, offset))
 		return int(r.Ret), errOf(r)
 	}
 	c := Call{Nr: SYS_PWRITE64, Task: p.t, Buf: b}
@@ -284,7 +284,7 @@ func (p *Process) vec2(nr Sysno, fd int, iovs [][]byte, offset int64, flags int)
 // Seek is lseek(2).
 func (p *Process) Seek(fd int, offset int64, whence int) (off int64, err error) {
 	if k := p.direct(); k != nil {
-		r := k.chargeConst(k.lseekFd(p.t, fd, offset, int64(whence)))
+		r := k.chargeConst(p.t, k.lseekFd(p.t, fd, offset, int64(whence)))
 		return r.Ret, errOf(r)
 	}
 	c := Call{Nr: SYS_LSEEK, Task: p.t}
@@ -296,7 +296,7 @@ func (p *Process) Seek(fd int, offset int64, whence int) (off int64, err error) 
 // FcntlInt is fcntl(2) with an integer argument.
 func (p *Process) FcntlInt(fd uintptr, cmd, arg int) (int, error) {
 	if k := p.direct(); k != nil {
-		r := k.chargeConst(k.fcntlFd(p.t, int(fd), int64(cmd), int64(arg), nil))
+		r := k.chargeConst(p.t, k.fcntlFd(p.t, int(fd), int64(cmd), int64(arg), nil))
 		return int(r.Ret), errOf(r)
 	}
 	c := Call{Nr: SYS_FCNTL, Task: p.t}

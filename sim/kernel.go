@@ -92,6 +92,9 @@ type Kernel struct {
 	// the fast path does not pass the Call to an interface (which would allocate).
 	constCost int64
 	cost      CostModel // nil when constCost applies
+	// tm is the device and kernel time model (WithDevice); when set it prices
+	// every call and neither constCost nor cost applies.
+	tm *timeModel
 
 	nofileDefault int64
 	lockWait      bool
@@ -195,7 +198,23 @@ func (k *Kernel) Syscall(c Call) Result { return k.syscall(&c) }
 // The calls of a program's steady state (read, lseek, pread64, write) are
 // dispatched here without entering the full switch of dispatch.
 func (k *Kernel) syscall(c *Call) Result {
-	var r Result
+	if k.tm != nil {
+		return k.tm.syscall(c)
+	}
+	r := k.run(c)
+	if k.cost == nil {
+		k.clock.ns.Add(k.constCost)
+		if t := c.Task; t != nil {
+			t.now += k.constCost
+		}
+	} else {
+		k.charge(c, r)
+	}
+	return r
+}
+
+// run performs c without charging it.
+func (k *Kernel) run(c *Call) (r Result) {
 	switch t := c.Task; {
 	case t == nil || t.exited.Load():
 		r = Fail(syscall.ESRCH)
@@ -210,18 +229,14 @@ func (k *Kernel) syscall(c *Call) Result {
 	default:
 		r = k.dispatch(c)
 	}
-	if k.cost == nil {
-		k.clock.ns.Add(k.constCost)
-	} else {
-		k.charge(c, r)
-	}
 	return r
 }
 
-// chargeConst charges the constant cost of a call made through a typed entry
-// point (see Process.direct) and returns its result.
-func (k *Kernel) chargeConst(r Result) Result {
+// chargeConst charges the constant cost of a call made by t through a typed
+// entry point (see Process.direct) and returns its result.
+func (k *Kernel) chargeConst(t *Task, r Result) Result {
 	k.clock.ns.Add(k.constCost)
+	t.now += k.constCost
 	return r
 }
 
@@ -229,7 +244,11 @@ func (k *Kernel) chargeConst(r Result) Result {
 // so that c does not escape (the facade's Calls live on its stack).
 func (k *Kernel) charge(c *Call, r Result) {
 	cc := *c
-	k.clock.Advance(k.cost.Cost(&cc, r))
+	d := k.cost.Cost(&cc, r)
+	k.clock.Advance(d)
+	if t := c.Task; t != nil && d > 0 {
+		t.now += d
+	}
 }
 
 var _ Handler = (*Kernel)(nil)
@@ -487,7 +506,7 @@ func (k *Kernel) SpawnPid(pid int) (*Task, error) {
 	g.cwd.Store(k.fs.Root())
 	g.umask.Store(0o022)
 	g.nofile.Store(k.nofileDefault)
-	t := &Task{k: k, tid: id, g: g, files: g.files}
+	t := &Task{k: k, tid: id, g: g, files: g.files, now: k.clock.Now()}
 	g.threads = []*Task{t}
 	k.tasks[id] = t
 	k.groups[id] = g
