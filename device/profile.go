@@ -69,7 +69,12 @@ type Device struct {
 type CPU struct {
 	SyscallNs    float64 `toml:"syscall_ns"`     // entry and exit of a null system call
 	PathLookupNs float64 `toml:"path_lookup_ns"` // resolving a path and opening/closing a file beyond the entry
-	CopyMBs      float64 `toml:"copy_mb_s"`      // memcpy between user and kernel pages
+	CopyMBs      float64 `toml:"copy_mb_s"`      // memcpy of buffers that fit the last-level cache
+	// Optional refinements (0: copy_mb_s for every size).
+	L1CopyMBs    float64 `toml:"l1_copy_mb_s"`   // memcpy of buffers that fit the L1 data cache
+	L1Bytes      int64   `toml:"l1_bytes"`       // the L1 data cache: smaller copies run at l1_copy_mb_s
+	MemCopyMBs   float64 `toml:"mem_copy_mb_s"`  // memcpy of buffers larger than the last-level cache
+	CacheBytes   int64   `toml:"cache_bytes"`    // the last-level cache: larger copies run at mem_copy_mb_s
 	PageLookupNs float64 `toml:"page_lookup_ns"` // finding a page in the page cache
 	PageAllocNs  float64 `toml:"page_alloc_ns"`  // allocating a page and adding it to the cache
 	PinPageNs    float64 `toml:"pin_page_ns"`    // get_user_pages for O_DIRECT, per page
@@ -146,6 +151,8 @@ func (p *Profile) Validate() error {
 		{"cpu.page_lookup_ns", p.CPU.PageLookupNs}, {"cpu.page_alloc_ns", p.CPU.PageAllocNs},
 		{"cpu.pin_page_ns", p.CPU.PinPageNs}, {"cpu.journal_ns", p.CPU.JournalNs},
 		{"cpu.block_alloc_ns", p.CPU.BlockAllocNs},
+		{"cpu.l1_copy_mb_s", p.CPU.L1CopyMBs}, {"cpu.l1_bytes", float64(p.CPU.L1Bytes)},
+		{"cpu.mem_copy_mb_s", p.CPU.MemCopyMBs}, {"cpu.cache_bytes", float64(p.CPU.CacheBytes)},
 		{"memory.read_ahead_kb", float64(p.Memory.ReadAheadKB)},
 		{"memory.dirty_expire_centisecs", float64(p.Memory.DirtyExpireCentisecs)},
 		{"memory.dirty_writeback_centisecs", float64(p.Memory.DirtyWritebackCentisec)},

@@ -224,11 +224,17 @@ func (tm *timeModel) write(t *Task, p *pre, it *inodeTime, fl uint32, n, now int
 		tm.pc.ents[s].ref = true
 		tm.markDirty(it, s, now)
 	}
+	// generic_perform_write runs write_begin/write_end per page: a page that
+	// allocates a block opens a journal handle, allocates the block, journals
+	// the inode and puts the data on the transaction's ordered list (data=ordered:
+	// ext3_ordered_write_end, ext4's jbd2_journal_inode_ranged_write), two
+	// journal operations; an overwrite journals the inode once per call.
 	if p.holes {
 		it.allocPending = true
-		cpu += (last - first + 1) * tm.cpu.blockAlloc
+		cpu += (last - first + 1) * (tm.cpu.blockAlloc + 2*tm.cpu.journal)
+	} else {
+		cpu += tm.cpu.journal
 	}
-	cpu += tm.cpu.journal // the inode joins the transaction (size, times)
 	now += cpu
 	d.CPU += cpu
 	c := tm.copyCost(n)

@@ -174,7 +174,8 @@ type timeModel struct {
 // cpuCosts are the CPU profile in integer nanoseconds.
 type cpuCosts struct {
 	syscall, path, lookup, alloc, pin, journal, blockAlloc int64
-	copyPsPerByte                                          int64 // picoseconds per byte copied
+	l1CopyPs, copyPs, memCopyPs                            int64 // picoseconds per byte copied (within L1, within the last-level cache, beyond)
+	l1Bytes, cacheBytes                                    int64
 }
 
 func newTimeModel(k *Kernel, p *device.Profile) *timeModel {
@@ -185,14 +186,18 @@ func newTimeModel(k *Kernel, p *device.Profile) *timeModel {
 		p:   p,
 		dev: device.NewModel(&p.Device),
 		cpu: cpuCosts{
-			syscall:       int64(c.SyscallNs),
-			path:          int64(c.PathLookupNs),
-			lookup:        int64(c.PageLookupNs),
-			alloc:         int64(c.PageAllocNs),
-			pin:           int64(c.PinPageNs),
-			journal:       int64(c.JournalNs),
-			blockAlloc:    int64(c.BlockAllocNs),
-			copyPsPerByte: int64(1e6 / c.CopyMBs),
+			syscall:    int64(c.SyscallNs),
+			path:       int64(c.PathLookupNs),
+			lookup:     int64(c.PageLookupNs),
+			alloc:      int64(c.PageAllocNs),
+			pin:        int64(c.PinPageNs),
+			journal:    int64(c.JournalNs),
+			blockAlloc: int64(c.BlockAllocNs),
+			l1CopyPs:   int64(1e6 / c.L1CopyMBs),
+			l1Bytes:    c.L1Bytes,
+			copyPs:     int64(1e6 / c.CopyMBs),
+			memCopyPs:  int64(1e6 / c.MemCopyMBs),
+			cacheBytes: c.CacheBytes,
 		},
 		inodes:   map[*vfs.Inode]*inodeTime{},
 		nextBase: dataStart,
@@ -200,6 +205,15 @@ func newTimeModel(k *Kernel, p *device.Profile) *timeModel {
 	tm.pc.init(p.Memory)
 	tm.jr.init(tm)
 	return tm
+}
+
+// psPerByte converts a copy speed in MB/s (or, when it is 0, the fallback)
+// to picoseconds per byte.
+func psPerByte(mbs, fallback float64) int64 {
+	if mbs <= 0 {
+		mbs = fallback
+	}
+	return int64(1e6 / mbs)
 }
 
 const (
@@ -211,7 +225,18 @@ const (
 	inodeRegion = 1 << 30
 )
 
-func (tm *timeModel) copyCost(n int64) int64 { return n * tm.cpu.copyPsPerByte / 1000 }
+// copyCost is the time to copy n bytes: a buffer that fits the L1 data cache
+// copies at its speed, one that fits the last-level cache at that speed, a
+// larger one at memory speed.
+func (tm *timeModel) copyCost(n int64) int64 {
+	switch {
+	case n <= tm.cpu.l1Bytes:
+		return n * tm.cpu.l1CopyPs / 1000
+	case n <= tm.cpu.cacheBytes || tm.cpu.cacheBytes == 0:
+		return n * tm.cpu.copyPs / 1000
+	}
+	return n * tm.cpu.memCopyPs / 1000
+}
 
 // inodeTime is the time model's state of one inode.
 type inodeTime struct {

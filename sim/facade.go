@@ -32,7 +32,7 @@ type Process struct {
 func NewProcess(h Handler, t *Task) *Process {
 	k, _ := h.(*Kernel)
 	p := &Process{h: h, k: k, t: t}
-	if k != nil && k.cost == nil { // the cost model is fixed when New returns
+	if k != nil && k.cost == nil && k.tm == nil { // the cost model is fixed when New returns
 		p.typed = k
 	}
 	return p
