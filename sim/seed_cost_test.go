@@ -199,9 +199,9 @@ func TestSeed000FileCacheCost(t *testing.T) {
 func TestSeed002SparseTempFilesCost(t *testing.T) {
 	const (
 		files    = 2
-		perFile  = 4       // writers per file (parallel query slaves)
+		perFile  = 4        // writers per file (parallel query slaves)
 		chunk    = 64 << 10 // a sort run's write
-		writes   = 50      // per writer
+		writes   = 50       // per writer
 		fileSize = perFile * writes * chunk
 	)
 	run := func(prealloc bool) (int64, *sim.Kernel) {
