@@ -217,7 +217,7 @@ func (tm *timeModel) write(t *Task, p *pre, it *inodeTime, fl uint32, n, now int
 				now = done
 				s = it.pages[idx]
 			} else {
-				s = tm.insert(it, idx, now, now)
+				s = tm.insert(it, idx, now, now, now)
 				cpu += tm.cpu.alloc
 			}
 		}

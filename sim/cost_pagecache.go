@@ -21,6 +21,7 @@ import (
 type pageEnt struct {
 	it    *inodeTime // nil: free
 	idx   int64      // page index in the file
+	start int64      // when the device started reading it
 	ready int64      // when its read completes (in flight until then)
 	ref   bool       // referenced since the hand last passed
 	dirty bool
@@ -54,8 +55,9 @@ func (pc *pageCache) init(m device.Memory) {
 	pc.raMax = int64(m.ReadAheadKB) * 1024 >> pageShift
 }
 
-// insert makes page idx of it resident (ready at ready) and returns its slot.
-func (tm *timeModel) insert(it *inodeTime, idx, ready, now int64) int32 {
+// insert makes page idx of it resident (read by the device from start to
+// ready) and returns its slot.
+func (tm *timeModel) insert(it *inodeTime, idx, start, ready, now int64) int32 {
 	pc := &tm.pc
 	var s int32
 	switch {
@@ -68,7 +70,7 @@ func (tm *timeModel) insert(it *inodeTime, idx, ready, now int64) int32 {
 	default:
 		s = tm.reclaim(now)
 	}
-	pc.ents[s] = pageEnt{it: it, idx: idx, ready: ready, ref: true}
+	pc.ents[s] = pageEnt{it: it, idx: idx, start: start, ready: ready, ref: true}
 	it.pages[idx] = s
 	return s
 }
@@ -294,10 +296,10 @@ func (tm *timeModel) readPages(it *inodeTime, first, n, now int64, d *Breakdown,
 			}
 			run++
 		}
-		_, c := tm.submit(device.Read, it.base+idx<<pageShift, (run-idx)<<pageShift, now)
+		st, c := tm.submit(device.Read, it.base+idx<<pageShift, (run-idx)<<pageShift, now)
 		done = max(done, c)
 		for p := idx; p < run; p++ {
-			tm.insert(it, p, c, now)
+			tm.insert(it, p, st, c, now)
 		}
 		d.CPU += (run - idx) * tm.cpu.alloc
 		if ahead {
@@ -353,11 +355,13 @@ func (tm *timeModel) read(t *Task, f *File, it *inodeTime, off, n, now int64, d 
 		return tm.directRead(it, off, n, now, d)
 	}
 	pc := &tm.pc
+	t0 := now // pages resident and read by then are hits
 	lookup := (last - first + 1) * tm.cpu.lookup
 	now += lookup
 	d.CPU += lookup
 	for idx := first; idx <= last; idx++ {
 		s, ok := it.pages[idx]
+		hit := ok && pc.ents[s].ready <= t0
 		if !ok {
 			tm.ondemand(f, it, idx, last-idx+1, now, false, d)
 			s, ok = it.pages[idx]
@@ -371,11 +375,17 @@ func (tm *timeModel) read(t *Task, f *File, it *inodeTime, off, n, now int64, d 
 		e := &pc.ents[s]
 		e.ref = true
 		if e.ready > now {
-			d.CacheMisses++
-			d.Device += e.ready - now
+			// Waiting for the page's read: for the device to start it, then
+			// for its service.
+			q := max(0, e.start-now)
+			d.QueueWait += q
+			d.Device += e.ready - now - q
 			now = e.ready
-		} else {
+		}
+		if hit {
 			d.CacheHits++
+		} else {
+			d.CacheMisses++
 		}
 	}
 	f.ra.prev = last + 1
