@@ -88,7 +88,7 @@ func (j *journal) commit(now int64) int64 {
 
 // periodic commits the running transaction once it is commit= seconds old.
 func (j *journal) periodic(now int64) {
-	if j.interval > 0 && j.started >= 0 && now-j.started >= j.interval && j.tm.p.FS.Type == "ext4" {
+	if j.interval > 0 && j.started >= 0 && now-j.started >= j.interval && !j.tm.ufs {
 		j.commit(j.started + j.interval)
 	}
 }
@@ -118,7 +118,7 @@ func (tm *timeModel) makeDurable(it *inodeTime, datasync, fua bool, now int64, d
 		tid = it.datasyncTid
 	}
 	j := &tm.jr
-	if tm.p.FS.Type == "ufs" {
+	if tm.ufs {
 		if tid > it.ufsSynced {
 			it.ufsSynced = j.running
 			j.running++
@@ -153,7 +153,7 @@ func (tm *timeModel) syncAll(now int64, d *Breakdown) int64 {
 	done := tm.flushOldest(0, now)
 	d.Device += done - now
 	now = done
-	if tm.jr.started >= 0 && tm.p.FS.Type == "ext4" {
+	if tm.jr.started >= 0 && !tm.ufs {
 		done = tm.jr.commit(now)
 		d.Journal += done - now
 		return done
@@ -195,7 +195,7 @@ func (tm *timeModel) write(t *Task, p *pre, it *inodeTime, fl uint32, n, now int
 	off := p.off
 	sync := fl&oDsync != 0
 	datasync := fl&oSyncOnly == 0
-	ufs := tm.p.FS.Type == "ufs"
+	ufs := tm.ufs
 	if tm.direct(p.f) && !(ufs && p.anyHoles) {
 		return tm.directWrite(it, p, sync, datasync, n, now, d)
 	}
@@ -205,7 +205,7 @@ func (tm *timeModel) write(t *Task, p *pre, it *inodeTime, fl uint32, n, now int
 	first, last := off>>pageShift, (off+n-1)>>pageShift
 	cpu := (last - first + 1) * tm.cpu.lookup
 	for idx := first; idx <= last; idx++ {
-		s, ok := it.pages[idx]
+		s, ok := it.page(idx)
 		if !ok {
 			pstart, pend := idx<<pageShift, (idx+1)<<pageShift
 			partial := pstart < off || pend > off+n
@@ -215,7 +215,7 @@ func (tm *timeModel) write(t *Task, p *pre, it *inodeTime, fl uint32, n, now int
 				done := tm.readPages(it, idx, 1, now, d, false)
 				d.Device += done - now
 				now = done
-				s = it.pages[idx]
+				s, _ = it.page(idx)
 			} else {
 				s = tm.insert(it, idx, now, now, now)
 				cpu += tm.cpu.alloc

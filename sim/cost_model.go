@@ -91,14 +91,20 @@ func (b *Breakdown) add(o *Breakdown) {
 }
 
 // Breakdown returns where the time of every thread's calls went (zero without
-// a time model).
+// a time model): the sum of the threads' breakdowns (exited ones included),
+// with the kernel-wide device counts. Read it when no thread is in a call.
 func (k *Kernel) Breakdown() Breakdown {
-	if k.tm == nil {
+	tm := k.tm
+	if tm == nil {
 		return Breakdown{}
 	}
-	k.tm.mu.Lock()
-	defer k.tm.mu.Unlock()
-	return k.tm.total
+	tm.mu.Lock()
+	defer tm.mu.Unlock()
+	b := tm.total
+	for _, t := range tm.tasks {
+		b.add(t.tb)
+	}
+	return b
 }
 
 // Device returns the profile of the time model, or nil without one.
@@ -133,10 +139,11 @@ func (t *Task) Spend(ns int64) {
 	}
 	k := t.k
 	if tm := k.tm; tm != nil {
-		tm.mu.Lock()
+		if t.tb == nil {
+			tm.register(t)
+		}
+		t.tb.User += ns
 		t.now += ns
-		tm.account(t, &Breakdown{User: ns})
-		tm.mu.Unlock()
 		return
 	}
 	t.now += ns
@@ -162,13 +169,17 @@ type timeModel struct {
 	dev *device.Model
 	cpu cpuCosts
 
+	ufs         bool // the file system is UFS (else ext4)
+	forceDirect bool // UFS mounted forcedirectio
+
 	inodes   map[*vfs.Inode]*inodeTime
 	nextBase int64 // device address of the next inode's data
 
 	pc pageCache
 	jr journal
 
-	total Breakdown
+	tasks []*Task   // the threads that made calls, in order of their first
+	total Breakdown // device counts and commits (kernel-wide)
 }
 
 // cpuCosts are the CPU profile in integer nanoseconds.
@@ -199,8 +210,10 @@ func newTimeModel(k *Kernel, p *device.Profile) *timeModel {
 			memCopyPs:  int64(1e6 / c.MemCopyMBs),
 			cacheBytes: c.CacheBytes,
 		},
-		inodes:   map[*vfs.Inode]*inodeTime{},
-		nextBase: dataStart,
+		ufs:         p.FS.Type == "ufs",
+		forceDirect: p.FS.Type == "ufs" && p.FS.ForceDirectIO,
+		inodes:      map[*vfs.Inode]*inodeTime{},
+		nextBase:    dataStart,
 	}
 	tm.pc.init(p.Memory)
 	tm.jr.init(tm)
@@ -252,32 +265,34 @@ type inodeTime struct {
 	ufsSynced            uint64 // UFS: the change numbers made durable by an inode write
 	allocPending         bool   // dirty pages over holes: writeback allocates
 
-	pages map[int64]int32 // page index → page-cache slot
-	dirty []int64         // dirty page indexes, unsorted, no duplicates
-	dlist bool            // on pc.dirtyInodes
-	first int64           // time its oldest dirty page was dirtied
+	dense  []int32         // page index → page-cache slot + 1 (0: not resident), below denseMax
+	sparse map[int64]int32 // page index → page-cache slot, from denseMax on
+	npages int             // resident pages
+	dirty  []int64         // dirty page indexes, unsorted, no duplicates
+	dlist  bool            // on pc.dirtyInodes
+	first  int64           // time its oldest dirty page was dirtied
+}
+
+// fileInode is inode for the inode of an open file, remembered by the file.
+func (tm *timeModel) fileInode(f *File) *inodeTime {
+	if it := f.ra.it; it != nil {
+		return it
+	}
+	f.ra.it = tm.inode(f.ino)
+	return f.ra.it
 }
 
 func (tm *timeModel) inode(ino *vfs.Inode) *inodeTime {
 	if it := tm.inodes[ino]; it != nil {
 		return it
 	}
-	it := &inodeTime{ino: ino, base: tm.nextBase, pages: map[int64]int32{}}
+	it := &inodeTime{ino: ino, base: tm.nextBase}
 	tm.nextBase += inodeRegion
 	if tm.nextBase >= tm.p.Device.CapacityBytes-inodeRegion {
 		tm.nextBase = dataStart
 	}
 	tm.inodes[ino] = it
 	return it
-}
-
-// account adds d to the thread's and the kernel's breakdowns.
-func (tm *timeModel) account(t *Task, d *Breakdown) {
-	if t.tb == nil {
-		t.tb = new(Breakdown)
-	}
-	t.tb.add(d)
-	tm.total.add(d)
 }
 
 // pre is what the model needs to know of a call before it runs.
@@ -289,36 +304,125 @@ type pre struct {
 	anyHoles bool  // the file has a hole
 }
 
-// syscall runs c and prices it.
+// kind is how a call is priced.
+type kind uint8
+
+const (
+	light kind = iota // syscall entry only: the thread's own state, no lock
+	path              // entry and a path lookup
+	nsop              // entry, path lookup and a journalled namespace change
+	model             // the page cache, the journal or the device: priced under tm.mu
+)
+
+// kindOf says how calls of each number are priced.
+var kindOf = func() (k [1024]kind) {
+	for _, nr := range []Sysno{SYS_OPEN, SYS_OPENAT, SYS_CREAT, SYS_STAT, SYS_LSTAT, SYS_NEWFSTATAT,
+		SYS_STATX, SYS_ACCESS, SYS_FACCESSAT, SYS_FACCESSAT2, SYS_READLINK, SYS_READLINKAT, SYS_CHDIR,
+		SYS_CHMOD, SYS_FCHMODAT, SYS_CHOWN, SYS_LCHOWN, SYS_FCHOWNAT, SYS_UTIMENSAT, SYS_SETXATTR,
+		SYS_LSETXATTR, SYS_REMOVEXATTR, SYS_LREMOVEXATTR, SYS_EXECVE} {
+		k[nr] = path
+	}
+	for _, nr := range []Sysno{SYS_UNLINK, SYS_UNLINKAT, SYS_RMDIR, SYS_RENAME, SYS_RENAMEAT,
+		SYS_RENAMEAT2, SYS_LINK, SYS_LINKAT, SYS_SYMLINK, SYS_SYMLINKAT, SYS_MKDIR, SYS_MKDIRAT} {
+		k[nr] = nsop
+	}
+	for _, nr := range []Sysno{SYS_READ, SYS_READV, SYS_PREAD64, SYS_PREADV, SYS_PREADV2,
+		SYS_WRITE, SYS_WRITEV, SYS_PWRITE64, SYS_PWRITEV, SYS_PWRITEV2, SYS_FSYNC, SYS_FDATASYNC,
+		SYS_SYNC, SYS_SYNCFS, SYS_FTRUNCATE, SYS_TRUNCATE, SYS_FALLOCATE} {
+		k[nr] = model
+	}
+	return k
+}()
+
+func kindOfNr(nr Sysno) kind {
+	if uint(nr) < uint(len(kindOf)) {
+		return kindOf[nr]
+	}
+	return light
+}
+
+// syscall runs c and prices it. Calls that touch only the thread's own state
+// are priced without the model's lock.
 func (tm *timeModel) syscall(c *Call) Result {
-	k := tm.k
 	t := c.Task
+	kd := kindOfNr(c.Nr)
 	var p pre
-	if t != nil && !t.exited.Load() {
+	if kd == model && t != nil && !t.exited.Load() {
 		tm.before(c, &p)
 	}
-	r := k.run(c)
+	r := tm.k.run(c)
 	if t == nil {
 		return r
 	}
-	tm.mu.Lock()
-	var d Breakdown
-	now := t.now
-	now = tm.price(t, c, r, &p, now, &d)
-	now = tm.background(now)
-	t.now = now
-	tm.account(t, &d)
-	if now > k.clock.Now() {
-		k.clock.ns.Store(now)
+	now := tm.entry(t, kd)
+	if kd < nsop || r.Errno != 0 {
+		t.now = now
+		return r
 	}
+	tm.mu.Lock()
+	if kd == nsop {
+		tm.jr.dirty(now)
+	} else {
+		now = tm.price(t, c, r, &p, now, t.tb)
+	}
+	now = tm.background(now)
+	tm.setNow(t, now)
 	tm.mu.Unlock()
 	return r
+}
+
+// entry charges t the CPU of a call's entry (and path lookup) and returns its
+// clock after it; the caller sets it (setNow) once the call is priced.
+func (tm *timeModel) entry(t *Task, kd kind) int64 {
+	if t.tb == nil {
+		tm.register(t)
+	}
+	cpu := tm.cpu.syscall
+	switch kd {
+	case path:
+		cpu += tm.cpu.path
+	case nsop:
+		cpu += tm.cpu.path + tm.cpu.journal
+	}
+	t.tb.CPU += cpu
+	return t.now + cpu
+}
+
+// setNow sets t's clock at the end of a call priced under tm.mu and moves the
+// kernel's clock to it if it is the latest. Calls priced by their entry alone
+// only move the thread's clock (see Kernel.Now).
+func (tm *timeModel) setNow(t *Task, now int64) {
+	t.now = now
+	if now > tm.k.clock.ns.Load() {
+		tm.k.clock.ns.Store(now)
+	}
+}
+
+// latest returns the latest clock of any thread, and moves the kernel's clock
+// (file timestamps) to it.
+func (tm *timeModel) latest() int64 {
+	tm.mu.Lock()
+	defer tm.mu.Unlock()
+	now := tm.k.clock.Now()
+	for _, t := range tm.tasks {
+		now = max(now, t.now)
+	}
+	tm.k.clock.ns.Store(now)
+	return now
+}
+
+// register gives t its breakdown and lists it for Kernel.Breakdown.
+func (tm *timeModel) register(t *Task) {
+	tm.mu.Lock()
+	t.tb = new(Breakdown)
+	tm.tasks = append(tm.tasks, t)
+	tm.mu.Unlock()
 }
 
 // before records what the pricing of c needs from before the call.
 func (tm *timeModel) before(c *Call, p *pre) {
 	switch c.Nr {
-	case SYS_WRITE, SYS_WRITEV, SYS_PWRITE64, SYS_PWRITEV, SYS_PWRITEV2, SYS_READ, SYS_READV:
+	case SYS_WRITE, SYS_WRITEV, SYS_PWRITE64, SYS_PWRITEV, SYS_PWRITEV2:
 	default:
 		return
 	}
@@ -340,7 +444,7 @@ func (tm *timeModel) before(c *Call, p *pre) {
 	default:
 		p.off = f.Offset()
 	}
-	if f.flags.Load()&syscall.O_APPEND != 0 && c.Nr != SYS_READ && c.Nr != SYS_READV {
+	if f.flags.Load()&syscall.O_APPEND != 0 {
 		p.off = p.size
 	}
 	n := callBytes(c)
@@ -369,45 +473,16 @@ func callBytes(c *Call) int64 {
 	return n
 }
 
-// price returns the thread's clock after c, which started at now, and adds
-// where the time went to d.
+// price returns the thread's clock after c (a successful call of kind model
+// whose entry is paid by now) and adds where the time went to d.
 func (tm *timeModel) price(t *Task, c *Call, r Result, p *pre, now int64, d *Breakdown) int64 {
-	cpu := tm.cpu.syscall
-	switch c.Nr {
-	case SYS_OPEN, SYS_OPENAT, SYS_CREAT, SYS_STAT, SYS_LSTAT, SYS_NEWFSTATAT, SYS_STATX,
-		SYS_ACCESS, SYS_FACCESSAT, SYS_FACCESSAT2, SYS_READLINK, SYS_READLINKAT, SYS_CHDIR,
-		SYS_CHMOD, SYS_FCHMODAT, SYS_CHOWN, SYS_LCHOWN, SYS_FCHOWNAT, SYS_UTIMENSAT,
-		SYS_SETXATTR, SYS_LSETXATTR, SYS_REMOVEXATTR, SYS_LREMOVEXATTR, SYS_EXECVE:
-		cpu += tm.cpu.path
-	case SYS_UNLINK, SYS_UNLINKAT, SYS_RMDIR, SYS_RENAME, SYS_RENAMEAT, SYS_RENAMEAT2,
-		SYS_LINK, SYS_LINKAT, SYS_SYMLINK, SYS_SYMLINKAT, SYS_MKDIR, SYS_MKDIRAT:
-		cpu += tm.cpu.path + tm.cpu.journal
-		if r.Errno == 0 {
-			tm.jr.dirty(now)
-		}
-	}
-	now += cpu
-	d.CPU += cpu
-	if r.Errno != 0 {
-		return now
-	}
 	switch c.Nr {
 	case SYS_READ, SYS_READV, SYS_PREAD64, SYS_PREADV, SYS_PREADV2:
-		f := p.f
-		if f == nil {
-			f = t.files.get(int(c.Args[0]))
+		off := c.Args[3]
+		if c.Nr == SYS_READ || c.Nr == SYS_READV || (c.Nr == SYS_PREADV2 && off == -1) {
+			off = -1
 		}
-		if f == nil || f.ino == nil || !f.ino.IsRegular() || r.Ret == 0 {
-			return now
-		}
-		off := p.off
-		if c.Nr != SYS_READ && c.Nr != SYS_READV {
-			off = c.Args[3]
-			if c.Nr == SYS_PREADV2 && off == -1 {
-				off = f.Offset() - r.Ret
-			}
-		}
-		return tm.read(t, f, tm.inode(f.ino), off, r.Ret, now, d)
+		return tm.readCall(t, int(c.Args[0]), off, r.Ret, now, d)
 	case SYS_WRITE, SYS_WRITEV, SYS_PWRITE64, SYS_PWRITEV, SYS_PWRITEV2:
 		if p.f == nil || r.Ret == 0 {
 			return now
@@ -416,7 +491,7 @@ func (tm *timeModel) price(t *Task, c *Call, r Result, p *pre, now int64, d *Bre
 		if c.Nr == SYS_PWRITEV2 {
 			fl |= rwfFlags(c.Args[4])
 		}
-		return tm.write(t, p, tm.inode(p.f.ino), fl, r.Ret, now, d)
+		return tm.write(t, p, tm.fileInode(p.f), fl, r.Ret, now, d)
 	case SYS_FSYNC, SYS_FDATASYNC:
 		f := t.files.get(int(c.Args[0]))
 		if f == nil || f.ino == nil {
@@ -443,6 +518,41 @@ func (tm *timeModel) price(t *Task, c *Call, r Result, p *pre, now int64, d *Bre
 		}
 	}
 	return now
+}
+
+// readCall prices a successful read of n bytes through fd at off (-1: at the
+// file offset, which has moved past what was read).
+func (tm *timeModel) readCall(t *Task, fd int, off, n, now int64, d *Breakdown) int64 {
+	f := t.files.get(fd)
+	if f == nil || f.ino == nil || !f.ino.IsRegular() || n == 0 {
+		return now
+	}
+	if off < 0 {
+		// The file offset, moved past what was read. As Kernel.read, an
+		// unshared description of an unshared table needs no offset lock.
+		if t.files.users.Load() == 1 && f.refs.Load() == 1 {
+			off = f.off - n
+		} else {
+			off = f.Offset() - n
+		}
+	}
+	return tm.read(t, f, tm.fileInode(f), off, n, now, d)
+}
+
+// chargeRead prices r, the result of a read (pread at off >= 0) made by t
+// through a typed entry point, and returns it.
+func (tm *timeModel) chargeRead(t *Task, fd int, off int64, r Result) Result {
+	now := tm.entry(t, model)
+	if r.Errno != 0 || r.Ret == 0 {
+		tm.setNow(t, now)
+		return r
+	}
+	tm.mu.Lock()
+	now = tm.readCall(t, fd, off, r.Ret, now, t.tb)
+	now = tm.background(now)
+	tm.setNow(t, now)
+	tm.mu.Unlock()
+	return r
 }
 
 // rwfFlags converts pwritev2's RWF_DSYNC/RWF_SYNC to the open flags they act as.

@@ -71,7 +71,7 @@ func (tm *timeModel) insert(it *inodeTime, idx, start, ready, now int64) int32 {
 		s = tm.reclaim(now)
 	}
 	pc.ents[s] = pageEnt{it: it, idx: idx, start: start, ready: ready, ref: true}
-	it.pages[idx] = s
+	it.setPage(idx, s)
 	return s
 }
 
@@ -91,7 +91,7 @@ func (tm *timeModel) reclaim(now int64) int32 {
 			e.ref = false
 			continue
 		}
-		delete(e.it.pages, e.idx)
+		e.it.delPage(e.idx)
 		*e = pageEnt{}
 		return int32(s)
 	}
@@ -101,14 +101,14 @@ func (tm *timeModel) reclaim(now int64) int32 {
 	if e.dirty {
 		tm.writeback(e.it, now, -1, 0, 0)
 	}
-	delete(e.it.pages, e.idx)
+	e.it.delPage(e.idx)
 	*e = pageEnt{}
 	return int32(s)
 }
 
 // drop removes page idx of it from the cache (invalidation, truncation).
 func (pc *pageCache) drop(it *inodeTime, idx int64) {
-	s, ok := it.pages[idx]
+	s, ok := it.page(idx)
 	if !ok {
 		return
 	}
@@ -116,7 +116,7 @@ func (pc *pageCache) drop(it *inodeTime, idx int64) {
 	if e.dirty {
 		pc.dirty--
 	}
-	delete(it.pages, idx)
+	it.delPage(idx)
 	*e = pageEnt{}
 	pc.free = append(pc.free, s)
 }
@@ -124,8 +124,11 @@ func (pc *pageCache) drop(it *inodeTime, idx int64) {
 // dropBeyond removes the pages of it at or past size (truncate).
 func (pc *pageCache) dropBeyond(it *inodeTime, size int64) {
 	first := (size + pageBytes - 1) >> pageShift
+	for idx := first; idx < int64(len(it.dense)); idx++ {
+		pc.drop(it, idx)
+	}
 	var gone []int64
-	for idx := range it.pages {
+	for idx := range it.sparse {
 		if idx >= first {
 			gone = append(gone, idx)
 		}
@@ -135,6 +138,47 @@ func (pc *pageCache) dropBeyond(it *inodeTime, size int64) {
 		pc.drop(it, idx)
 	}
 	it.dirty = slices.DeleteFunc(it.dirty, func(i int64) bool { return i >= first })
+}
+
+// denseMax is how many first pages of a file are indexed by a slice; the
+// others by a map.
+const denseMax = 1 << 14
+
+// page returns the slot of page idx of it, if resident.
+func (it *inodeTime) page(idx int64) (int32, bool) {
+	if idx < int64(len(it.dense)) {
+		s := it.dense[idx]
+		return s - 1, s != 0
+	}
+	if idx < denseMax || it.sparse == nil {
+		return 0, false
+	}
+	s, ok := it.sparse[idx]
+	return s, ok
+}
+
+func (it *inodeTime) setPage(idx int64, s int32) {
+	it.npages++
+	if idx < denseMax {
+		if idx >= int64(len(it.dense)) {
+			it.dense = slices.Grow(it.dense, int(idx+1)-len(it.dense))[:idx+1]
+		}
+		it.dense[idx] = s + 1
+		return
+	}
+	if it.sparse == nil {
+		it.sparse = map[int64]int32{}
+	}
+	it.sparse[idx] = s
+}
+
+func (it *inodeTime) delPage(idx int64) {
+	it.npages--
+	if idx < int64(len(it.dense)) {
+		it.dense[idx] = 0
+		return
+	}
+	delete(it.sparse, idx)
 }
 
 // markDirty makes a resident page dirty.
@@ -181,7 +225,7 @@ func (tm *timeModel) writeback(it *inodeTime, now, hi, lo int64, limit int) int6
 			keep = append(keep, idx)
 			continue
 		}
-		if s, ok := it.pages[idx]; ok && pc.ents[s].dirty {
+		if s, ok := it.page(idx); ok && pc.ents[s].dirty {
 			pc.ents[s].dirty = false
 			pc.dirty--
 		}
@@ -243,7 +287,8 @@ func (tm *timeModel) background(now int64) int64 {
 // read.
 type readahead struct {
 	start, size, async int64
-	prev               int64 // last page read + 1; 0 before any read
+	prev               int64      // last page read + 1; 0 before any read
+	it                 *inodeTime // the time model's state of the file's inode
 }
 
 // initSize is get_init_ra_size (mm/readahead.c): the first window of a
@@ -285,13 +330,13 @@ func (tm *timeModel) readPages(it *inodeTime, first, n, now int64, d *Breakdown,
 	end := min(first+n, (size+pageBytes-1)>>pageShift)
 	done := now
 	for idx := first; idx < end; {
-		if _, ok := it.pages[idx]; ok {
+		if _, ok := it.page(idx); ok {
 			idx++
 			continue
 		}
 		run := idx
 		for run < end {
-			if _, ok := it.pages[run]; ok {
+			if _, ok := it.page(run); ok {
 				break
 			}
 			run++
@@ -336,13 +381,13 @@ func (tm *timeModel) ondemand(f *File, it *inodeTime, idx, req, now int64, async
 		}
 	default:
 		// Random: read what was asked, and forget the window.
-		*ra = readahead{prev: ra.prev}
+		*ra = readahead{prev: ra.prev, it: ra.it}
 		tm.readPages(it, idx, req, now, d, false)
 		return
 	}
 	tm.readPages(it, ra.start, ra.size, now, d, true)
 	if ra.async > 0 {
-		if s, ok := it.pages[ra.start+ra.size-ra.async]; ok {
+		if s, ok := it.page(ra.start + ra.size - ra.async); ok {
 			tm.pc.ents[s].mark = true
 		}
 	}
@@ -360,11 +405,11 @@ func (tm *timeModel) read(t *Task, f *File, it *inodeTime, off, n, now int64, d 
 	now += lookup
 	d.CPU += lookup
 	for idx := first; idx <= last; idx++ {
-		s, ok := it.pages[idx]
+		s, ok := it.page(idx)
 		hit := ok && pc.ents[s].ready <= t0
 		if !ok {
 			tm.ondemand(f, it, idx, last-idx+1, now, false, d)
-			s, ok = it.pages[idx]
+			s, ok = it.page(idx)
 			if !ok {
 				break // past the end of file
 			}
@@ -396,14 +441,14 @@ func (tm *timeModel) read(t *Task, f *File, it *inodeTime, off, n, now int64, d 
 
 // direct reports whether reads and writes through f bypass the page cache.
 func (tm *timeModel) direct(f *File) bool {
-	return f.flags.Load()&oDirect != 0 || (tm.p.FS.Type == "ufs" && tm.p.FS.ForceDirectIO)
+	return f.flags.Load()&oDirect != 0 || tm.forceDirect
 }
 
 // invalidate writes back and drops the cached pages of [off, off+n) before
 // direct I/O (iomap_dio_rw: kiocb_write_and_wait, kiocb_invalidate_pages) and
 // returns when the writeback completes.
 func (tm *timeModel) invalidate(it *inodeTime, off, n, now int64, d *Breakdown) int64 {
-	if len(it.pages) == 0 {
+	if it.npages == 0 {
 		return now
 	}
 	first, last := off>>pageShift, (off+n-1)>>pageShift

@@ -185,8 +185,15 @@ func (k *Kernel) FS() *vfs.FS { return k.fs }
 // Clock returns the virtual clock.
 func (k *Kernel) Clock() *Clock { return &k.clock }
 
-// Now returns the virtual nanoseconds elapsed since the kernel started.
-func (k *Kernel) Now() int64 { return k.clock.Now() }
+// Now returns the virtual nanoseconds elapsed since the kernel started: under a
+// time model, the latest clock any thread has reached (see Task.Now); read it
+// when no thread is in a call.
+func (k *Kernel) Now() int64 {
+	if k.tm != nil {
+		return k.tm.latest()
+	}
+	return k.clock.Now()
+}
 
 // Syscall performs one call and charges its cost to the virtual clock. It is the
 // single dispatch point of the model; Kernel implements Handler.
@@ -233,11 +240,25 @@ func (k *Kernel) run(c *Call) (r Result) {
 }
 
 // chargeConst charges the constant cost of a call made by t through a typed
-// entry point (see Process.direct) and returns its result.
+// entry point (see Process.direct) and returns its result; under a time model,
+// the call's entry (Process.directLight).
 func (k *Kernel) chargeConst(t *Task, r Result) Result {
+	if tm := k.tm; tm != nil {
+		t.now = tm.entry(t, light)
+		return r
+	}
 	k.clock.ns.Add(k.constCost)
 	t.now += k.constCost
 	return r
+}
+
+// chargePath is chargeConst for a call that resolves a path.
+func (k *Kernel) chargePath(t *Task, r Result) Result {
+	if tm := k.tm; tm != nil {
+		t.now = tm.entry(t, path)
+		return r
+	}
+	return k.chargeConst(t, r)
 }
 
 // charge advances the clock by the cost model's price of c. The model gets a copy,
@@ -496,6 +517,7 @@ func (k *Kernel) Spawn() *Process {
 // free one when pid is 0: the strace replayer uses the recorded pids. EEXIST when
 // the id is taken.
 func (k *Kernel) SpawnPid(pid int) (*Task, error) {
+	now := k.Now()
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	id, err := k.allocIDLocked(pid)
@@ -506,7 +528,7 @@ func (k *Kernel) SpawnPid(pid int) (*Task, error) {
 	g.cwd.Store(k.fs.Root())
 	g.umask.Store(0o022)
 	g.nofile.Store(k.nofileDefault)
-	t := &Task{k: k, tid: id, g: g, files: g.files, now: k.clock.Now()}
+	t := &Task{k: k, tid: id, g: g, files: g.files, now: now}
 	g.threads = []*Task{t}
 	k.tasks[id] = t
 	k.groups[id] = g
