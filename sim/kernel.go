@@ -208,20 +208,7 @@ func (k *Kernel) syscall(c *Call) Result {
 	if k.tm != nil {
 		return k.tm.syscall(c)
 	}
-	r := k.run(c)
-	if k.cost == nil {
-		k.clock.ns.Add(k.constCost)
-		if t := c.Task; t != nil {
-			t.now += k.constCost
-		}
-	} else {
-		k.charge(c, r)
-	}
-	return r
-}
-
-// run performs c without charging it.
-func (k *Kernel) run(c *Call) (r Result) {
+	var r Result
 	switch t := c.Task; {
 	case t == nil || t.exited.Load():
 		r = Fail(syscall.ESRCH)
@@ -235,6 +222,14 @@ func (k *Kernel) run(c *Call) (r Result) {
 		r = k.sysWrite(c)
 	default:
 		r = k.dispatch(c)
+	}
+	if k.cost == nil {
+		k.clock.ns.Add(k.constCost)
+		if t := c.Task; t != nil {
+			t.now += k.constCost
+		}
+	} else {
+		k.charge(c, r)
 	}
 	return r
 }

@@ -5,6 +5,7 @@
 //	iosim replay [flags] TRACE...   replay strace files on the model
 //	iosim syscalls                  list the syscalls and how far they are modelled
 //	iosim interposers               list the interposers and their parameters
+//	iosim devices                   list the bundled device profiles
 //
 // Run `iosim help COMMAND` for a command's flags.
 //
@@ -39,6 +40,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdSyscalls(args[1:], stdout, stderr)
 	case "interposers":
 		return cmdInterposers(args[1:], stdout, stderr)
+	case "devices":
+		return cmdDevices(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		if len(args) > 1 {
 			return run([]string{args[1], "-h"}, stdout, stderr)
@@ -59,6 +62,7 @@ commands:
   replay TRACE...   replay strace files on the model (--verify checks every result)
   syscalls          list the syscalls and how far the model covers them
   interposers       list the interposers that --stack takes
+  devices           list the bundled device profiles that --device takes
 
 Run 'iosim help COMMAND' for a command's flags.
 `)
