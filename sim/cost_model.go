@@ -360,12 +360,12 @@ func (tm *timeModel) syscall(c *Call) Result {
 		return r
 	}
 	tm.mu.Lock()
+	tm.background(now)
 	if kd == nsop {
 		tm.jr.dirty(now)
 	} else {
 		now = tm.price(t, c, r, &p, now, t.tb)
 	}
-	now = tm.background(now)
 	tm.setNow(t, now)
 	tm.mu.Unlock()
 	return r
@@ -552,12 +552,12 @@ func (tm *timeModel) readCall(t *Task, fd int, off, n, now int64, d *Breakdown) 
 func (tm *timeModel) chargeRead(t *Task, fd int, off int64, r Result) Result {
 	now := tm.entry(t, model)
 	if r.Errno != 0 || r.Ret == 0 {
-		tm.setNow(t, now)
+		t.now = now
 		return r
 	}
 	tm.mu.Lock()
+	tm.background(now)
 	now = tm.readCall(t, fd, off, r.Ret, now, t.tb)
-	now = tm.background(now)
 	tm.setNow(t, now)
 	tm.mu.Unlock()
 	return r

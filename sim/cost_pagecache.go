@@ -263,10 +263,12 @@ func (tm *timeModel) flushOldest(target int, now int64) int64 {
 	return done
 }
 
-// background runs what the kernel's threads do by virtual time now: the
-// flusher (dirty pages past the background threshold or expired) and the
-// journal's periodic commit. Nobody waits for it; the device is busy with it.
-func (tm *timeModel) background(now int64) int64 {
+// background runs what the kernel's threads have done by virtual time now (a
+// call's start): the flusher (dirty pages past the background threshold or
+// expired) and the journal's periodic commit. Nobody waits for it; the device
+// is busy with it.
+func (tm *timeModel) background(now int64) {
+	tm.jr.periodic(now) // due at a time before now: before the flusher's work at now
 	pc := &tm.pc
 	if pc.dirty > pc.bgLimit {
 		tm.flushOldest(pc.bgLimit, now)
@@ -277,8 +279,6 @@ func (tm *timeModel) background(now int64) int64 {
 			tm.writeback(pc.dirtyInodes[0], now, -1, 0, 0)
 		}
 	}
-	tm.jr.periodic(now)
-	return now
 }
 
 // readahead is file_ra_state (include/linux/fs.h): the current window
