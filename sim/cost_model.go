@@ -178,6 +178,8 @@ type timeModel struct {
 	pc pageCache
 	jr journal
 
+	aio map[uint64][]int64 // AIO context → completion times not yet returned
+
 	tasks []*Task   // the threads that made calls, in order of their first
 	total Breakdown // device counts and commits (kernel-wide)
 }
@@ -213,6 +215,7 @@ func newTimeModel(k *Kernel, p *device.Profile) *timeModel {
 		ufs:         p.FS.Type == "ufs",
 		forceDirect: p.FS.Type == "ufs" && p.FS.ForceDirectIO,
 		inodes:      map[*vfs.Inode]*inodeTime{},
+		aio:         map[uint64][]int64{},
 		nextBase:    dataStart,
 	}
 	tm.pc.init(p.Memory)
@@ -302,6 +305,7 @@ type pre struct {
 	size     int64 // the file's size
 	holes    bool  // the written range has a hole (or lies past the end)
 	anyHoles bool  // the file has a hole
+	aio      []pre // io_submit: each iocb's
 }
 
 // kind is how a call is priced.
@@ -328,7 +332,8 @@ var kindOf = func() (k [1024]kind) {
 	}
 	for _, nr := range []Sysno{SYS_READ, SYS_READV, SYS_PREAD64, SYS_PREADV, SYS_PREADV2,
 		SYS_WRITE, SYS_WRITEV, SYS_PWRITE64, SYS_PWRITEV, SYS_PWRITEV2, SYS_FSYNC, SYS_FDATASYNC,
-		SYS_SYNC, SYS_SYNCFS, SYS_FTRUNCATE, SYS_TRUNCATE, SYS_FALLOCATE} {
+		SYS_SYNC, SYS_SYNCFS, SYS_FTRUNCATE, SYS_TRUNCATE, SYS_FALLOCATE,
+		SYS_IO_SUBMIT, SYS_IO_GETEVENTS, SYS_IO_PGETEVENTS, SYS_IO_DESTROY} {
 		k[nr] = model
 	}
 	return k
@@ -430,6 +435,9 @@ func (tm *timeModel) register(t *Task) {
 // before records what the pricing of c needs from before the call.
 func (tm *timeModel) before(c *Call, p *pre) {
 	switch c.Nr {
+	case SYS_IO_SUBMIT:
+		beforeSubmit(c, p)
+		return
 	case SYS_WRITE, SYS_WRITEV, SYS_PWRITE64, SYS_PWRITEV, SYS_PWRITEV2:
 	default:
 		return
@@ -508,6 +516,12 @@ func (tm *timeModel) price(t *Task, c *Call, r Result, p *pre, now int64, d *Bre
 		return tm.fsync(tm.inode(f.ino), c.Nr == SYS_FDATASYNC, now, d)
 	case SYS_SYNC, SYS_SYNCFS:
 		return tm.syncAll(now, d)
+	case SYS_IO_SUBMIT:
+		return tm.submitAIO(t, c, p, r.Ret, now, d)
+	case SYS_IO_GETEVENTS, SYS_IO_PGETEVENTS:
+		return tm.getEvents(uint64(c.Args[0]), r.Ret, now, d)
+	case SYS_IO_DESTROY:
+		delete(tm.aio, uint64(c.Args[0]))
 	case SYS_FTRUNCATE, SYS_TRUNCATE, SYS_FALLOCATE:
 		var ino *vfs.Inode
 		if c.Nr == SYS_TRUNCATE {

@@ -254,3 +254,36 @@ func TestTaskClocks(t *testing.T) {
 	require.Equal(t, int64(1000), c.Task().Now(), "a child starts at its parent's time at the fork")
 	require.Greater(t, a.Task().Now(), int64(1000), "the fork cost the parent its entry")
 }
+
+// O_DIRECT AIO completes when the device does: io_submit of reads returns at once and
+// io_getevents waits; buffered AIO is done in io_submit.
+func TestAIOTiming(t *testing.T) {
+	run := func(flags int) (submit, getevents int64) {
+		_, p := timedKernel(t, "hdd-7200", nil)
+		writeFile(t, p, "/f", 1<<20, true)
+		fd, err := p.Open("/f", unix.O_RDWR|flags, 0)
+		require.NoError(t, err)
+		ctx, err := p.IoSetup(8)
+		require.NoError(t, err)
+		var cbs []*Iocb
+		for i := range 4 {
+			cbs = append(cbs, &Iocb{Opcode: IOCB_CMD_PREAD, Fd: uint32(fd), Buf: make([]byte, 8192), Offset: int64(i) * 200 << 10})
+		}
+		t0 := p.Task().Now()
+		n, err := p.IoSubmit(ctx, cbs)
+		require.NoError(t, err)
+		require.Equal(t, 4, n)
+		t1 := p.Task().Now()
+		ev := make([]IoEvent, 4)
+		n, err = p.IoGetevents(ctx, 4, 4, ev, nil)
+		require.NoError(t, err)
+		require.Equal(t, 4, n)
+		return t1 - t0, p.Task().Now() - t1
+	}
+	s, g := run(unix.O_DIRECT)
+	require.Less(t, s, int64(100_000), "direct: io_submit only queues")
+	require.Greater(t, g, int64(1_000_000), "direct: io_getevents waits for the disk")
+	s, g = run(0)
+	require.Less(t, g, int64(1_000), "buffered: complete at submission")
+	require.Greater(t, s, g)
+}
