@@ -29,8 +29,8 @@ type pageEnt struct {
 }
 
 type pageCache struct {
-	ents  []pageEnt
-	used  int
+	ents  []pageEnt // grows to capacity as pages are first used
+	cap   int       // pages
 	hand  int
 	free  []int32
 	dirty int // dirty pages
@@ -46,7 +46,7 @@ type pageCache struct {
 
 func (pc *pageCache) init(m device.Memory) {
 	n := max(int(m.PageCacheBytes>>pageShift), 16)
-	pc.ents = make([]pageEnt, n)
+	pc.cap = n
 	pc.bgLimit = n * m.DirtyBackgroundRatio / 100
 	pc.limit = n * m.DirtyRatio / 100
 	pc.expire = int64(m.DirtyExpireCentisecs) * 1e7
@@ -64,9 +64,9 @@ func (tm *timeModel) insert(it *inodeTime, idx, start, ready, now int64) int32 {
 	case len(pc.free) > 0:
 		s = pc.free[len(pc.free)-1]
 		pc.free = pc.free[:len(pc.free)-1]
-	case pc.used < len(pc.ents):
-		s = int32(pc.used)
-		pc.used++
+	case len(pc.ents) < pc.cap:
+		s = int32(len(pc.ents))
+		pc.ents = append(pc.ents, pageEnt{})
 	default:
 		s = tm.reclaim(now)
 	}
