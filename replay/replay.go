@@ -101,6 +101,9 @@ type Options struct {
 	// Device, when set, prices the calls with its time model (sim.WithDevice)
 	// and the report carries Timing.
 	Device *iodevice.Profile
+	// Timing, with Device, compares the model's time of each call with the
+	// duration recorded by strace -T (Report.Timing.Classes, DeviceBound).
+	Timing bool
 }
 
 // Divergence is one call whose simulated result differs from the recorded one.
@@ -400,7 +403,7 @@ func newReplayer(opts Options, pl *plan) (*replayer, error) {
 		}
 	}
 	if opts.Device != nil {
-		r.timer = newTimer(r.top, k)
+		r.timer = newTimer(r.top, k, opts.Timing)
 		r.top = r.timer
 	}
 	max := opts.MaxDivergences

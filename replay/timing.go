@@ -7,6 +7,7 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"iosim/sim"
+	"iosim/strace"
 	"iosim/vfs"
 )
 
@@ -22,7 +23,35 @@ type Timing struct {
 	Syscalls      []SyscallTiming `json:"syscalls"`        // by time, then name
 	Files         []FileTiming    `json:"files"`           // by time, then path
 	Breakdown     sim.Breakdown   `json:"breakdown"`
+
+	// With Options.Timing, on a trace recorded with -T: the model's time of
+	// each call against its recorded duration, less strace's own overhead per
+	// call (the smallest recorded duration in the trace, a null syscall's).
+	StraceOverheadNs int64         `json:"strace_overhead_ns,omitempty"`
+	Classes          []ClassTiming `json:"classes,omitempty"`      // by recorded time, then name
+	Recorded         *TimingTotals `json:"recorded,omitempty"`     // every call with a duration
+	DeviceBound      *TimingTotals `json:"device_bound,omitempty"` // calls that took >= 100 us when recorded
 }
+
+// ClassTiming compares the model with the recording for one syscall.
+type ClassTiming struct {
+	Name        string  `json:"name"`
+	Calls       int64   `json:"calls"`
+	RecordedNs  int64   `json:"recorded_ns"`
+	ModelNs     int64   `json:"model_ns"`
+	MedianRatio float64 `json:"median_ratio"` // median of model / recorded over the calls
+}
+
+// TimingTotals sums recorded and model times over some calls.
+type TimingTotals struct {
+	Calls      int64 `json:"calls"`
+	RecordedNs int64 `json:"recorded_ns"`
+	ModelNs    int64 `json:"model_ns"`
+}
+
+// deviceBoundNs is the recorded duration from which a call counts as bound
+// by the device (fsync, O_SYNC writes, direct I/O) rather than the CPU.
+const deviceBoundNs = 100_000
 
 // SyscallTiming is one row of the per-syscall table.
 type SyscallTiming struct {
@@ -53,6 +82,13 @@ type timer struct {
 	k     *sim.Kernel
 	calls map[sim.Sysno]*callAgg
 	files map[*vfs.Inode]*fileAgg
+
+	// With Options.Timing: the duration the trace recorded for the call
+	// about to run (see recorded), and per call the pair.
+	rec, hasRec bool
+	recNs       int64
+	pairs       map[sim.Sysno][][2]int64 // recorded, model
+	minRec      int64
 }
 
 type callAgg struct {
@@ -65,8 +101,16 @@ type fileAgg struct {
 	path      string // the last path the inode was seen under
 }
 
-func newTimer(next sim.Handler, k *sim.Kernel) *timer {
-	return &timer{next: next, k: k, calls: map[sim.Sysno]*callAgg{}, files: map[*vfs.Inode]*fileAgg{}}
+func newTimer(next sim.Handler, k *sim.Kernel, rec bool) *timer {
+	return &timer{next: next, k: k, calls: map[sim.Sysno]*callAgg{}, files: map[*vfs.Inode]*fileAgg{}, rec: rec, pairs: map[sim.Sysno][][2]int64{}, minRec: -1}
+}
+
+// recorded tells the timer the recorded duration of the trace's call that
+// replay sends next (strace -T); the calls replay makes of its own have none.
+func (tm *timer) recorded(ev *strace.Event) {
+	if tm.rec && ev.HasDuration {
+		tm.hasRec, tm.recNs = true, ev.Duration
+	}
 }
 
 // Unwrap returns the layer below.
@@ -93,6 +137,13 @@ func (tm *timer) Syscall(c sim.Call) sim.Result {
 		a.errors++
 	}
 	_ = a.hist.RecordValue(max(d, 1))
+	if tm.hasRec {
+		tm.hasRec = false
+		tm.pairs[c.Nr] = append(tm.pairs[c.Nr], [2]int64{tm.recNs, d})
+		if tm.minRec < 0 || tm.recNs < tm.minRec {
+			tm.minRec = tm.recNs
+		}
+	}
 	if ino := tm.inodeOf(&c, r); ino != nil {
 		f := tm.files[ino]
 		if f == nil {
@@ -160,5 +211,39 @@ func (tm *timer) report(device string) *Timing {
 	slices.SortFunc(out.Files, func(a, b FileTiming) int {
 		return cmp.Or(cmp.Compare(b.Seconds, a.Seconds), cmp.Compare(a.Path, b.Path), cmp.Compare(a.Calls, b.Calls))
 	})
+	if tm.rec && tm.minRec >= 0 {
+		tm.compare(out)
+	}
 	return out
+}
+
+// compare fills the recorded-against-model part of out.
+func (tm *timer) compare(out *Timing) {
+	over := tm.minRec
+	out.StraceOverheadNs = over
+	out.Recorded, out.DeviceBound = &TimingTotals{}, &TimingTotals{}
+	for nr, ps := range tm.pairs {
+		c := ClassTiming{Name: nr.String(), Calls: int64(len(ps))}
+		ratios := make([]float64, 0, len(ps))
+		for _, p := range ps {
+			rec := max(p[0]-over, 1)
+			c.RecordedNs += rec
+			c.ModelNs += p[1]
+			ratios = append(ratios, float64(p[1])/float64(rec))
+			if p[0] >= deviceBoundNs {
+				out.DeviceBound.Calls++
+				out.DeviceBound.RecordedNs += rec
+				out.DeviceBound.ModelNs += p[1]
+			}
+		}
+		slices.Sort(ratios)
+		c.MedianRatio = ratios[len(ratios)/2]
+		out.Recorded.Calls += c.Calls
+		out.Recorded.RecordedNs += c.RecordedNs
+		out.Recorded.ModelNs += c.ModelNs
+		out.Classes = append(out.Classes, c)
+	}
+	slices.SortFunc(out.Classes, func(a, b ClassTiming) int {
+		return cmp.Or(cmp.Compare(b.RecordedNs, a.RecordedNs), cmp.Compare(a.Name, b.Name))
+	})
 }

@@ -127,6 +127,27 @@ func writeTiming(w io.Writer, t *replay.Timing) {
 		tw.Flush()
 	}
 	writeBreakdown(w, &t.Breakdown)
+	writeRecorded(w, t)
+}
+
+// writeRecorded prints the model against the durations strace -T recorded.
+func writeRecorded(w io.Writer, t *replay.Timing) {
+	if t.Recorded == nil {
+		return
+	}
+	fmt.Fprintf(w, "\nmodel against the recording (strace overhead %.1f us a call subtracted):\n", us(t.StraceOverheadNs))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "recorded ms\tmodel ms\tratio\tmedian ratio\tcalls\tsyscall\t")
+	for _, c := range t.Classes {
+		fmt.Fprintf(tw, "%.3f\t%.3f\t%s\t%.3g\t%d\t%s\t\n", ms(c.RecordedNs), ms(c.ModelNs), ratio(c.ModelNs, c.RecordedNs), c.MedianRatio, c.Calls, c.Name)
+	}
+	for _, r := range []struct {
+		what string
+		t    *replay.TimingTotals
+	}{{"all calls", t.Recorded}, {"device-bound calls (>= 100 us recorded)", t.DeviceBound}} {
+		fmt.Fprintf(tw, "%.3f\t%.3f\t%s\t\t%d\t%s\t\n", ms(r.t.RecordedNs), ms(r.t.ModelNs), ratio(r.t.ModelNs, r.t.RecordedNs), r.t.Calls, r.what)
+	}
+	tw.Flush()
 }
 
 func writeBreakdown(w io.Writer, b *sim.Breakdown) {

@@ -113,3 +113,41 @@ func TestDevicesLists(t *testing.T) {
 		require.Contains(t, out, n)
 	}
 }
+
+// --timing puts the model against strace -T's durations: per class, in total
+// and for the device-bound calls.
+func TestReplayTimingAgainstRecording(t *testing.T) {
+	trace := "../../testdata/traces/syncwrite.osync.strace"
+	code, js, errOut := runCmd("replay", "--device", "hdd-7200", "--timing", "--json", trace)
+	require.Equal(t, 0, code, errOut)
+	var rep struct {
+		Timing struct {
+			Overhead    int64 `json:"strace_overhead_ns"`
+			DeviceBound struct {
+				Calls      int64 `json:"calls"`
+				RecordedNs int64 `json:"recorded_ns"`
+				ModelNs    int64 `json:"model_ns"`
+			} `json:"device_bound"`
+			Classes []struct {
+				Name        string  `json:"name"`
+				Calls       int64   `json:"calls"`
+				MedianRatio float64 `json:"median_ratio"`
+			} `json:"classes"`
+		} `json:"timing"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(js), &rep))
+	require.Positive(t, rep.Timing.Overhead)
+	require.Equal(t, int64(20), rep.Timing.Classes[0].Calls, "the 20 O_SYNC writes take the recorded time")
+	require.Equal(t, "write", rep.Timing.Classes[0].Name)
+	require.GreaterOrEqual(t, rep.Timing.DeviceBound.Calls, int64(20))
+	require.Positive(t, rep.Timing.DeviceBound.RecordedNs)
+	require.Positive(t, rep.Timing.DeviceBound.ModelNs)
+
+	code, out, _ := runCmd("replay", "--device", "hdd-7200", "--timing", trace)
+	require.Equal(t, 0, code)
+	require.Contains(t, out, "device-bound calls (>= 100 us recorded)")
+
+	code, _, errOut = runCmd("replay", "--timing", trace)
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, "--timing needs --device")
+}
