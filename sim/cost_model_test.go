@@ -31,6 +31,16 @@ func writeFile(t *testing.T, p *Process, path string, n int, sync bool) {
 	require.NoError(t, p.Close(fd))
 }
 
+// openWritten creates path, writes n bytes at 0 through the page cache and
+// returns the fd, open for reading and writing.
+func openWritten(t *testing.T, p *Process, path string, n int) int {
+	fd, err := p.Open(path, unix.O_CREAT|unix.O_RDWR, 0o644)
+	require.NoError(t, err)
+	_, err = p.Pwrite(fd, make([]byte, n), 0)
+	require.NoError(t, err)
+	return fd
+}
+
 // The window sizes of mm/readahead.c: get_init_ra_size and get_next_ra_size
 // with read_ahead_kb 128 (32 pages).
 func TestReadaheadSizes(t *testing.T) {
@@ -78,15 +88,12 @@ func TestReadaheadSequentialAndRandom(t *testing.T) {
 // changed; fsync also for the modification time (fs/ext4/fsync.c).
 func TestFsyncFdatasyncCommits(t *testing.T) {
 	k, p := timedKernel(t, "hdd-7200", nil)
-	fd, err := p.Open("/db", unix.O_CREAT|unix.O_RDWR, 0o644)
-	require.NoError(t, err)
-	_, err = p.Pwrite(fd, make([]byte, 1<<20), 0)
-	require.NoError(t, err)
+	fd := openWritten(t, p, "/db", 1<<20)
 	commits := func() int64 { return k.Breakdown().Commits }
 	require.NoError(t, p.Fdatasync(fd))
 	require.Equal(t, int64(1), commits(), "an extending write: fdatasync commits")
 	p.Task().Spend(10_000_000) // the next write is in another jiffy
-	_, err = p.Pwrite(fd, make([]byte, 4096), 8192)
+	_, err := p.Pwrite(fd, make([]byte, 4096), 8192)
 	require.NoError(t, err)
 	require.NoError(t, p.Fdatasync(fd))
 	require.Equal(t, int64(1), commits(), "an overwrite: fdatasync does not commit")
@@ -102,10 +109,7 @@ func TestFsyncFdatasyncCommits(t *testing.T) {
 // O_DIRECT writes back and drops the cached pages of its range first.
 func TestDirectIOFlushesAndInvalidates(t *testing.T) {
 	k, p := timedKernel(t, "hdd-7200", nil)
-	fd, err := p.Open("/f", unix.O_CREAT|unix.O_RDWR, 0o644)
-	require.NoError(t, err)
-	_, err = p.Pwrite(fd, make([]byte, 64<<10), 0)
-	require.NoError(t, err)
+	fd := openWritten(t, p, "/f", 64<<10)
 	require.Zero(t, k.Breakdown().DeviceWrites)
 	dfd, err := p.Open("/f", unix.O_RDONLY|unix.O_DIRECT, 0)
 	require.NoError(t, err)
