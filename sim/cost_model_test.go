@@ -291,3 +291,44 @@ func TestAIOTiming(t *testing.T) {
 	require.Less(t, g, int64(1_000), "buffered: complete at submission")
 	require.Greater(t, s, g)
 }
+
+// The time model is safe for threads calling from several goroutines (run with
+// -race): each thread's clock only grows, and the kernel's ends at the latest.
+func TestTimeModelConcurrentThreads(t *testing.T) {
+	k, p := timedKernel(t, "sata-ssd", nil)
+	writeFile(t, p, "/shared", 1<<20, true)
+	done := make(chan int64)
+	for i := range 4 {
+		th := p.NewThread()
+		go func() {
+			fd, err := th.Open("/shared", unix.O_RDWR, 0)
+			if err != nil {
+				done <- -1
+				return
+			}
+			buf := make([]byte, 8192)
+			last := th.Task().Now()
+			for j := range 50 {
+				th.Pread(fd, buf, int64((i*50+j)%128)*8192)
+				th.Pwrite(fd, buf, int64((i*50+j)%128)*8192)
+				if j%10 == 0 {
+					th.Fdatasync(fd)
+				}
+				if th.Task().Now() < last {
+					done <- -1
+					return
+				}
+				last = th.Task().Now()
+			}
+			th.Close(fd)
+			done <- th.Task().Now()
+		}()
+	}
+	var latest int64
+	for range 4 {
+		n := <-done
+		require.Positive(t, n)
+		latest = max(latest, n)
+	}
+	require.Equal(t, latest, k.Now())
+}
