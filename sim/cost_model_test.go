@@ -332,3 +332,16 @@ func TestTimeModelConcurrentThreads(t *testing.T) {
 	}
 	require.Equal(t, latest, k.Now())
 }
+
+// fsync of a directory commits the namespace changes in the running
+// transaction, once.
+func TestDirectoryFsyncCommits(t *testing.T) {
+	k, p := timedKernel(t, "nvme", nil)
+	require.NoError(t, p.Mkdir("/d", 0o755))
+	dfd, err := p.Open("/d", unix.O_RDONLY|unix.O_DIRECTORY, 0)
+	require.NoError(t, err)
+	require.NoError(t, p.Fsync(dfd))
+	require.Equal(t, int64(1), k.Breakdown().Commits)
+	require.NoError(t, p.Fsync(dfd))
+	require.Equal(t, int64(1), k.Breakdown().Commits, "nothing new to commit")
+}
