@@ -345,3 +345,16 @@ func TestDirectoryFsyncCommits(t *testing.T) {
 	require.NoError(t, p.Fsync(dfd))
 	require.Equal(t, int64(1), k.Breakdown().Commits, "nothing new to commit")
 }
+
+// The last of WithDevice and WithCostModel applies.
+func TestTimeModelOptionOrder(t *testing.T) {
+	prof, err := device.Lookup("ram")
+	require.NoError(t, err)
+	k := New(vfs.New(), WithDevice(prof), WithCostModel(ConstantCost(7)))
+	p := k.Spawn()
+	p.Getpid()
+	require.Equal(t, int64(7), p.Task().Now())
+	require.Nil(t, k.Device())
+	k = New(vfs.New(), WithCostModel(ConstantCost(7)), WithDevice(prof))
+	require.Equal(t, "ram", k.Device().Name)
+}
