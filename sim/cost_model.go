@@ -289,7 +289,7 @@ func (tm *timeModel) inode(ino *vfs.Inode) *inodeTime {
 	if it := tm.inodes[ino]; it != nil {
 		return it
 	}
-	it := &inodeTime{ino: ino, base: tm.nextBase}
+	it := &inodeTime{ino: ino, base: tm.nextBase, mtimeTick: -1}
 	tm.nextBase += inodeRegion
 	if tm.nextBase >= tm.p.Device.CapacityBytes-inodeRegion {
 		tm.nextBase = dataStart
