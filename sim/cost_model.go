@@ -27,6 +27,13 @@ import (
 // flight, dirty) because capacity, eviction and background writeback are timing
 // matters the file-system model (package vfs) does not have; it reads from vfs
 // what vfs knows: sizes and allocation (holes).
+//
+// Not modelled: threads do not compete for CPUs (each thread's CPU work is its
+// own); the device serves commands in arrival order (no NCQ reordering); an
+// open that creates a file journals nothing by itself (its first write does);
+// an unaligned O_DIRECT write takes i_rwsem as an aligned one would; the file
+// timestamps read the kernel's clock, which moves at the calls priced under the
+// model's lock (reads, writes, syncs), not at those priced by their entry alone.
 
 // WithDevice prices calls with the time model of profile p: the device's service
 // times, the CPU's kernel costs, the page cache and writeback tunables and the
