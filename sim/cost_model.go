@@ -32,8 +32,10 @@ import (
 // own); the device serves commands in arrival order (no NCQ reordering); an
 // open that creates a file journals nothing by itself (its first write does);
 // an unaligned O_DIRECT write takes i_rwsem as an aligned one would; the file
-// timestamps read the kernel's clock, which moves at the calls priced under the
-// model's lock (reads, writes, syncs), not at those priced by their entry alone.
+// timestamps read the kernel's clock, which moves to the calling thread's at
+// the calls that change files (writes, syncs, truncation, namespace changes)
+// and when Kernel.Now is read, not at reads or calls priced by their entry
+// alone.
 
 // WithDevice prices calls with the time model of profile p: the device's service
 // times, the CPU's kernel costs, the page cache and writeback tunables and the
@@ -378,7 +380,12 @@ func (tm *timeModel) syscall(c *Call) Result {
 	} else {
 		now = tm.price(t, c, r, &p, now, t.tb)
 	}
-	tm.setNow(t, now)
+	switch c.Nr {
+	case SYS_READ, SYS_READV, SYS_PREAD64, SYS_PREADV, SYS_PREADV2:
+		t.now = now // reads change no file: the kernel's clock stays (see above)
+	default:
+		tm.setNow(t, now)
+	}
 	tm.mu.Unlock()
 	return r
 }
@@ -578,8 +585,7 @@ func (tm *timeModel) chargeRead(t *Task, fd int, off int64, r Result) Result {
 	}
 	tm.mu.Lock()
 	tm.background(now)
-	now = tm.readCall(t, fd, off, r.Ret, now, t.tb)
-	tm.setNow(t, now)
+	t.now = tm.readCall(t, fd, off, r.Ret, now, t.tb)
 	tm.mu.Unlock()
 	return r
 }
