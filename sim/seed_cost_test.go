@@ -266,10 +266,10 @@ func TestSeed002SparseTempFilesCost(t *testing.T) {
 // O_DIRECT (filesystemio_options=setall), else buffered (none).
 func seed003(t *testing.T, direct, scan bool, execs int) (int64, *sim.Kernel) {
 	const (
-		table    = 96 << 20
-		conns    = 4
-		block    = 8 << 10
-		multi    = 1 << 20
+		table = 96 << 20
+		conns = 4
+		block = 8 << 10
+		multi = 1 << 20
 	)
 	prof := profile(t, "hdd-7200")
 	prof.Memory.PageCacheBytes = 64 << 20 // the table is 1.5 times the page cache
