@@ -93,6 +93,9 @@ type Kernel struct {
 	// the fast path does not pass the Call to an interface (which would allocate).
 	constCost int64
 	cost      CostModel // nil when constCost applies
+	// tm is the device and kernel time model (WithDevice); when set it prices
+	// every call and neither constCost nor cost applies.
+	tm *timeModel
 
 	nofileDefault int64
 	lockWait      bool
@@ -112,9 +115,11 @@ type Kernel struct {
 // Option configures New.
 type Option func(*Kernel)
 
-// WithCostModel sets the cost model (default DefaultCost: 100 ns per call).
+// WithCostModel sets the cost model (default DefaultCost: 100 ns per call),
+// replacing a time model (WithDevice) given before it.
 func WithCostModel(m CostModel) Option {
 	return func(k *Kernel) {
+		k.tm = nil
 		if c, ok := m.(ConstantCost); ok {
 			k.constCost, k.cost = int64(c), nil
 			return
@@ -196,8 +201,15 @@ func (k *Kernel) FS() *vfs.FS { return k.fs }
 // Clock returns the virtual clock.
 func (k *Kernel) Clock() *Clock { return &k.clock }
 
-// Now returns the virtual nanoseconds elapsed since the kernel started.
-func (k *Kernel) Now() int64 { return k.clock.Now() }
+// Now returns the virtual nanoseconds elapsed since the kernel started: under a
+// time model, the latest clock any thread has reached (see Task.Now); read it
+// when no thread is in a call.
+func (k *Kernel) Now() int64 {
+	if k.tm != nil {
+		return k.tm.latest()
+	}
+	return k.clock.Now()
+}
 
 // Syscall performs one call and charges its cost to the virtual clock. It is the
 // single dispatch point of the model; Kernel implements Handler.
@@ -209,41 +221,71 @@ func (k *Kernel) Syscall(c Call) Result { return k.syscall(&c) }
 // The calls of a program's steady state (read, lseek, pread64, write) are
 // dispatched here without going through the syscall table (systab.go).
 func (k *Kernel) syscall(c *Call) Result {
-	var r Result
-	switch t := c.Task; {
-	case t == nil || t.exited.Load():
-		r = Fail(syscall.ESRCH)
-	case c.Nr == SYS_READ:
-		r = k.sysRead(c)
-	case c.Nr == SYS_LSEEK:
-		r = k.sysLseek(c)
-	case c.Nr == SYS_PREAD64:
-		r = k.sysPread(c)
-	case c.Nr == SYS_WRITE:
-		r = k.sysWrite(c)
-	default:
-		r = k.dispatch(c)
+	if k.tm != nil {
+		return k.tm.syscall(c)
 	}
+	r := k.run(c)
 	if k.cost == nil {
 		k.clock.ns.Add(k.constCost)
+		if t := c.Task; t != nil {
+			t.now += k.constCost
+		}
 	} else {
 		k.charge(c, r)
 	}
 	return r
 }
 
-// chargeConst charges the constant cost of a call made through a typed entry
-// point (see Process.direct) and returns its result.
-func (k *Kernel) chargeConst(r Result) Result {
+// run performs c, uncharged: the calls of a program's steady state (read,
+// lseek, pread64, write: the table's FastPath rows) here, the rest through the
+// syscall table's dispatch (systab.go).
+func (k *Kernel) run(c *Call) Result {
+	switch t := c.Task; {
+	case t == nil || t.exited.Load():
+		return Fail(syscall.ESRCH)
+	case c.Nr == SYS_READ:
+		return k.sysRead(c)
+	case c.Nr == SYS_LSEEK:
+		return k.sysLseek(c)
+	case c.Nr == SYS_PREAD64:
+		return k.sysPread(c)
+	case c.Nr == SYS_WRITE:
+		return k.sysWrite(c)
+	}
+	return k.dispatch(c)
+}
+
+// chargeConst charges the constant cost of a call made by t through a typed
+// entry point (see Process.direct) and returns its result; under a time model,
+// the call's entry (Process.directLight).
+func (k *Kernel) chargeConst(t *Task, r Result) Result {
+	if tm := k.tm; tm != nil {
+		t.now = tm.entry(t, light)
+		return r
+	}
 	k.clock.ns.Add(k.constCost)
+	t.now += k.constCost
 	return r
+}
+
+// chargePath is chargeConst for a call that resolves a path.
+func (k *Kernel) chargePath(t *Task, r Result) Result {
+	if tm := k.tm; tm != nil {
+		t.now = tm.entry(t, path)
+		return r
+	}
+	return k.chargeConst(t, r)
 }
 
 // charge advances the clock by the cost model's price of c. The model gets a copy,
 // so that c does not escape (the facade's Calls live on its stack).
 func (k *Kernel) charge(c *Call, r Result) {
 	cc := *c
-	k.clock.Advance(k.cost.Cost(&cc, r))
+	d := k.cost.Cost(&cc, r)
+	k.clock.Advance(d)
+	if t := c.Task; t != nil && d > 0 {
+		t.now += d
+	}
 }
 
 var _ Handler = (*Kernel)(nil)
@@ -279,6 +321,7 @@ func (k *Kernel) Spawn() *Process {
 // free one when pid is 0: the strace replayer uses the recorded pids. EEXIST when
 // the id is taken.
 func (k *Kernel) SpawnPid(pid int) (*Task, error) {
+	now := k.Now()
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	id, err := k.allocIDLocked(pid)
@@ -289,7 +332,7 @@ func (k *Kernel) SpawnPid(pid int) (*Task, error) {
 	g.cwd.Store(k.fs.Root())
 	g.umask.Store(0o022)
 	g.nofile.Store(k.nofileDefault)
-	t := &Task{k: k, tid: id, g: g, files: g.files}
+	t := &Task{k: k, tid: id, g: g, files: g.files, now: now}
 	g.threads = []*Task{t}
 	k.tasks[id] = t
 	k.groups[id] = g

@@ -449,7 +449,7 @@ var rows = []row{
 	// sys_aio.go: contexts, iocbs and events are structures decoded by hand
 	{SYS_IO_SETUP, (*Kernel).sysIoSetup, Supported, "sys_aio.go", args(aInt, aPtr), RetZero, Custom},
 	{SYS_IO_DESTROY, (*Kernel).sysIoDestroy, Supported, "sys_aio.go", args(aInt), RetZero, Custom},
-	{SYS_IO_SUBMIT, (*Kernel).sysIoSubmit, Partial, "sys_aio.go; each iocb completes at submit; RESFD/eventfd not modelled",
+	{SYS_IO_SUBMIT, (*Kernel).sysIoSubmit, Partial, "sys_aio.go; an iocb completes at submit, or under a time model (WithDevice) an O_DIRECT one when the device does; RESFD/eventfd not modelled",
 		args(aInt, aInt, aPtr), RetCount, Custom},
 	{SYS_IO_GETEVENTS, (*Kernel).sysIoGetevents, Partial, "sys_aio.go; waits on the virtual clock until min_nr events or the timeout",
 		args(aInt, aInt, aInt, aPtr, aPtr), RetCount, Custom},
