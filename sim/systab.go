@@ -161,8 +161,18 @@ const (
 	// calls of a program's steady state); dispatch has no case for it.
 	FastPath
 	// Lifecycle: the call creates, transforms or ends a task (fork, clone, execve,
-	// exit); replay follows it from the trace's task structure.
+	// exit); replay follows it from the trace's task structure. One of Forks,
+	// Execs, EndsGroup goes with it, or none for exit (one thread ends).
 	Lifecycle
+	// Forks: the call may make a new process with a copy of the fd table (fork,
+	// vfork, clone without CLONE_THREAD).
+	Forks
+	// Execs: the call replaces the program; FD_CLOEXEC descriptors close.
+	Execs
+	// EndsGroup: the call ends every thread of the process and its fd table.
+	EndsGroup
+	// SetsNofile: the call may change RLIMIT_NOFILE, the bound of new fds.
+	SetsNofile
 )
 
 // Flag sets of the table.
@@ -460,27 +470,27 @@ var rows = []row{
 
 	// task.go
 	{SYS_FORK, func(k *Kernel, c *Call) Result { return ok(int64(k.fork(c.Task, 0).tid)) },
-		Supported, "task.go", args(), RetValue, Lifecycle},
+		Supported, "task.go", args(), RetValue, Lifecycle | Forks},
 	{SYS_VFORK, func(k *Kernel, c *Call) Result { return ok(int64(k.fork(c.Task, 0).tid)) },
-		Supported, "task.go; as fork", args(), RetValue, Lifecycle},
+		Supported, "task.go; as fork", args(), RetValue, Lifecycle | Forks},
 	{SYS_CLONE, sysClone, Partial, "task.go; CLONE_THREAD makes a thread, CLONE_FILES is implied for threads only",
-		args(aInt), RetValue, Lifecycle},
-	{SYS_CLONE3, sysClone, Partial, "task.go; as clone with flags in Args[0]", args(aPtr, aInt), RetValue, Lifecycle},
+		args(aInt), RetValue, Lifecycle | Forks},
+	{SYS_CLONE3, sysClone, Partial, "task.go; as clone with flags in Args[0]", args(aPtr, aInt), RetValue, Lifecycle | Forks},
 	{SYS_EXECVE, sysExecve, Partial, "task.go; closes FD_CLOEXEC descriptors; no program is loaded",
-		args(aPath, aPtr, aPtr), RetZero, Lifecycle},
-	{SYS_EXECVEAT, sysExecve, Partial, "task.go; as execve", args(aDirfd, aPath, aPtr, aPtr, aInt), RetZero, Lifecycle},
+		args(aPath, aPtr, aPtr), RetZero, Lifecycle | Execs},
+	{SYS_EXECVEAT, sysExecve, Partial, "task.go; as execve", args(aDirfd, aPath, aPtr, aPtr, aInt), RetZero, Lifecycle | Execs},
 	{SYS_EXIT, func(k *Kernel, c *Call) Result { k.exitThread(c.Task); return ok(0) },
 		Supported, "task.go", args(aInt), RetZero, Lifecycle},
 	{SYS_EXIT_GROUP, func(k *Kernel, c *Call) Result { k.exitGroup(c.Task.g); return ok(0) },
-		Supported, "task.go", args(aInt), RetZero, Lifecycle},
+		Supported, "task.go", args(aInt), RetZero, Lifecycle | EndsGroup},
 	{SYS_GETPID, func(k *Kernel, c *Call) Result { return ok(int64(c.Task.g.pid)) },
 		Supported, "task.go", args(), RetValue, 0},
 	{SYS_GETTID, func(k *Kernel, c *Call) Result { return ok(int64(c.Task.tid)) },
 		Supported, "task.go", args(), RetValue, 0},
 	{SYS_GETRLIMIT, (*Kernel).sysRlimit, Partial, "task.go; RLIMIT_NOFILE only (others 0)", args(aInt, aPtr), RetZero, Custom},
-	{SYS_SETRLIMIT, (*Kernel).sysRlimit, Partial, "task.go; RLIMIT_NOFILE only", args(aInt, aPtr), RetZero, Custom},
+	{SYS_SETRLIMIT, (*Kernel).sysRlimit, Partial, "task.go; RLIMIT_NOFILE only", args(aInt, aPtr), RetZero, Custom | SetsNofile},
 	{SYS_PRLIMIT64, (*Kernel).sysRlimit, Partial, "task.go; RLIMIT_NOFILE of the caller only",
-		args(aInt, aInt, aPtr, aPtr), RetZero, Custom},
+		args(aInt, aInt, aPtr, aPtr), RetZero, Custom | SetsNofile},
 
 	// Not modelled, described for the fds they use or make.
 	{SYS_IOCTL, nil, NotModelled, "", args(aFd, aInt, aPtr), RetValue, Custom},
