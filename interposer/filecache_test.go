@@ -177,3 +177,26 @@ func TestFileCacheWorldChanged(t *testing.T) {
 	_, _, ok = sim.ServedFd(q.Handler(), p.Task(), other)
 	require.False(t, ok, "a file the cache does not hold is not served")
 }
+
+// TestFileCacheSendfileFromServedFd: sendfile's in_fd (its second argument) may be
+// an fd the cache serves: the call reaches the kernel through the fd's twin and
+// copies the file's bytes.
+func TestFileCacheSendfileFromServedFd(t *testing.T) {
+	_, k, p := newWorld(t)
+	fc := interposer.NewFileCache(k, msbPath)
+	q := p.Through(fc)
+	_, err := q.Open(msbPath, unix.O_RDONLY, 0) // reaches the kernel
+	require.NoError(t, err)
+	in, err := q.Open(msbPath, unix.O_RDONLY, 0) // served
+	require.NoError(t, err)
+	require.Nil(t, p.Task().File(in), "the kernel does not hold the served fd")
+	out, err := q.Open("/copy", unix.O_RDWR|unix.O_CREAT, 0o644)
+	require.NoError(t, err)
+	r := q.Handler().Syscall(sim.Call{Nr: sim.SYS_SENDFILE, Task: p.Task(), Args: [6]int64{int64(out), int64(in), sim.NullOffset, 8}})
+	require.Zero(t, r.Errno)
+	require.EqualValues(t, 8, r.Ret)
+	buf := make([]byte, 8)
+	_, err = q.Pread(out, buf, 0)
+	require.NoError(t, err)
+	require.Equal(t, content(1, msbSize)[:8], buf)
+}
