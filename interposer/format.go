@@ -151,8 +151,12 @@ func errnoDesc(e syscall.Errno) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
-// errnoName is the errno's symbolic name ("ENOENT").
+// errnoName is the errno's symbolic name ("ENOENT") as strace prints it (95 is
+// EOPNOTSUPP, which x/sys/unix calls ENOTSUP).
 func errnoName(e syscall.Errno) string {
+	if e == unix.EOPNOTSUPP {
+		return "EOPNOTSUPP"
+	}
 	if n := unix.ErrnoName(e); n != "" {
 		return n
 	}
@@ -163,16 +167,17 @@ func errnoName(e syscall.Errno) string {
 const fakeAddr = "0x7ffc00000000"
 
 // appendCall writes "name(args) = result" (no newline) in strace's notation: slot
-// by slot from the syscall table's layout; fcntl by hand; the other calls the table
-// marks Custom, and those it does not describe, as their paths then their integer
-// arguments up to the last non-zero one.
+// by slot from the syscall table's layout, the slots of the calls the table marks
+// Custom that a layout cannot say by hand (appendCustomSlot); fcntl by hand; the
+// calls the table does not describe as their paths then their integer arguments
+// up to the last non-zero one.
 func appendCall(b []byte, c *sim.Call, r sim.Result, strsize int) []byte {
 	b = append(b, c.Nr.String()...)
 	b = append(b, '(')
 	switch in := sim.Info(c.Nr); {
 	case c.Nr == sim.SYS_FCNTL:
 		b = appendFcntlArgs(b, c)
-	case in.Args == nil || in.Props&sim.Custom != 0:
+	case in.Args == nil:
 		b = appendGenericArgs(b, c)
 	default:
 		b = appendArgs(b, in, c, r, strsize)
@@ -199,6 +204,8 @@ func appendCall(b []byte, c *sim.Call, r sim.Result, strsize int) []byte {
 		b = append(b, " (flags "...)
 		b = appendFlags(b, sim.OpenFlags, r.Ret)
 		return append(b, ')')
+	case c.Nr == sim.SYS_MMAP:
+		return appendHex(b, r.Ret)
 	}
 	return strconv.AppendInt(b, r.Ret, 10)
 }
@@ -206,12 +213,19 @@ func appendCall(b []byte, c *sim.Call, r sim.Result, strsize int) []byte {
 // appendArgs writes the arguments of c as the table's layout in says.
 func appendArgs(b []byte, in *sim.SyscallInfo, c *sim.Call, r sim.Result, strsize int) []byte {
 	a := &c.Args
+	custom := in.Props&sim.Custom != 0
 	for k, arg := range in.Args {
 		if arg.Optional && !optionalShown(in, c) {
 			continue
 		}
 		if k > 0 {
 			b = append(b, ", "...)
+		}
+		if custom {
+			var done bool
+			if b, done = appendCustomSlot(b, c, k, r, strsize); done {
+				continue
+			}
 		}
 		switch arg.Kind {
 		case sim.ArgFd, sim.ArgNewFd:
@@ -254,8 +268,18 @@ func appendArgs(b []byte, in *sim.SyscallInfo, c *sim.Call, r sim.Result, strsiz
 			}
 		case sim.ArgStatx, sim.ArgPtr:
 			b = append(b, fakeAddr...)
+		case sim.ArgAddr:
+			if a[k] == 0 {
+				b = append(b, "NULL"...)
+			} else {
+				b = appendHex(b, a[k])
+			}
 		default: // ArgInt, ArgOffset
-			b = strconv.AppendInt(b, a[k], 10)
+			if arg.Hex {
+				b = appendHex(b, a[k])
+			} else {
+				b = strconv.AppendInt(b, a[k], 10)
+			}
 		}
 	}
 	return b
