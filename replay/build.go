@@ -153,7 +153,7 @@ func (r *replayer) build(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Cal
 				return e
 			}
 		case sim.ArgPtr:
-		default: // ArgInt, ArgFd, ArgNewFd, ArgDirfd, ArgOffset, ArgMode, ArgFlags
+		default: // ArgInt, ArgFd, ArgNewFd, ArgDirfd, ArgOffset, ArgMode, ArgFlags, ArgAddr
 			if a.Optional && i >= ev.NArgs() {
 				continue // strace left it out: 0
 			}

@@ -62,6 +62,13 @@ func TestSyscallTableConsistent(t *testing.T) {
 		if in.Ret == RetNewFd {
 			require.GreaterOrEqual(t, in.Slot(ArgNewFd, 0), 0, in.Name)
 		}
+		if task := in.Props & (Forks | Execs | EndsGroup); task != 0 {
+			require.NotZero(t, in.Props&Lifecycle, "%s: a task change without Lifecycle", in.Name)
+			require.Zero(t, task&(task-1), "%s: more than one of Forks, Execs, EndsGroup", in.Name)
+		}
+		for _, a := range in.Args {
+			require.False(t, a.Hex && a.Kind != ArgInt && a.Kind != ArgOffset, "%s: Hex on a slot that is not an integer", in.Name)
+		}
 	}
 }
 
