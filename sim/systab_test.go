@@ -111,7 +111,7 @@ func TestDispatchAllocatesNothing(t *testing.T) {
 		_ = p.Fsync(fd)
 	}))
 
-	// The calls that look their fd up through Task.withFile (and withVecFile).
+	// The calls that look their fds up through Task.withFile (and withVecFile).
 	_, err = p.Pwrite(fd, make([]byte, 8192), 0)
 	require.NoError(t, err)
 	iov := [][]byte{make([]byte, 512), make([]byte, 512)}
@@ -145,6 +145,12 @@ func TestDispatchAllocatesNothing(t *testing.T) {
 				return r.Errno
 			}
 			return errOf(k.Syscall(reap))
+		}},
+		{"copy_file_range", func() error { // 0 bytes: no copy buffer
+			return errOf(k.Syscall(Call{Nr: SYS_COPY_FILE_RANGE, Task: p.Task(), Args: [6]int64{int64(fd), 0, int64(fd), 4096, 0, 0}}))
+		}},
+		{"sendfile", func() error {
+			return errOf(k.Syscall(Call{Nr: SYS_SENDFILE, Task: p.Task(), Args: [6]int64{int64(fd), int64(fd), 0, 0}}))
 		}},
 		{"mmap EBADF", func() error {
 			// A mapping is memory of its own: only the look-up is measured.
