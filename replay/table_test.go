@@ -346,3 +346,144 @@ func TestSyscallTableRoundTrip(t *testing.T) {
 		}
 	})
 }
+
+// TestSyscallTableRoundTripCustom: for random calls of the Custom rows replay
+// rebuilds (utimensat's times, xattr values and flags, mmap's protections and
+// flags, iocbs, rlimits, offset pointers), what the tracer prints, the strace
+// parser reads and replay rebuilds is the call.
+func TestSyscallTableRoundTripCustom(t *testing.T) {
+	k := sim.New(vfs.New())
+	task, err := k.SpawnPid(0)
+	require.NoError(t, err)
+	names := func(nr sim.Sysno, slot int) []sim.FlagName { return sim.Info(nr).Args[slot].Flags.Names }
+	anyFlags := func(rt *rapid.T, fs []sim.FlagName, label string) (v int64) {
+		for _, f := range fs {
+			if rapid.Bool().Draw(rt, label+f.Name) {
+				v |= f.Value
+			}
+		}
+		return v
+	}
+	offset := func(rt *rapid.T, label string) int64 {
+		return rapid.OneOf(rapid.Just(int64(sim.NullOffset)), rapid.Int64Range(0, 1<<40)).Draw(rt, label)
+	}
+	rlim := func(rt *rapid.T, label string) uint64 {
+		return rapid.OneOf(rapid.Just(uint64(unix.RLIM_INFINITY)), rapid.Uint64Range(0, 1<<20),
+			rapid.Map(rapid.Uint64Range(0, 1<<30), func(v uint64) uint64 { return v * 1024 })).Draw(rt, label)
+	}
+	timespec := func(rt *rapid.T, label string) unix.Timespec {
+		return rapid.OneOf(
+			rapid.Just(unix.Timespec{Nsec: unix.UTIME_NOW}), rapid.Just(unix.Timespec{Nsec: unix.UTIME_OMIT}),
+			rapid.Custom(func(rt *rapid.T) unix.Timespec {
+				return unix.Timespec{Sec: rapid.Int64Range(0, 1<<34).Draw(rt, "sec"), Nsec: rapid.Int64Range(0, 1e9-1).Draw(rt, "nsec")}
+			})).Draw(rt, label)
+	}
+	rows := []sim.Sysno{sim.SYS_UTIMENSAT, sim.SYS_SETXATTR, sim.SYS_FSETXATTR, sim.SYS_MMAP, sim.SYS_IO_SUBMIT,
+		sim.SYS_PRLIMIT64, sim.SYS_COPY_FILE_RANGE, sim.SYS_SENDFILE}
+	rapid.Check(t, func(rt *rapid.T) {
+		nr := rapid.SampledFrom(rows).Draw(rt, "row")
+		c := sim.Call{Nr: nr}
+		res := sim.Result{}
+		var want any
+		fd := rapid.Int64Range(0, 1<<20).Draw(rt, "fd")
+		switch nr {
+		case sim.SYS_UTIMENSAT:
+			c.Args[0] = rapid.SampledFrom([]int64{unix.AT_FDCWD, 3}).Draw(rt, "dirfd")
+			c.Args[3] = anyFlags(rt, names(nr, 3), "flag")
+			if rapid.Bool().Draw(rt, "null path") {
+				c.Args[1] = sim.PathNull
+			} else {
+				c.Path = rapid.StringN(1, 40, -1).Draw(rt, "path")
+			}
+			if rapid.Bool().Draw(rt, "times") {
+				ts := &[2]unix.Timespec{timespec(rt, "atime"), timespec(rt, "mtime")}
+				c.Obj, want = ts, ts
+			}
+		case sim.SYS_SETXATTR, sim.SYS_FSETXATTR:
+			if nr == sim.SYS_FSETXATTR {
+				c.Args[0] = fd
+			} else {
+				c.Path = rapid.StringN(1, 40, -1).Draw(rt, "path")
+			}
+			c.Path2 = rapid.SampledFrom([]string{"system.posix_acl_access", "system.posix_acl_default"}).Draw(rt, "name")
+			c.Buf = rapid.SliceOfN(rapid.Byte(), 1, 32).Draw(rt, "value") // -s 32 shows it whole
+			c.Args[3] = int64(len(c.Buf))
+			c.Args[4] = anyFlags(rt, names(nr, 4), "flag")
+		case sim.SYS_MMAP:
+			c.Args = [6]int64{0, rapid.Int64Range(1, 1<<30).Draw(rt, "len"), anyFlags(rt, names(nr, 2), "prot"),
+				rapid.SampledFrom([]int64{unix.MAP_SHARED, unix.MAP_PRIVATE, unix.MAP_SHARED_VALIDATE}).Draw(rt, "type") |
+					rapid.SampledFrom([]int64{0, unix.MAP_POPULATE, unix.MAP_NORESERVE | unix.MAP_LOCKED}).Draw(rt, "more"),
+				fd, rapid.Int64Range(0, 1<<28).Draw(rt, "page") * 4096}
+			c.Obj = new([]byte)
+			res.Ret = 0x7f0000000000
+		case sim.SYS_IO_SUBMIT:
+			var cbs []*sim.Iocb
+			for range rapid.IntRange(1, 4).Draw(rt, "n") {
+				cb := &sim.Iocb{Data: rapid.Uint64().Draw(rt, "data"), Fd: uint32(fd), Buf: []byte{},
+					Opcode: rapid.SampledFrom([]uint16{sim.IOCB_CMD_PREAD, sim.IOCB_CMD_PWRITE, sim.IOCB_CMD_FSYNC, sim.IOCB_CMD_FDSYNC}).Draw(rt, "op")}
+				if cb.Opcode == sim.IOCB_CMD_PREAD || cb.Opcode == sim.IOCB_CMD_PWRITE {
+					cb.Offset = rapid.Int64Range(0, 1<<40).Draw(rt, "off")
+					cb.Buf = make([]byte, rapid.IntRange(0, 32).Draw(rt, "nbytes"))
+					if cb.Opcode == sim.IOCB_CMD_PWRITE {
+						cb.Buf = rapid.SliceOfN(rapid.Byte(), len(cb.Buf), len(cb.Buf)).Draw(rt, "buf")
+					}
+				}
+				cbs = append(cbs, cb)
+			}
+			c.Args[0], c.Args[1] = 0x7f00, int64(len(cbs))
+			c.Obj, want = cbs, cbs
+			res.Ret = int64(len(cbs))
+		case sim.SYS_PRLIMIT64:
+			rl := &unix.Rlimit{Cur: rlim(rt, "cur"), Max: rlim(rt, "max")}
+			c.Args[1] = rapid.SampledFrom(names(nr, 1)).Draw(rt, "resource").Value
+			c.Obj, want = rl, rl
+		case sim.SYS_COPY_FILE_RANGE:
+			c.Args = [6]int64{fd, offset(rt, "off_in"), fd + 1, offset(rt, "off_out"), rapid.Int64Range(0, 1<<30).Draw(rt, "len"), 0}
+			res.Ret = rapid.Int64Range(0, c.Args[4]).Draw(rt, "ret")
+		case sim.SYS_SENDFILE:
+			c.Args = [6]int64{fd, fd + 1, offset(rt, "offset"), rapid.Int64Range(0, 1<<30).Draw(rt, "count")}
+			res.Ret = rapid.Int64Range(0, c.Args[3]).Draw(rt, "ret")
+		}
+		line := interposer.FormatCall(c, res)
+		p := strace.NewParser(strings.NewReader(line+"\n"), "table", strace.Options{})
+		ev, err := p.Next()
+		if err != nil {
+			rt.Fatalf("%s: %v", line, err)
+		}
+		r := &replayer{aioCtx: map[uint64]uint64{0x7f00: 0x7f00}, pos: map[*sim.File]int64{}}
+		got := sim.Call{Nr: nr, Task: task}
+		var post func(sim.Result)
+		if e := r.build(task, nr, ev, &got, &post); e != "" {
+			rt.Fatalf("%s: %s", line, e)
+		}
+		if got.Args != c.Args || got.Path != c.Path || got.Path2 != c.Path2 || !bytes.Equal(got.Buf, c.Buf) {
+			rt.Fatalf("%s: rebuilt %v %q %q %q", line, got.Args, got.Path, got.Path2, got.Buf)
+		}
+		switch w := want.(type) {
+		case []*sim.Iocb:
+			cbs, _ := got.Obj.([]*sim.Iocb)
+			if len(cbs) != len(w) {
+				rt.Fatalf("%s: %d iocbs", line, len(cbs))
+			}
+			for i := range w {
+				g := *cbs[i]
+				g.Addr = 0 // the address a read's buffer had
+				if !bytes.Equal(g.Buf, w[i].Buf) || g.Data != w[i].Data || g.Opcode != w[i].Opcode || g.Fd != w[i].Fd || g.Offset != w[i].Offset {
+					rt.Fatalf("%s: iocb %d rebuilt as %+v", line, i, g)
+				}
+			}
+		case *[2]unix.Timespec:
+			if ts, _ := got.Obj.(*[2]unix.Timespec); ts == nil || *ts != *w {
+				rt.Fatalf("%s: times rebuilt as %v", line, got.Obj)
+			}
+		case *unix.Rlimit:
+			if rl, _ := got.Obj.(*unix.Rlimit); rl == nil || *rl != *w {
+				rt.Fatalf("%s: rlimit rebuilt as %v", line, got.Obj)
+			}
+		case nil:
+			if (got.Obj != nil) != (c.Obj != nil) {
+				rt.Fatalf("%s: Obj rebuilt as %v", line, got.Obj)
+			}
+		}
+	})
+}
