@@ -356,9 +356,43 @@ func appendFcntlArgs(b []byte, c *sim.Call) []byte {
 		return strconv.AppendInt(b, a[2], 10)
 	case unix.F_GETFD, unix.F_GETFL:
 		return b
+	case unix.F_SETLK, unix.F_SETLKW, unix.F_OFD_SETLK, unix.F_OFD_SETLKW:
+		b = append(b, ", "...)
+		return appendFlock(b, c.Obj, false)
+	case unix.F_GETLK, unix.F_OFD_GETLK: // the lock as the call left it
+		b = append(b, ", "...)
+		return appendFlock(b, c.Obj, true)
 	}
 	b = append(b, ", "...)
 	return append(b, fakeAddr...)
+}
+
+var lockTypes = [...]string{unix.F_RDLCK: "F_RDLCK", unix.F_WRLCK: "F_WRLCK", unix.F_UNLCK: "F_UNLCK"}
+
+// appendFlock writes fcntl's struct flock (obj a *unix.Flock_t) as strace does:
+// l_pid only for the F_GETLK commands.
+func appendFlock(b []byte, obj any, pid bool) []byte {
+	lk, _ := obj.(*unix.Flock_t)
+	if lk == nil {
+		return append(b, "NULL"...)
+	}
+	b = append(b, "{l_type="...)
+	if t := int(lk.Type); t >= 0 && t < len(lockTypes) {
+		b = append(b, lockTypes[t]...)
+	} else {
+		b = strconv.AppendInt(b, int64(lk.Type), 10)
+	}
+	b = append(b, ", l_whence="...)
+	b = appendFlags(b, sim.Info(sim.SYS_LSEEK).Args[2].Flags, int64(lk.Whence))
+	b = append(b, ", l_start="...)
+	b = strconv.AppendInt(b, lk.Start, 10)
+	b = append(b, ", l_len="...)
+	b = strconv.AppendInt(b, lk.Len, 10)
+	if pid {
+		b = append(b, ", l_pid="...)
+		b = strconv.AppendInt(b, int64(lk.Pid), 10)
+	}
+	return append(b, '}')
 }
 
 // appendGenericArgs writes the path arguments, then the integer arguments up to

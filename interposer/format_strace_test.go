@@ -101,6 +101,20 @@ func TestFormatAsStrace(t *testing.T) {
 			`renameat2(AT_FDCWD, "h", AT_FDCWD, "f", RENAME_NOREPLACE|RENAME_WHITEOUT) = -1 EEXIST (File exists)`},
 		{sim.Call{Nr: sim.SYS_RENAMEAT2, Args: [6]int64{unix.AT_FDCWD, 0, unix.AT_FDCWD, 0, unix.RENAME_EXCHANGE}, Path: "h", Path2: "f"}, sim.Result{},
 			`renameat2(AT_FDCWD, "h", AT_FDCWD, "f", RENAME_EXCHANGE) = 0`},
+		{sim.Call{Nr: sim.SYS_FCNTL, Args: [6]int64{3, unix.F_SETLK}, Obj: &unix.Flock_t{Type: unix.F_WRLCK}}, sim.Result{},
+			`fcntl(3, F_SETLK, {l_type=F_WRLCK, l_whence=SEEK_SET, l_start=0, l_len=0}) = 0`},
+		{sim.Call{Nr: sim.SYS_FCNTL, Args: [6]int64{3, unix.F_SETLKW}, Obj: &unix.Flock_t{Type: unix.F_RDLCK, Whence: unix.SEEK_CUR, Start: 10, Len: -5}}, sim.Result{},
+			`fcntl(3, F_SETLKW, {l_type=F_RDLCK, l_whence=SEEK_CUR, l_start=10, l_len=-5}) = 0`},
+		{sim.Call{Nr: sim.SYS_FCNTL, Args: [6]int64{3, unix.F_GETLK}, Obj: &unix.Flock_t{Type: unix.F_UNLCK, Len: 100}}, sim.Result{},
+			`fcntl(3, F_GETLK, {l_type=F_UNLCK, l_whence=SEEK_SET, l_start=0, l_len=100, l_pid=0}) = 0`},
+		{sim.Call{Nr: sim.SYS_FCNTL, Args: [6]int64{3, unix.F_OFD_SETLK}, Obj: &unix.Flock_t{Type: unix.F_UNLCK, Whence: unix.SEEK_END}}, sim.Result{},
+			`fcntl(3, F_OFD_SETLK, {l_type=F_UNLCK, l_whence=SEEK_END, l_start=0, l_len=0}) = 0`},
+		{sim.Call{Nr: sim.SYS_FCNTL, Args: [6]int64{3, unix.F_OFD_GETLK}, Obj: &unix.Flock_t{Type: unix.F_WRLCK, Len: 5, Pid: 22015}}, sim.Result{},
+			`fcntl(3, F_OFD_GETLK, {l_type=F_WRLCK, l_whence=SEEK_SET, l_start=0, l_len=5, l_pid=22015}) = 0`},
+		{sim.Call{Nr: sim.SYS_FCNTL, Args: [6]int64{4, unix.F_SETLK}, Obj: &unix.Flock_t{Type: unix.F_WRLCK, Len: 5}}, sim.Fail(unix.EAGAIN),
+			`fcntl(4, F_SETLK, {l_type=F_WRLCK, l_whence=SEEK_SET, l_start=0, l_len=5}) = -1 EAGAIN (Resource temporarily unavailable)`},
+		{sim.Call{Nr: sim.SYS_FCNTL, Args: [6]int64{3, unix.F_SETLK}}, sim.Fail(unix.EFAULT),
+			`fcntl(3, F_SETLK, NULL) = -1 EFAULT (Bad address)`},
 	} {
 		require.Equal(t, tc.want, FormatCall(tc.c, tc.r))
 	}

@@ -348,7 +348,7 @@ func TestSyscallTableRoundTrip(t *testing.T) {
 }
 
 // TestSyscallTableRoundTripCustom: for random calls of the Custom rows replay
-// rebuilds (utimensat's times, xattr values and flags, mmap's protections and
+// rebuilds (fcntl's locks, utimensat's times, xattr values and flags, mmap's protections and
 // flags, iocbs, rlimits, offset pointers), what the tracer prints, the strace
 // parser reads and replay rebuilds is the call.
 func TestSyscallTableRoundTripCustom(t *testing.T) {
@@ -378,7 +378,7 @@ func TestSyscallTableRoundTripCustom(t *testing.T) {
 				return unix.Timespec{Sec: rapid.Int64Range(0, 1<<34).Draw(rt, "sec"), Nsec: rapid.Int64Range(0, 1e9-1).Draw(rt, "nsec")}
 			})).Draw(rt, label)
 	}
-	rows := []sim.Sysno{sim.SYS_UTIMENSAT, sim.SYS_SETXATTR, sim.SYS_FSETXATTR, sim.SYS_MMAP, sim.SYS_IO_SUBMIT,
+	rows := []sim.Sysno{sim.SYS_FCNTL, sim.SYS_UTIMENSAT, sim.SYS_SETXATTR, sim.SYS_FSETXATTR, sim.SYS_MMAP, sim.SYS_IO_SUBMIT,
 		sim.SYS_PRLIMIT64, sim.SYS_COPY_FILE_RANGE, sim.SYS_SENDFILE}
 	rapid.Check(t, func(rt *rapid.T) {
 		nr := rapid.SampledFrom(rows).Draw(rt, "row")
@@ -387,6 +387,12 @@ func TestSyscallTableRoundTripCustom(t *testing.T) {
 		var want any
 		fd := rapid.Int64Range(0, 1<<20).Draw(rt, "fd")
 		switch nr {
+		case sim.SYS_FCNTL: // the lock commands whose struct is the call's input
+			c.Args[0] = fd
+			c.Args[1] = rapid.SampledFrom([]int64{unix.F_SETLK, unix.F_SETLKW, unix.F_OFD_SETLK, unix.F_OFD_SETLKW}).Draw(rt, "cmd")
+			lk := &unix.Flock_t{Type: int16(rapid.IntRange(0, 2).Draw(rt, "type")), Whence: int16(rapid.IntRange(0, 2).Draw(rt, "whence")),
+				Start: rapid.Int64Range(-1<<20, 1<<40).Draw(rt, "start"), Len: rapid.Int64Range(-1<<20, 1<<40).Draw(rt, "len")}
+			c.Obj, want = lk, lk
 		case sim.SYS_UTIMENSAT:
 			c.Args[0] = rapid.SampledFrom([]int64{unix.AT_FDCWD, 3}).Draw(rt, "dirfd")
 			c.Args[3] = anyFlags(rt, names(nr, 3), "flag")
@@ -475,6 +481,10 @@ func TestSyscallTableRoundTripCustom(t *testing.T) {
 		case *[2]unix.Timespec:
 			if ts, _ := got.Obj.(*[2]unix.Timespec); ts == nil || *ts != *w {
 				rt.Fatalf("%s: times rebuilt as %v", line, got.Obj)
+			}
+		case *unix.Flock_t:
+			if lk, _ := got.Obj.(*unix.Flock_t); lk == nil || *lk != *w {
+				rt.Fatalf("%s: lock rebuilt as %v", line, got.Obj)
 			}
 		case *unix.Rlimit:
 			if rl, _ := got.Obj.(*unix.Rlimit); rl == nil || *rl != *w {
