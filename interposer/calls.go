@@ -40,23 +40,28 @@ func openDirfd(c *sim.Call) int {
 	return unix.AT_FDCWD
 }
 
-// fdArg reports the fd argument of calls whose first argument is an fd.
+// fdArg reports the fd a call operates on: its first ArgFd slot in the syscall
+// table (mmap's fd for a file mapping).
 func fdArg(c *sim.Call) (int, bool) {
-	switch c.Nr {
-	case sim.SYS_READ, sim.SYS_WRITE, sim.SYS_CLOSE, sim.SYS_FSTAT, sim.SYS_LSEEK,
-		sim.SYS_PREAD64, sim.SYS_PWRITE64, sim.SYS_READV, sim.SYS_WRITEV,
-		sim.SYS_PREADV, sim.SYS_PWRITEV, sim.SYS_PREADV2, sim.SYS_PWRITEV2,
-		sim.SYS_FCNTL, sim.SYS_FSYNC, sim.SYS_FDATASYNC, sim.SYS_FTRUNCATE,
-		sim.SYS_FALLOCATE, sim.SYS_FADVISE64, sim.SYS_SYNC_FILE_RANGE, sim.SYS_FLOCK,
-		sim.SYS_GETDENTS64, sim.SYS_FCHMOD, sim.SYS_FCHOWN, sim.SYS_FCHDIR,
-		sim.SYS_DUP, sim.SYS_DUP2, sim.SYS_DUP3, sim.SYS_READAHEAD, sim.SYS_FSTATFS,
-		sim.SYS_SYNCFS, sim.SYS_IOCTL, sim.SYS_MMAP:
-		if c.Nr == sim.SYS_MMAP {
-			return int(int32(c.Args[4])), true
-		}
-		return int(int32(c.Args[0])), true
+	i := sim.Info(c.Nr).Slot(sim.ArgFd, 0)
+	if i < 0 || anonMap(c) {
+		return 0, false
 	}
-	return 0, false
+	return int(int32(c.Args[i])), true
+}
+
+// anonMap reports an anonymous mmap, whose fd argument is ignored.
+func anonMap(c *sim.Call) bool {
+	return c.Nr == sim.SYS_MMAP && c.Args[3]&unix.MAP_ANONYMOUS != 0
+}
+
+// dirfdPath returns the path that the dirfd in slot i of c's row resolves: the
+// path of the next slot.
+func dirfdPath(c *sim.Call, in *sim.SyscallInfo, i int) string {
+	if i+1 < len(in.Args) && in.Args[i+1].Kind == sim.ArgPath2 {
+		return c.Path2
+	}
+	return c.Path
 }
 
 // ioBytes returns how many bytes a successful data call moved.

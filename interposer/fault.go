@@ -5,6 +5,8 @@ import (
 	"strings"
 	"sync"
 
+	"golang.org/x/sys/unix"
+
 	"iosim/faultrule"
 	"iosim/sim"
 )
@@ -200,20 +202,26 @@ func corrupt(c *sim.Call, n int64) {
 	}
 }
 
-// track keeps fd → path for the calls that create and close fds.
+// track keeps fd → path for the calls that create, duplicate and close fds, as
+// their rows in the syscall table say: a new fd from a path (open, openat,
+// creat), a duplicate (dup, dup2, dup3, fcntl's F_DUPFD commands), a closed fd
+// (close, close_range) and the end of the process.
 func (f *Fault) track(c *sim.Call, r sim.Result) {
 	if r.Errno != 0 {
 		return
 	}
-	switch c.Nr {
-	case sim.SYS_OPEN, sim.SYS_OPENAT, sim.SYS_CREAT, sim.SYS_CLOSE, sim.SYS_DUP, sim.SYS_DUP2,
-		sim.SYS_DUP3, sim.SYS_FCNTL:
-	case sim.SYS_EXIT_GROUP:
+	in := sim.Info(c.Nr)
+	dup := in.Ret == sim.RetNewFd || in.Ret == sim.RetFd && in.Props&sim.FdTable != 0 ||
+		in.Ret == sim.RetFdOrValue && (c.Args[1] == unix.F_DUPFD || c.Args[1] == unix.F_DUPFD_CLOEXEC)
+	opens := in.Ret == sim.RetFd && in.Slot(sim.ArgPath, 0) >= 0
+	closes := in.Props&sim.ClosesFd != 0 && !dup
+	if in.Props&sim.EndsGroup != 0 {
 		f.mu.Lock()
 		delete(f.paths, procOf(c.Task))
 		f.mu.Unlock()
 		return
-	default:
+	}
+	if !dup && !opens && !closes {
 		return
 	}
 	f.mu.Lock()
@@ -225,16 +233,19 @@ func (f *Fault) track(c *sim.Call, r sim.Result) {
 		f.paths[k] = m
 	}
 	old := int(int32(c.Args[0]))
-	switch c.Nr {
-	case sim.SYS_OPEN, sim.SYS_OPENAT, sim.SYS_CREAT:
+	switch {
+	case opens:
 		m[int(r.Ret)] = c.Path
-	case sim.SYS_CLOSE:
-		delete(m, old)
-	case sim.SYS_FCNTL:
-		if c.Args[1] == 0 || c.Args[1] == 1030 { // F_DUPFD, F_DUPFD_CLOEXEC
-			m[int(r.Ret)] = m[old]
-		}
-	default:
+	case dup:
 		m[int(r.Ret)] = m[old]
+	case in.Slot(sim.ArgFd, 0) >= 0: // close
+		delete(m, old)
+	case c.Args[2]&unix.CLOSE_RANGE_CLOEXEC == 0: // close_range(first, last, flags)
+		first, last := uint32(c.Args[0]), uint32(c.Args[1])
+		for fd := range m {
+			if uint32(fd) >= first && uint32(fd) <= last {
+				delete(m, fd)
+			}
+		}
 	}
 }

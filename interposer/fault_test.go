@@ -7,6 +7,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"iosim/interposer"
+	"iosim/sim"
 )
 
 func TestFaultRuleRoundTrip(t *testing.T) {
@@ -90,4 +91,37 @@ func TestFaultInjection(t *testing.T) {
 	for i := range bad {
 		require.Equal(t, ^good[i], bad[i], "byte %d", i)
 	}
+}
+
+// TestFaultPathsFollowFds: a rule on a path matches the calls on every fd that
+// refers to the file (a duplicate made by dup2 or fcntl F_DUPFD_CLOEXEC), and no
+// longer those on an fd close_range closed, or that an open of another file
+// reused.
+func TestFaultPathsFollowFds(t *testing.T) {
+	_, k, p := newWorld(t)
+	h, err := interposer.Build(k, "fault:rule=pread64@/ora/mesg/oraus.msb=EIO")
+	require.NoError(t, err)
+	q := p.Through(h)
+	fd, err := q.Open(msbPath, unix.O_RDONLY, 0)
+	require.NoError(t, err)
+	buf := make([]byte, 10)
+	_, err = q.Pread(fd, buf, 0)
+	require.Equal(t, unix.EIO, err)
+	require.NoError(t, q.Dup2(fd, 10))
+	_, err = q.Pread(10, buf, 0)
+	require.Equal(t, unix.EIO, err, "pread64 through dup2's fd")
+	r := q.Handler().Syscall(sim.Call{Nr: sim.SYS_FCNTL, Task: p.Task(), Args: [6]int64{int64(fd), unix.F_DUPFD_CLOEXEC, 20}})
+	require.EqualValues(t, 20, r.Ret)
+	_, err = q.Pread(20, buf, 0)
+	require.Equal(t, unix.EIO, err, "pread64 through F_DUPFD_CLOEXEC's fd")
+
+	r = q.Handler().Syscall(sim.Call{Nr: sim.SYS_CLOSE_RANGE, Task: p.Task(), Args: [6]int64{int64(fd), 1 << 20, 0}})
+	require.Zero(t, r.Errno)
+	_, err = q.Pread(10, buf, 0)
+	require.Equal(t, unix.EBADF, err, "close_range closed fd 10: it names no file")
+	other, err := q.Open(otherPath, unix.O_RDONLY, 0)
+	require.NoError(t, err)
+	require.Equal(t, fd, other, "the lowest free fd again")
+	_, err = q.Pread(other, buf, 0)
+	require.NoError(t, err, "an fd close_range freed is not the faulty file's any more")
 }

@@ -17,32 +17,40 @@ import (
 // every such Call escape to the heap.
 type fdHandler func(fc *FileCache, c sim.Call, p *fcProc) (r sim.Result, pass bool)
 
-// fdCalls are the calls other than open/openat/creat that create, close or
-// change fds, or end or copy the fd table, each with its handler.
-var fdCalls = map[sim.Sysno]fdHandler{
-	sim.SYS_CLOSE:       (*FileCache).fdClose,
-	sim.SYS_DUP:         (*FileCache).fdDup,
-	sim.SYS_DUP2:        (*FileCache).fdDup2,
-	sim.SYS_DUP3:        (*FileCache).fdDup2,
-	sim.SYS_FCNTL:       (*FileCache).fcntl,
-	sim.SYS_CLOSE_RANGE: (*FileCache).fdCloseRange,
-	sim.SYS_FORK:        (*FileCache).fdFork,
-	sim.SYS_VFORK:       (*FileCache).fdFork,
-	sim.SYS_CLONE:       (*FileCache).fdFork,
-	sim.SYS_CLONE3:      (*FileCache).fdFork,
-	sim.SYS_EXECVE:      (*FileCache).fdExec,
-	sim.SYS_EXECVEAT:    (*FileCache).fdExec,
-	sim.SYS_EXIT_GROUP:  (*FileCache).fdExitGroup,
-	sim.SYS_EXIT:        (*FileCache).fdRlimit,
-	sim.SYS_SETRLIMIT:   (*FileCache).fdRlimit,
-	sim.SYS_PRLIMIT64:   (*FileCache).fdRlimit,
+// fdHandlerFor returns FileCache's handler of the calls other than
+// open/openat/creat that create, close or change fds, or end or copy the fd
+// table, from what the syscall table says of the row; nil for the other calls.
+func fdHandlerFor(in *sim.SyscallInfo) fdHandler {
+	switch p := in.Props; {
+	case !in.Modelled:
+		return nil
+	case p&sim.Forks != 0:
+		return (*FileCache).fdFork
+	case p&sim.Execs != 0:
+		return (*FileCache).fdExec
+	case p&sim.EndsGroup != 0:
+		return (*FileCache).fdExitGroup
+	case p&(sim.SetsNofile|sim.Lifecycle) != 0: // exit: one thread ends
+		return (*FileCache).fdRlimit
+	case in.Ret == sim.RetFdOrValue:
+		return (*FileCache).fcntl
+	case in.Ret == sim.RetNewFd:
+		return (*FileCache).fdDup2
+	case in.Ret == sim.RetFd && p&sim.FdTable != 0:
+		return (*FileCache).fdDup
+	case p&sim.ClosesFd != 0 && in.Slot(sim.ArgFd, 0) >= 0:
+		return (*FileCache).fdClose
+	case p&sim.ClosesFd != 0:
+		return (*FileCache).fdCloseRange
+	}
+	return nil
 }
 
-// fdHandlerOf returns the handler of nr, or nil: fdCalls as an array, so that
-// every call the cache passes on does not pay a map look-up.
+// fdHandlerOf holds fdHandlerFor of every syscall by number, so that every call
+// the cache passes on pays an array look-up only.
 var fdHandlerOf = func() (t [512]fdHandler) {
-	for nr, h := range fdCalls {
-		t[nr] = h
+	for _, in := range sim.Syscalls() {
+		t[in.Nr] = fdHandlerFor(&in)
 	}
 	return t
 }()
@@ -279,10 +287,11 @@ func (fc *FileCache) fdExitGroup(c sim.Call, p *fcProc) (sim.Result, bool) {
 	return r, false
 }
 
-// fdRlimit handles exit, setrlimit and prlimit64: the limit is read again.
+// fdRlimit handles exit, setrlimit and prlimit64: after the calls that may change
+// RLIMIT_NOFILE, the limit is read again.
 func (fc *FileCache) fdRlimit(c sim.Call, p *fcProc) (sim.Result, bool) {
 	r := fc.pass(c)
-	if c.Nr != sim.SYS_EXIT {
+	if sim.Info(c.Nr).Props&sim.SetsNofile != 0 {
 		var rl unix.Rlimit
 		if g := fc.extra(sim.Call{Nr: sim.SYS_GETRLIMIT, Task: c.Task, Args: [6]int64{unix.RLIMIT_NOFILE}, Obj: &rl}); g.Errno == 0 && rl.Cur > 0 {
 			p.nofile, p.hardMax = int(rl.Cur), rl.Max
@@ -410,43 +419,32 @@ func classify(c *sim.Call) (effect, int) {
 	return effNames, 0
 }
 
-// fdArgs lists the Args slots of c that hold fds (dirfds only when the path is
-// relative), for the hidden/virtual checks.
+// fdArgs lists the Args slots of c that hold fds, for the hidden/virtual checks,
+// from the syscall table: its ArgFd slots (mmap's only for a file mapping) and
+// its ArgDirfd slots whose path is relative (or empty: AT_EMPTY_PATH, futimens).
 func fdArgs(c *sim.Call) (a, b int) {
 	a, b = -1, -1
-	switch c.Nr {
-	case sim.SYS_NEWFSTATAT, sim.SYS_STATX, sim.SYS_UNLINKAT, sim.SYS_READLINKAT,
-		sim.SYS_MKDIRAT, sim.SYS_FCHMODAT, sim.SYS_FCHOWNAT, sim.SYS_UTIMENSAT,
-		sim.SYS_FACCESSAT, sim.SYS_FACCESSAT2:
-		if len(c.Path) == 0 || c.Path[0] != '/' {
-			a = 0
+	in := sim.Info(c.Nr)
+	for i, arg := range in.Args {
+		switch arg.Kind {
+		case sim.ArgFd:
+			if anonMap(c) {
+				continue
+			}
+		case sim.ArgDirfd:
+			if p := dirfdPath(c, in, i); p != "" && p[0] == '/' {
+				continue
+			}
+		default:
+			continue
 		}
-		return
-	case sim.SYS_RENAMEAT, sim.SYS_RENAMEAT2, sim.SYS_LINKAT:
-		if len(c.Path) == 0 || c.Path[0] != '/' {
-			a = 0
+		if a < 0 {
+			a = i
+		} else {
+			b = i
 		}
-		if len(c.Path2) == 0 || c.Path2[0] != '/' {
-			b = 2
-		}
-		return
-	case sim.SYS_SYMLINKAT:
-		if len(c.Path2) == 0 || c.Path2[0] != '/' {
-			a = 1
-		}
-		return
-	case sim.SYS_COPY_FILE_RANGE, sim.SYS_SENDFILE, sim.SYS_SPLICE:
-		return 0, 2
-	case sim.SYS_MMAP:
-		if c.Args[3]&unix.MAP_ANONYMOUS == 0 {
-			a = 4
-		}
-		return
 	}
-	if _, ok := fdArg(c); ok {
-		a = 0
-	}
-	return
+	return a, b
 }
 
 // passFd passes a call the cache does not serve, delegating it through a

@@ -10,6 +10,7 @@ import (
 
 	"iosim/interposer"
 	"iosim/sim"
+	"iosim/vfs"
 )
 
 // TestFileCacheConcurrent: threads of two processes read the cached file through
@@ -140,16 +141,9 @@ func TestFileCacheNotifyInstalled(t *testing.T) {
 // replayer's inference) reaches the program through the cache once the layers are
 // told (sim.NotifyWorldChanged); ServedFd names the file and offset of a served fd.
 func TestFileCacheWorldChanged(t *testing.T) {
-	fs, k, p := newWorld(t)
-	fc := interposer.NewFileCache(k, msbPath)
-	q := p.Through(fc)
-	_, err := q.Open(msbPath, unix.O_RDONLY, 0) // reaches the kernel
-	require.NoError(t, err)
-	fd, err := q.Open(msbPath, unix.O_RDONLY, 0) // served
-	require.NoError(t, err)
-	require.Nil(t, p.Task().File(fd), "the kernel does not hold the served fd")
+	fs, p, q, fd := servedFd(t)
 	buf := make([]byte, 4)
-	_, err = q.Pread(fd, buf, 0)
+	_, err := q.Pread(fd, buf, 0)
 	require.NoError(t, err)
 	require.Equal(t, content(1, msbSize)[:4], buf)
 
@@ -176,4 +170,33 @@ func TestFileCacheWorldChanged(t *testing.T) {
 	require.NoError(t, err)
 	_, _, ok = sim.ServedFd(q.Handler(), p.Task(), other)
 	require.False(t, ok, "a file the cache does not hold is not served")
+}
+
+// TestFileCacheSendfileFromServedFd: sendfile's in_fd (its second argument) may be
+// an fd the cache serves: the call reaches the kernel through the fd's twin and
+// copies the file's bytes.
+func TestFileCacheSendfileFromServedFd(t *testing.T) {
+	_, p, q, in := servedFd(t)
+	out, err := q.Open("/copy", unix.O_RDWR|unix.O_CREAT, 0o644)
+	require.NoError(t, err)
+	r := q.Handler().Syscall(sim.Call{Nr: sim.SYS_SENDFILE, Task: p.Task(), Args: [6]int64{int64(out), int64(in), sim.NullOffset, 8}})
+	require.Zero(t, r.Errno)
+	require.EqualValues(t, 8, r.Ret)
+	buf := make([]byte, 8)
+	_, err = q.Pread(out, buf, 0)
+	require.NoError(t, err)
+	require.Equal(t, content(1, msbSize)[:8], buf)
+}
+
+// servedFd returns a process through a FileCache of msbPath and an fd of the file
+// that the cache serves (the kernel does not hold it).
+func servedFd(t *testing.T) (*vfs.FS, *sim.Process, *sim.Process, int) {
+	fs, k, p := newWorld(t)
+	q := p.Through(interposer.NewFileCache(k, msbPath))
+	_, err := q.Open(msbPath, unix.O_RDONLY, 0) // reaches the kernel
+	require.NoError(t, err)
+	fd, err := q.Open(msbPath, unix.O_RDONLY, 0) // served
+	require.NoError(t, err)
+	require.Nil(t, p.Task().File(fd), "the kernel does not hold the served fd")
+	return fs, p, q, fd
 }

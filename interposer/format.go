@@ -151,8 +151,12 @@ func errnoDesc(e syscall.Errno) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
-// errnoName is the errno's symbolic name ("ENOENT").
+// errnoName is the errno's symbolic name ("ENOENT") as strace prints it (95 is
+// EOPNOTSUPP, which x/sys/unix calls ENOTSUP).
 func errnoName(e syscall.Errno) string {
+	if e == unix.EOPNOTSUPP {
+		return "EOPNOTSUPP"
+	}
 	if n := unix.ErrnoName(e); n != "" {
 		return n
 	}
@@ -163,16 +167,17 @@ func errnoName(e syscall.Errno) string {
 const fakeAddr = "0x7ffc00000000"
 
 // appendCall writes "name(args) = result" (no newline) in strace's notation: slot
-// by slot from the syscall table's layout; fcntl by hand; the other calls the table
-// marks Custom, and those it does not describe, as their paths then their integer
-// arguments up to the last non-zero one.
+// by slot from the syscall table's layout, the slots of the calls the table marks
+// Custom that a layout cannot say by hand (appendCustomSlot); fcntl by hand; the
+// calls the table does not describe as their paths then their integer arguments
+// up to the last non-zero one.
 func appendCall(b []byte, c *sim.Call, r sim.Result, strsize int) []byte {
 	b = append(b, c.Nr.String()...)
 	b = append(b, '(')
 	switch in := sim.Info(c.Nr); {
 	case c.Nr == sim.SYS_FCNTL:
 		b = appendFcntlArgs(b, c)
-	case in.Args == nil || in.Props&sim.Custom != 0:
+	case in.Args == nil:
 		b = appendGenericArgs(b, c)
 	default:
 		b = appendArgs(b, in, c, r, strsize)
@@ -199,6 +204,8 @@ func appendCall(b []byte, c *sim.Call, r sim.Result, strsize int) []byte {
 		b = append(b, " (flags "...)
 		b = appendFlags(b, sim.OpenFlags, r.Ret)
 		return append(b, ')')
+	case c.Nr == sim.SYS_MMAP:
+		return appendHex(b, r.Ret)
 	}
 	return strconv.AppendInt(b, r.Ret, 10)
 }
@@ -206,12 +213,19 @@ func appendCall(b []byte, c *sim.Call, r sim.Result, strsize int) []byte {
 // appendArgs writes the arguments of c as the table's layout in says.
 func appendArgs(b []byte, in *sim.SyscallInfo, c *sim.Call, r sim.Result, strsize int) []byte {
 	a := &c.Args
+	custom := in.Props&sim.Custom != 0
 	for k, arg := range in.Args {
 		if arg.Optional && !optionalShown(in, c) {
 			continue
 		}
 		if k > 0 {
 			b = append(b, ", "...)
+		}
+		if custom {
+			var done bool
+			if b, done = appendCustomSlot(b, c, k, r, strsize); done {
+				continue
+			}
 		}
 		switch arg.Kind {
 		case sim.ArgFd, sim.ArgNewFd:
@@ -254,8 +268,18 @@ func appendArgs(b []byte, in *sim.SyscallInfo, c *sim.Call, r sim.Result, strsiz
 			}
 		case sim.ArgStatx, sim.ArgPtr:
 			b = append(b, fakeAddr...)
+		case sim.ArgAddr:
+			if a[k] == 0 {
+				b = append(b, "NULL"...)
+			} else {
+				b = appendHex(b, a[k])
+			}
 		default: // ArgInt, ArgOffset
-			b = strconv.AppendInt(b, a[k], 10)
+			if arg.Hex {
+				b = appendHex(b, a[k])
+			} else {
+				b = strconv.AppendInt(b, a[k], 10)
+			}
 		}
 	}
 	return b
@@ -332,9 +356,43 @@ func appendFcntlArgs(b []byte, c *sim.Call) []byte {
 		return strconv.AppendInt(b, a[2], 10)
 	case unix.F_GETFD, unix.F_GETFL:
 		return b
+	case unix.F_SETLK, unix.F_SETLKW, unix.F_OFD_SETLK, unix.F_OFD_SETLKW:
+		b = append(b, ", "...)
+		return appendFlock(b, c.Obj, false)
+	case unix.F_GETLK, unix.F_OFD_GETLK: // the lock as the call left it
+		b = append(b, ", "...)
+		return appendFlock(b, c.Obj, true)
 	}
 	b = append(b, ", "...)
 	return append(b, fakeAddr...)
+}
+
+var lockTypes = [...]string{unix.F_RDLCK: "F_RDLCK", unix.F_WRLCK: "F_WRLCK", unix.F_UNLCK: "F_UNLCK"}
+
+// appendFlock writes fcntl's struct flock (obj a *unix.Flock_t) as strace does:
+// l_pid only for the F_GETLK commands.
+func appendFlock(b []byte, obj any, pid bool) []byte {
+	lk, _ := obj.(*unix.Flock_t)
+	if lk == nil {
+		return append(b, "NULL"...)
+	}
+	b = append(b, "{l_type="...)
+	if t := int(lk.Type); t >= 0 && t < len(lockTypes) {
+		b = append(b, lockTypes[t]...)
+	} else {
+		b = strconv.AppendInt(b, int64(lk.Type), 10)
+	}
+	b = append(b, ", l_whence="...)
+	b = appendFlags(b, sim.Info(sim.SYS_LSEEK).Args[2].Flags, int64(lk.Whence))
+	b = append(b, ", l_start="...)
+	b = strconv.AppendInt(b, lk.Start, 10)
+	b = append(b, ", l_len="...)
+	b = strconv.AppendInt(b, lk.Len, 10)
+	if pid {
+		b = append(b, ", l_pid="...)
+		b = strconv.AppendInt(b, int64(lk.Pid), 10)
+	}
+	return append(b, '}')
 }
 
 // appendGenericArgs writes the path arguments, then the integer arguments up to

@@ -3,6 +3,7 @@ package replay
 import (
 	"bytes"
 	"fmt"
+	"strconv"
 
 	"golang.org/x/sys/unix"
 
@@ -152,7 +153,7 @@ func (r *replayer) build(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Cal
 				return e
 			}
 		case sim.ArgPtr:
-		default: // ArgInt, ArgFd, ArgNewFd, ArgDirfd, ArgOffset, ArgMode, ArgFlags
+		default: // ArgInt, ArgFd, ArgNewFd, ArgDirfd, ArgOffset, ArgMode, ArgFlags, ArgAddr
 			if a.Optional && i >= ev.NArgs() {
 				continue // strace left it out: 0
 			}
@@ -316,32 +317,7 @@ func (r *replayer) buildCustom(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *s
 			c.Buf = bytes.Clone(b)
 		}
 		c.Args[3] = n
-		if v, ok := ev.Int(4); ok {
-			c.Args[4] = v
-		} else if a := ev.Arg(4); a != nil && a.Kind == strace.NodeFlags {
-			for _, name := range a.Names(nil) {
-				switch string(name) {
-				case "XATTR_CREATE":
-					c.Args[4] |= 1
-				case "XATTR_REPLACE":
-					c.Args[4] |= 2
-				default:
-					return "arg 5 not a number"
-				}
-			}
-		} else if a != nil && a.Kind == strace.NodeIdent {
-			switch string(a.Text) {
-			case "XATTR_CREATE":
-				c.Args[4] = 1
-			case "XATTR_REPLACE":
-				c.Args[4] = 2
-			default:
-				return "arg 5 not a number"
-			}
-		} else {
-			return "arg 5 not a number"
-		}
-		return ""
+		return ints(4)
 	case sim.SYS_UTIMENSAT:
 		if e := path(1, &c.Path); e != "" {
 			return e
@@ -437,14 +413,11 @@ func (r *replayer) buildCustom(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *s
 				if fld == nil {
 					return "rlimit not shown"
 				}
-				v, ok := fld.Value()
+				v, ok := rlimValue(fld)
 				if !ok {
-					if fld.Kind != strace.NodeIdent || string(fld.Text) != "RLIM64_INFINITY" {
-						return "rlimit not a number"
-					}
-					v = -1
+					return "rlimit not a number"
 				}
-				*f.dst = uint64(v)
+				*f.dst = v
 			}
 			c.Obj = lim
 		}
@@ -500,4 +473,24 @@ func (r *replayer) buildCustom(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *s
 		return ""
 	}
 	return "not replayed"
+}
+
+// rlimValue returns a member of a struct rlimit as strace prints it: a number,
+// RLIM64_INFINITY, or N*1024 for a multiple of 1024 above it.
+func rlimValue(n *strace.Node) (uint64, bool) {
+	if v, ok := n.Value(); ok {
+		return uint64(v), true // RLIM64_INFINITY is -1
+	}
+	if n.Kind != strace.NodeRaw {
+		return 0, false
+	}
+	k, ok := bytes.CutSuffix(n.Raw, []byte("*1024"))
+	if !ok {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(string(k), 10, 54)
+	if err != nil {
+		return 0, false
+	}
+	return v * 1024, true
 }

@@ -190,15 +190,15 @@ func (r *replayer) advance(nr sim.Sysno, ev *strace.Event) {
 // the recording says what the file held there, and later reads are checked
 // against it. Known bytes are never overwritten.
 func (r *replayer) learn(nr sim.Sysno, ev *strace.Event, c *sim.Call) {
-	f := r.cur
-	if f == nil || (nr != sim.SYS_READ && nr != sim.SYS_PREAD64) || !ev.RetKnown || ev.Failed() || ev.Ret <= 0 {
+	if (nr != sim.SYS_READ && nr != sim.SYS_PREAD64) || !ev.RetKnown || ev.Failed() || ev.Ret <= 0 {
 		return
 	}
-	ino := f.Inode()
-	spans := r.world.unknown[ino.Ino()]
-	if len(spans) == 0 {
+	// r.curIno: the file the kernel or, for an fd it serves, a layer read.
+	spans := r.world.unknown[r.curIno]
+	if len(spans) == 0 || r.curIno == 0 {
 		return
 	}
+	ino := r.world.unknownIno[r.curIno]
 	start := r.curPos
 	if nr == sim.SYS_PREAD64 {
 		start = c.Args[3]

@@ -473,7 +473,7 @@ func (w *world) afterWrite(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.C
 	id := f.Inode().Ino()
 	w.unknown[id] = cut(w.unknown[id], start, start+known)
 	if known < res.Ret {
-		w.unknown[id] = addSpan(w.unknown[id], span{start + known, start + res.Ret})
+		w.addUnknown(f.Inode(), span{start + known, start + res.Ret})
 	}
 	w.keepShared(id)
 }
@@ -491,7 +491,7 @@ func (w *world) afterMmap(t *sim.Task, ev *strace.Event, c *sim.Call) {
 		if ev.RetKnown && len(w.maps) < maxMaps {
 			w.maps = append(w.maps, mapping{t.Group(), uint64(ev.Ret), uint64(length), id, span{off, off + length}})
 		}
-		w.unknown[id] = addSpan(w.unknown[id], span{off, off + length})
+		w.addUnknown(f.Inode(), span{off, off + length})
 	}
 }
 

@@ -899,3 +899,36 @@ func TestListingsOfPartialTraces(t *testing.T) {
 	rep := requireDivergences(t, some, 0)
 	require.True(t, slices.ContainsFunc(rep.Notes, func(n string) bool { return strings.Contains(n, "1 directory listing(s) taken as recorded") }), "%v", rep.Notes)
 }
+
+// TestLearnThroughServedFd: bytes a trace's write did not show (-s) and a later
+// read shows are learnt, and compared from then on, also when the read goes
+// through an fd a layer serves without the kernel holding it (filecache).
+func TestLearnThroughServedFd(t *testing.T) {
+	trace := func(last string) string {
+		return writeTrace(t, strings.Join([]string{
+			`openat(AT_FDCWD, "/w/f", O_RDWR|O_CREAT, 0644) = 3`,
+			`write(3, "abcd"..., 8) = 8`, // -s 4: bytes 4-7 unknown
+			`close(3) = 0`,
+			`openat(AT_FDCWD, "/w/f", O_RDONLY) = 3`,
+			`openat(AT_FDCWD, "/w/f", O_RDONLY) = 4`, // served by filecache
+			`read(4, "abcdWXYZ", 8) = 8`,             // shows them
+			`pread64(3, "abcdWXY` + last + `", 8, 0) = 8`,
+			``,
+		}, "\n"))
+	}
+	for _, stack := range [][]string{nil, {"filecache:path=/w/f"}} {
+		rep, err := Run([]string{trace("Z")}, Options{Verify: true, Cwd: "/w", Stack: stack})
+		require.NoError(t, err)
+		require.Zero(t, rep.Divergences, "%v: %v", stack, rep.DivergenceList)
+		rep, err = Run([]string{trace("Q")}, Options{Verify: true, Cwd: "/w", Stack: stack})
+		require.NoError(t, err)
+		require.EqualValues(t, 1, rep.Divergences, "%v: the byte the read showed is compared", stack)
+		require.Contains(t, rep.DivergenceList[0].What, "byte at file offset 7")
+	}
+	// The cache acted on the file (it opens and checks it by calls of its own).
+	plain, err := Run([]string{trace("Z")}, Options{Verify: true, Cwd: "/w"})
+	require.NoError(t, err)
+	cached, err := Run([]string{trace("Z")}, Options{Verify: true, Cwd: "/w", Stack: []string{"filecache:path=/w/f"}})
+	require.NoError(t, err)
+	require.NotEqual(t, plain.KernelCalls, cached.KernelCalls, "the cache did not act on the file")
+}

@@ -23,6 +23,9 @@ type world struct {
 	ext     map[uint64]*vfs.Inode // the inferred (external) inodes, by number
 	removed map[string]bool       // absolute paths the trace removed: never inferred again
 	unknown map[uint64][]span     // per inode: byte ranges written with bytes the trace did not show
+	// unknownIno holds the inodes of unknown's keys: a read through an fd a
+	// layer serves names its file by number only (sim.ServedFd).
+	unknownIno map[uint64]*vfs.Inode
 	// maps holds the live shared writable mappings of files, by the
 	// address the trace shows: stores may change their ranges at any time,
 	// until munmap, exec or exit (see keepShared).
@@ -41,7 +44,7 @@ type world struct {
 type span struct{ off, end int64 }
 
 func newWorld(r *replayer) *world {
-	return &world{r: r, fs: r.fs, ext: map[uint64]*vfs.Inode{}, removed: map[string]bool{}, unknown: map[uint64][]span{}, permUnknown: map[uint64]bool{}, linkUnknown: map[uint64]bool{}}
+	return &world{r: r, fs: r.fs, ext: map[uint64]*vfs.Inode{}, removed: map[string]bool{}, unknown: map[uint64][]span{}, unknownIno: map[uint64]*vfs.Inode{}, permUnknown: map[uint64]bool{}, linkUnknown: map[uint64]bool{}}
 }
 
 // abs returns the absolute, lexically cleaned form of path as t would resolve it
@@ -281,16 +284,23 @@ func (w *world) copySpans(src *vfs.Inode, soff int64, dst *vfs.Inode, doff, n in
 	id := dst.Ino()
 	w.unknown[id] = cut(w.unknown[id], doff, doff+n)
 	if w.isExt(src) {
-		w.unknown[id] = addSpan(w.unknown[id], span{doff, doff + n})
+		w.addUnknown(dst, span{doff, doff + n})
 		w.keepShared(id)
 		return
 	}
 	for _, u := range from {
 		if x, y := max(u.off, soff), min(u.end, soff+n); x < y {
-			w.unknown[id] = addSpan(w.unknown[id], span{x - soff + doff, y - soff + doff})
+			w.addUnknown(dst, span{x - soff + doff, y - soff + doff})
 		}
 	}
 	w.keepShared(id)
+}
+
+// addUnknown makes span s of ino unknown.
+func (w *world) addUnknown(ino *vfs.Inode, s span) {
+	id := ino.Ino()
+	w.unknown[id] = addSpan(w.unknown[id], s)
+	w.unknownIno[id] = ino
 }
 
 // keepShared makes the ranges of inode id that are mapped shared and

@@ -229,14 +229,14 @@ func (k *Kernel) submitOne(t *Task, ctx *aioCtx, cb *Iocb) syscall.Errno {
 		return syscall.EFAULT
 	}
 	// __io_submit_one: the fd first (fget refuses O_PATH), then the opcode.
-	// aio_flags bits other than RESFD and IOPRIO are not checked.
-	f, ref := t.fget(int(int32(cb.Fd)))
-	if f == nil {
-		return syscall.EBADF
-	}
-	if ref {
-		defer f.decRef()
-	}
+	return t.withFile(int(int32(cb.Fd)), func(f *File) Result {
+		return errResult(k.submitFile(t, ctx, cb, f))
+	}).Errno
+}
+
+// submitFile submits cb, whose fd refers to f. aio_flags bits other than RESFD
+// and IOPRIO are not checked.
+func (k *Kernel) submitFile(t *Task, ctx *aioCtx, cb *Iocb, f *File) syscall.Errno {
 	var r Result
 	switch cb.Opcode {
 	case IOCB_CMD_PREAD, IOCB_CMD_PREADV, IOCB_CMD_PWRITE, IOCB_CMD_PWRITEV:

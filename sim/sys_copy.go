@@ -51,20 +51,13 @@ func verifyArea(pos int64, count uint64) syscall.Errno {
 // at end of file); the offsets move by it: a NULL one is the file offset. The model
 // copies through the page cache (no reflink).
 func (k *Kernel) sysCopyFileRange(c *Call) Result {
-	in, rin := c.Task.fget(int(c.Args[0]))
-	if rin {
-		defer in.decRef()
-	}
-	if in == nil {
-		return Fail(syscall.EBADF)
-	}
-	out, rout := c.Task.fget(int(c.Args[2]))
-	if rout {
-		defer out.decRef()
-	}
-	if out == nil {
-		return Fail(syscall.EBADF)
-	}
+	return c.Task.withFile(int(c.Args[0]), func(in *File) Result {
+		return c.Task.withFile(int(c.Args[2]), func(out *File) Result { return k.copyFileRange(c, in, out) })
+	})
+}
+
+// copyFileRange is copy_file_range from in to out, once both fds are looked up.
+func (k *Kernel) copyFileRange(c *Call, in, out *File) Result {
 	posIn, posOut := c.Args[1], c.Args[3]
 	nullIn, nullOut := offsetArgs(c, posIn, posOut)
 	if nullIn {
@@ -136,30 +129,31 @@ func (k *Kernel) sysCopyFileRange(c *Call) Result {
 // socket or a pipe). The positions are read before the copy and stored after it,
 // out_fd's first: with an offset, in_fd's file offset does not move.
 func (k *Kernel) sysSendfile(c *Call) Result {
-	in, rin := c.Task.fget(int(c.Args[1]))
-	if rin {
-		defer in.decRef()
-	}
-	if in == nil || !in.readable() {
-		return Fail(syscall.EBADF)
-	}
-	pos := c.Args[2]
-	null, _ := offsetArgs(c, pos, 0)
-	if null {
-		pos = in.Offset()
-	} else if in.special != nil && !in.special.Seekable() {
-		return Fail(syscall.ESPIPE)
-	}
-	count := uint64(c.Args[3]) // size_t count
-	if e := verifyArea(pos, count); e != 0 {
-		return Fail(e)
-	}
-	count = min(count, maxRW)
-	out, rout := c.Task.fget(int(c.Args[0]))
-	if rout {
-		defer out.decRef()
-	}
-	if out == nil || !out.writable() {
+	return c.Task.withFile(int(c.Args[1]), func(in *File) Result {
+		if !in.readable() {
+			return Fail(syscall.EBADF)
+		}
+		pos := c.Args[2]
+		null, _ := offsetArgs(c, pos, 0)
+		if null {
+			pos = in.Offset()
+		} else if in.special != nil && !in.special.Seekable() {
+			return Fail(syscall.ESPIPE)
+		}
+		count := uint64(c.Args[3]) // size_t count
+		if e := verifyArea(pos, count); e != 0 {
+			return Fail(e)
+		}
+		return c.Task.withFile(int(c.Args[0]), func(out *File) Result {
+			return k.sendfile(in, pos, null, out, min(count, maxRW))
+		})
+	})
+}
+
+// sendfile is sendfile's copy of count bytes from in at pos (null: the
+// file offset, which moves) to out, once in's checks passed and out is looked up.
+func (k *Kernel) sendfile(in *File, pos int64, null bool, out *File, count uint64) Result {
+	if !out.writable() {
 		return Fail(syscall.EBADF)
 	}
 	if maxBytes := k.fs.MaxFileSize(); pos+int64(count) > maxBytes {

@@ -165,17 +165,14 @@ func (k *Kernel) sysMmap(c *Call) Result {
 	if off&pageMask != 0 {
 		return Fail(syscall.EINVAL)
 	}
-	var f *File
-	if flags&mapAnonymous == 0 {
-		var ref bool
-		f, ref = c.Task.fget(int(c.Args[4]))
-		if f == nil {
-			return Fail(syscall.EBADF)
-		}
-		if ref {
-			defer f.decRef()
-		}
+	if flags&mapAnonymous != 0 {
+		return k.mmap(c, nil, length, prot, flags, off)
 	}
+	return c.Task.withFile(int(c.Args[4]), func(f *File) Result { return k.mmap(c, f, length, prot, flags, off) })
+}
+
+// mmap maps length bytes of f at off (nil: anonymous memory), after the fd look-up.
+func (k *Kernel) mmap(c *Call, f *File, length, prot, flags, off int64) Result {
 	if length <= 0 {
 		return Fail(syscall.EINVAL)
 	}

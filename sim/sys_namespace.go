@@ -374,33 +374,29 @@ func (k *Kernel) sysUtimensat(c *Call) Result {
 	if ts != nil && ts[0].Nsec == utimeOmit && ts[1].Nsec == utimeOmit {
 		return Result{} // Linux returns 0 without resolving the path
 	}
-	var ino *vfs.Inode
-	var f *File
 	if c.Path == "" && c.Args[1] == PathNull && dirfd != atFdcwd {
 		// utimensat(fd, NULL, times, 0) is futimens(fd): the fd itself.
 		if flags != 0 {
 			return Fail(syscall.EINVAL)
 		}
-		var ref bool
-		if f, ref = c.Task.fget(dirfd); f == nil {
-			return Fail(syscall.EBADF)
-		}
-		if ref {
-			defer f.decRef()
-		}
-		ino = f.ino
-	} else {
-		if flags&^(atSymlinkNofollow|atEmptyPath) != 0 {
-			return Fail(syscall.EINVAL)
-		}
-		if c.Path == "" && c.Args[1] == PathNull {
-			return Fail(syscall.EFAULT)
-		}
-		var e syscall.Errno
-		if ino, f, e = k.resolveAt(c.Task, dirfd, c.Path, flags&atSymlinkNofollow == 0, flags&atEmptyPath != 0); e != 0 {
-			return Fail(e)
-		}
+		return c.Task.withFile(dirfd, func(f *File) Result { return utimens(f.ino, f, ts) })
 	}
+	if flags&^(atSymlinkNofollow|atEmptyPath) != 0 {
+		return Fail(syscall.EINVAL)
+	}
+	if c.Path == "" && c.Args[1] == PathNull {
+		return Fail(syscall.EFAULT)
+	}
+	ino, f, e := k.resolveAt(c.Task, dirfd, c.Path, flags&atSymlinkNofollow == 0, flags&atEmptyPath != 0)
+	if e != 0 {
+		return Fail(e)
+	}
+	return utimens(ino, f, ts)
+}
+
+// utimens sets ino's times to ts (nil: now) for utimensat, once its path or fd
+// is resolved (f, when not nil, is the description it went through).
+func utimens(ino *vfs.Inode, f *File, ts *[2]unix.Timespec) Result {
 	at, mt := vfs.UtimeNow, vfs.UtimeNow
 	if ts != nil {
 		conv := func(t unix.Timespec) (vfs.Timespec, bool) {

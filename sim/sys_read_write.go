@@ -329,29 +329,23 @@ func iovLen(iov [][]byte) int64 {
 	return n
 }
 
-// vecFile does the checks the vector calls share, in Linux's order: EINVAL for a
-// negative position, EBADF for a closed fd or one without the access (read, or
-// write when write is set), EINVAL beyond UIO_MAXIOV iovecs. ref says whether the
-// caller must drop a reference (f.decRef) when done.
-func vecFile(c *Call, positional bool, off int64, write bool) (f *File, ref bool, e syscall.Errno) {
+// withVecFile runs fn with the file of a vector call after the checks the vector
+// calls share, in Linux's order: EINVAL for a negative position, EBADF for a
+// closed fd or one without the access (read, or write when write is set), EINVAL
+// beyond UIO_MAXIOV iovecs.
+func withVecFile(c *Call, positional bool, off int64, write bool, fn func(f *File) Result) Result {
 	if positional && off < 0 {
-		return nil, false, syscall.EINVAL
+		return Fail(syscall.EINVAL)
 	}
-	f, ref = c.Task.fget(int(c.Args[0]))
-	if f == nil {
-		return nil, false, syscall.EBADF
-	}
-	switch {
-	case write && !f.writable(), !write && !f.readable():
-		e = syscall.EBADF
-	case len(c.Iov) > uioMaxIov:
-		e = syscall.EINVAL
-	}
-	if e != 0 && ref {
-		f.decRef()
-		ref = false
-	}
-	return f, ref, e
+	return c.Task.withFile(int(c.Args[0]), func(f *File) Result {
+		switch {
+		case write && !f.writable(), !write && !f.readable():
+			return Fail(syscall.EBADF)
+		case len(c.Iov) > uioMaxIov:
+			return Fail(syscall.EINVAL)
+		}
+		return fn(f)
+	})
 }
 
 // RWF_* flags of preadv2, pwritev2 and AIO iocbs (<linux/fs.h>).
@@ -412,13 +406,11 @@ func rwfMode(how vfs.WriteMode, rwf int64) vfs.WriteMode {
 // are filled in order and the call stops at the first short one. An empty vector
 // returns 0 after the fd checks, whatever the flags.
 func (k *Kernel) sysReadv(c *Call, positional bool, off, rwf int64) Result {
-	f, ref, e := vecFile(c, positional, off, false)
-	if e != 0 {
-		return Fail(e)
-	}
-	if ref {
-		defer f.decRef()
-	}
+	return withVecFile(c, positional, off, false, func(f *File) Result { return k.readv(c, f, positional, off, rwf) })
+}
+
+// readv is sysReadv on f, after withVecFile's checks.
+func (k *Kernel) readv(c *Call, f *File, positional bool, off, rwf int64) Result {
 	if f.special != nil {
 		if positional && !f.special.Seekable() {
 			return Fail(syscall.ESPIPE)
@@ -515,13 +507,11 @@ func (k *Kernel) sysReadv(c *Call, positional bool, off, rwf int64) Result {
 // and RWF_SYNC make this write durable as O_DSYNC and O_SYNC would, RWF_APPEND
 // writes it at the end of file, RWF_NOAPPEND where asked despite O_APPEND.
 func (k *Kernel) sysWritev(c *Call, positional bool, off, rwf int64) Result {
-	f, ref, e := vecFile(c, positional, off, true)
-	if e != 0 {
-		return Fail(e)
-	}
-	if ref {
-		defer f.decRef()
-	}
+	return withVecFile(c, positional, off, true, func(f *File) Result { return k.writev(c, f, positional, off, rwf) })
+}
+
+// writev is sysWritev on f, after withVecFile's checks.
+func (k *Kernel) writev(c *Call, f *File, positional bool, off, rwf int64) Result {
 	if f.special != nil {
 		if positional && !f.special.Seekable() {
 			return Fail(syscall.ESPIPE)

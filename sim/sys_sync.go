@@ -131,40 +131,35 @@ const (
 // EISDIR, ENODEV, EFBIG.
 func (k *Kernel) sysFallocate(c *Call) Result {
 	mode, off, n := uint32(c.Args[1]), c.Args[2], c.Args[3]
-	shift := false
-	f, ref := c.Task.fget(int(c.Args[0]))
-	if f == nil {
-		return Fail(syscall.EBADF)
-	}
-	if ref {
-		defer f.decRef()
-	}
-	if off < 0 || n <= 0 {
-		return Fail(syscall.EINVAL)
-	}
-	switch mode {
-	case 0, fallocKeepSize, fallocPunchHole | fallocKeepSize, fallocZeroRange, fallocZeroRange | fallocKeepSize:
-	case vfs.FallocCollapseRange, vfs.FallocInsertRange:
-		shift = true
-	default:
-		return Fail(syscall.EOPNOTSUPP) // COLLAPSE or INSERT with other flags too (Linux 6.18)
-	}
-	if !f.writable() {
-		return Fail(syscall.EBADF)
-	}
-	if f.special != nil {
-		if f.special.Seekable() {
-			return Fail(syscall.ENODEV)
+	return c.Task.withFile(int(c.Args[0]), func(f *File) Result {
+		if off < 0 || n <= 0 {
+			return Fail(syscall.EINVAL)
 		}
-		return Fail(syscall.ESPIPE)
-	}
-	err := f.ino.Fallocate(mode, off, n)
-	if err == nil && shift && k.mm.active.Load() > 0 {
-		k.mm.refresh(f.ino, off, math.MaxInt64-off) // the data moved from off on
-	} else if err == nil && mode&(fallocPunchHole|fallocZeroRange) != 0 && k.mm.active.Load() > 0 {
-		k.mm.refresh(f.ino, off, n)
-	}
-	return res(0, err)
+		shift := false
+		switch mode {
+		case 0, fallocKeepSize, fallocPunchHole | fallocKeepSize, fallocZeroRange, fallocZeroRange | fallocKeepSize:
+		case vfs.FallocCollapseRange, vfs.FallocInsertRange:
+			shift = true
+		default:
+			return Fail(syscall.EOPNOTSUPP) // COLLAPSE or INSERT with other flags too (Linux 6.18)
+		}
+		if !f.writable() {
+			return Fail(syscall.EBADF)
+		}
+		if f.special != nil {
+			if f.special.Seekable() {
+				return Fail(syscall.ENODEV)
+			}
+			return Fail(syscall.ESPIPE)
+		}
+		err := f.ino.Fallocate(mode, off, n)
+		if err == nil && shift && k.mm.active.Load() > 0 {
+			k.mm.refresh(f.ino, off, math.MaxInt64-off) // the data moved from off on
+		} else if err == nil && mode&(fallocPunchHole|fallocZeroRange) != 0 && k.mm.active.Load() > 0 {
+			k.mm.refresh(f.ino, off, n)
+		}
+		return res(0, err)
+	})
 }
 
 // sysFadvise implements fadvise64(2) (Args: fd, offset, len, advice): EBADF, ESPIPE

@@ -79,17 +79,15 @@ func errResult(e syscall.Errno) Result {
 // that replay filled in (answered with success, as other calls on it are).
 func (k *Kernel) xattrTarget(c *Call, follow, byFd bool) (ino *vfs.Inode, done bool, e syscall.Errno) {
 	if byFd {
-		f, ref := c.Task.fget(int(c.Args[0]))
-		if f == nil {
-			return nil, false, syscall.EBADF
-		}
-		if ref {
-			defer f.decRef()
-		}
-		if f.special != nil {
-			return nil, true, 0
-		}
-		return f.ino, false, 0
+		r := c.Task.withFile(int(c.Args[0]), func(f *File) Result {
+			if f.special != nil {
+				done = true
+			} else {
+				ino = f.ino
+			}
+			return Result{}
+		})
+		return ino, done, r.Errno
 	}
 	ino, f, e := k.resolveAt(c.Task, atFdcwd, c.Path, follow, false)
 	if e != 0 {

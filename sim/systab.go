@@ -27,7 +27,8 @@ import (
 // command, utimensat's times, xattr names and values, mmap, the AIO structures,
 // prlimit64, copy_file_range and sendfile's offset pointers) carry the Custom
 // property: replay decodes them by hand, one case each (buildCustom); the tracer
-// prints fcntl by hand and the others as their paths, then their integers.
+// prints fcntl by hand, and the slots of the others that a layout cannot say
+// (times, values, structures, offset pointers) one case each (appendCustomSlot).
 // TestSyscallTableConsistent (and the tests of replay and interposer that range
 // over this table) fail when a row and one of its readers disagree.
 
@@ -78,6 +79,9 @@ const (
 	ArgStatx
 	// ArgPtr: another pointer, decoded by hand (see the Custom property).
 	ArgPtr
+	// ArgAddr: a memory address or an AIO context passed as a number, printed in
+	// hexadecimal (NULL for 0) as strace does.
+	ArgAddr
 )
 
 // Arg is the layout of one argument slot.
@@ -88,6 +92,8 @@ type Arg struct {
 	// Optional: strace omits the argument when it does not matter (open's mode
 	// without O_CREAT or __O_TMPFILE); a trace without it means 0.
 	Optional bool
+	// Hex: strace prints the integer in hexadecimal (mmap's offset).
+	Hex bool
 }
 
 // FlagName is one name of a flag set and its Linux x86-64 value.
@@ -161,8 +167,18 @@ const (
 	// calls of a program's steady state); dispatch has no case for it.
 	FastPath
 	// Lifecycle: the call creates, transforms or ends a task (fork, clone, execve,
-	// exit); replay follows it from the trace's task structure.
+	// exit); replay follows it from the trace's task structure. One of Forks,
+	// Execs, EndsGroup goes with it, or none for exit (one thread ends).
 	Lifecycle
+	// Forks: the call may make a new process with a copy of the fd table (fork,
+	// vfork, clone without CLONE_THREAD).
+	Forks
+	// Execs: the call replaces the program; FD_CLOEXEC descriptors close.
+	Execs
+	// EndsGroup: the call ends every thread of the process and its fd table.
+	EndsGroup
+	// SetsNofile: the call may change RLIMIT_NOFILE, the bound of new fds.
+	SetsNofile
 )
 
 // Flag sets of the table.
@@ -205,6 +221,33 @@ var (
 	syncRange   = &FlagSet{Names: []FlagName{
 		{syncFileRangeWaitBefore, "SYNC_FILE_RANGE_WAIT_BEFORE"}, {syncFileRangeWrite, "SYNC_FILE_RANGE_WRITE"},
 		{syncFileRangeWaitAfter, "SYNC_FILE_RANGE_WAIT_AFTER"}}}
+	fallocModes = &FlagSet{Names: []FlagName{
+		{unix.FALLOC_FL_KEEP_SIZE, "FALLOC_FL_KEEP_SIZE"}, {unix.FALLOC_FL_PUNCH_HOLE, "FALLOC_FL_PUNCH_HOLE"},
+		{unix.FALLOC_FL_NO_HIDE_STALE, "FALLOC_FL_NO_HIDE_STALE"}, {unix.FALLOC_FL_COLLAPSE_RANGE, "FALLOC_FL_COLLAPSE_RANGE"},
+		{unix.FALLOC_FL_ZERO_RANGE, "FALLOC_FL_ZERO_RANGE"}, {unix.FALLOC_FL_INSERT_RANGE, "FALLOC_FL_INSERT_RANGE"},
+		{unix.FALLOC_FL_UNSHARE_RANGE, "FALLOC_FL_UNSHARE_RANGE"}}}
+	renameFlags = &FlagSet{Names: []FlagName{
+		{unix.RENAME_NOREPLACE, "RENAME_NOREPLACE"}, {unix.RENAME_EXCHANGE, "RENAME_EXCHANGE"},
+		{unix.RENAME_WHITEOUT, "RENAME_WHITEOUT"}}}
+	xattrFlags = &FlagSet{Names: []FlagName{{unix.XATTR_CREATE, "XATTR_CREATE"}, {unix.XATTR_REPLACE, "XATTR_REPLACE"}}}
+	mmapProt   = &FlagSet{Zero: "PROT_NONE", Names: []FlagName{
+		{unix.PROT_READ, "PROT_READ"}, {unix.PROT_WRITE, "PROT_WRITE"}, {unix.PROT_EXEC, "PROT_EXEC"}}}
+	// mmapFlags: the mapping type (MAP_SHARED_VALIDATE before the two bits it is
+	// made of), then the flags.
+	mmapFlags = &FlagSet{Names: []FlagName{
+		{unix.MAP_SHARED_VALIDATE, "MAP_SHARED_VALIDATE"}, {unix.MAP_SHARED, "MAP_SHARED"},
+		{unix.MAP_PRIVATE, "MAP_PRIVATE"}, {unix.MAP_FIXED, "MAP_FIXED"}, {unix.MAP_ANONYMOUS, "MAP_ANONYMOUS"},
+		{unix.MAP_32BIT, "MAP_32BIT"}, {unix.MAP_GROWSDOWN, "MAP_GROWSDOWN"}, {unix.MAP_DENYWRITE, "MAP_DENYWRITE"},
+		{unix.MAP_EXECUTABLE, "MAP_EXECUTABLE"}, {unix.MAP_LOCKED, "MAP_LOCKED"}, {unix.MAP_NORESERVE, "MAP_NORESERVE"},
+		{unix.MAP_POPULATE, "MAP_POPULATE"}, {unix.MAP_NONBLOCK, "MAP_NONBLOCK"}, {unix.MAP_STACK, "MAP_STACK"},
+		{unix.MAP_HUGETLB, "MAP_HUGETLB"}, {unix.MAP_SYNC, "MAP_SYNC"}, {unix.MAP_FIXED_NOREPLACE, "MAP_FIXED_NOREPLACE"}}}
+	msyncFlags = &FlagSet{Names: []FlagName{
+		{unix.MS_ASYNC, "MS_ASYNC"}, {unix.MS_INVALIDATE, "MS_INVALIDATE"}, {unix.MS_SYNC, "MS_SYNC"}}}
+	rlimits = &FlagSet{Style: FlagsOne, Base: 10, Names: []FlagName{
+		{unix.RLIMIT_CPU, "RLIMIT_CPU"}, {unix.RLIMIT_FSIZE, "RLIMIT_FSIZE"}, {unix.RLIMIT_DATA, "RLIMIT_DATA"},
+		{unix.RLIMIT_STACK, "RLIMIT_STACK"}, {unix.RLIMIT_CORE, "RLIMIT_CORE"}, {unix.RLIMIT_RSS, "RLIMIT_RSS"},
+		{unix.RLIMIT_NPROC, "RLIMIT_NPROC"}, {unix.RLIMIT_NOFILE, "RLIMIT_NOFILE"},
+		{unix.RLIMIT_MEMLOCK, "RLIMIT_MEMLOCK"}, {unix.RLIMIT_AS, "RLIMIT_AS"}}}
 )
 
 // Slot layouts, named for the rows below.
@@ -224,6 +267,7 @@ var (
 	aMode   = Arg{Kind: ArgMode}
 	aStat   = Arg{Kind: ArgStat}
 	aPtr    = Arg{Kind: ArgPtr}
+	aAddr   = Arg{Kind: ArgAddr}
 	aOpen   = Arg{Kind: ArgFlags, Flags: OpenFlags}
 	aOptMod = Arg{Kind: ArgMode, Optional: true}
 )
@@ -321,10 +365,8 @@ var rows = []row{
 		args(aFd, aOff, aOff, flags(syncRange)), RetZero, 0},
 	{SYS_FTRUNCATE, (*Kernel).sysFtruncate, Supported, "sys_sync.go", args(aFd, aOff), RetZero, 0},
 	{SYS_TRUNCATE, (*Kernel).sysTruncate, Supported, "sys_sync.go", args(aPath, aOff), RetZero, 0},
-	// fallocate's mode is printed as a number, as strace without -X verbose does not
-	// for every kernel: keep aInt until the tracer names FALLOC_FL_*.
 	{SYS_FALLOCATE, (*Kernel).sysFallocate, Supported, "sys_sync.go; modes 0, KEEP_SIZE, PUNCH_HOLE|KEEP_SIZE, ZERO_RANGE[|KEEP_SIZE], COLLAPSE_RANGE, INSERT_RANGE",
-		args(aFd, aInt, aOff, aOff), RetZero, 0},
+		args(aFd, flags(fallocModes), aOff, aOff), RetZero, 0},
 	{SYS_FADVISE64, (*Kernel).sysFadvise, Partial, "sys_sync.go; advice validated; DONTNEED starts writeback (extent tree only), the rest no effect",
 		args(aFd, aOff, aOff, aInt), RetZero, 0},
 	{SYS_READAHEAD, (*Kernel).sysReadahead, Partial, "sys_sync.go; validated, no effect",
@@ -362,10 +404,9 @@ var rows = []row{
 		Supported, "sys_namespace.go", args(aPath, aPath2), RetZero, 0},
 	{SYS_RENAMEAT, func(k *Kernel, c *Call) Result { return k.sysRenameat2(c, int(c.Args[0]), int(c.Args[2]), 0) },
 		Supported, "sys_namespace.go", args(aDirfd, aPath, aDirfd, aPath2), RetZero, 0},
-	// renameat2's flags are printed as a number, as the tracer always has.
 	{SYS_RENAMEAT2, func(k *Kernel, c *Call) Result {
 		return k.sysRenameat2(c, int(c.Args[0]), int(c.Args[2]), uint(c.Args[4]))
-	}, Partial, "sys_namespace.go; RENAME_WHITEOUT → EINVAL", args(aDirfd, aPath, aDirfd, aPath2, aInt), RetZero, 0},
+	}, Partial, "sys_namespace.go; RENAME_WHITEOUT → EINVAL", args(aDirfd, aPath, aDirfd, aPath2, flags(renameFlags)), RetZero, 0},
 	{SYS_LINK, func(k *Kernel, c *Call) Result { return k.sysLinkat(c, atFdcwd, atFdcwd, 0) },
 		Supported, "sys_namespace.go", args(aPath, aPath2), RetZero, 0},
 	{SYS_LINKAT, func(k *Kernel, c *Call) Result {
@@ -422,11 +463,11 @@ var rows = []row{
 
 	// sys_xattr.go: (path or fd, name, value, size, flags); Path2 carries the name
 	{SYS_SETXATTR, func(k *Kernel, c *Call) Result { return k.sysSetxattr(c, true, false) },
-		Partial, acl, args(aPath, aPath2, aPtr, aInt, aInt), RetZero, Custom},
+		Partial, acl, args(aPath, aPath2, aPtr, aInt, flags(xattrFlags)), RetZero, Custom},
 	{SYS_LSETXATTR, func(k *Kernel, c *Call) Result { return k.sysSetxattr(c, false, false) },
-		Partial, acl, args(aPath, aPath2, aPtr, aInt, aInt), RetZero, Custom},
+		Partial, acl, args(aPath, aPath2, aPtr, aInt, flags(xattrFlags)), RetZero, Custom},
 	{SYS_FSETXATTR, func(k *Kernel, c *Call) Result { return k.sysSetxattr(c, false, true) },
-		Partial, acl, args(aFd, aPath2, aPtr, aInt, aInt), RetZero, Custom},
+		Partial, acl, args(aFd, aPath2, aPtr, aInt, flags(xattrFlags)), RetZero, Custom},
 	{SYS_REMOVEXATTR, func(k *Kernel, c *Call) Result { return k.sysRemovexattr(c, true, false) },
 		Partial, acl, args(aPath, aPath2), RetZero, Custom},
 	{SYS_LREMOVEXATTR, func(k *Kernel, c *Call) Result { return k.sysRemovexattr(c, false, false) },
@@ -440,47 +481,47 @@ var rows = []row{
 
 	// sys_mmap.go: addresses are not reproducible; replay rebuilds file mappings only
 	{SYS_MMAP, (*Kernel).sysMmap, Partial, "sys_mmap.go; file mappings only; stores into a shared mapping reach the file at msync/munmap",
-		args(aInt, aInt, aInt, aInt, aFd, aOff), RetValue, Custom},
-	{SYS_MUNMAP, (*Kernel).sysMunmap, Partial, "sys_mmap.go", args(aInt, aInt), RetZero, Custom},
-	{SYS_MSYNC, (*Kernel).sysMsync, Partial, "sys_mmap.go", args(aInt, aInt, aInt), RetZero, Custom},
-	{SYS_MPROTECT, nil, NotModelled, "", args(aInt, aInt, aInt), RetZero, Custom},
-	{SYS_MADVISE, nil, NotModelled, "", args(aInt, aInt, aInt), RetZero, Custom},
+		args(aAddr, aInt, flags(mmapProt), flags(mmapFlags), aFd, Arg{Kind: ArgOffset, Hex: true}), RetValue, Custom},
+	{SYS_MUNMAP, (*Kernel).sysMunmap, Partial, "sys_mmap.go", args(aAddr, aInt), RetZero, Custom},
+	{SYS_MSYNC, (*Kernel).sysMsync, Partial, "sys_mmap.go", args(aAddr, aInt, flags(msyncFlags)), RetZero, Custom},
+	{SYS_MPROTECT, nil, NotModelled, "", args(aAddr, aInt, flags(mmapProt)), RetZero, Custom},
+	{SYS_MADVISE, nil, NotModelled, "", args(aAddr, aInt, aInt), RetZero, Custom},
 
 	// sys_aio.go: contexts, iocbs and events are structures decoded by hand
 	{SYS_IO_SETUP, (*Kernel).sysIoSetup, Supported, "sys_aio.go", args(aInt, aPtr), RetZero, Custom},
-	{SYS_IO_DESTROY, (*Kernel).sysIoDestroy, Supported, "sys_aio.go", args(aInt), RetZero, Custom},
+	{SYS_IO_DESTROY, (*Kernel).sysIoDestroy, Supported, "sys_aio.go", args(aAddr), RetZero, Custom},
 	{SYS_IO_SUBMIT, (*Kernel).sysIoSubmit, Partial, "sys_aio.go; an iocb completes at submit, or under a time model (WithDevice) an O_DIRECT one when the device does; RESFD/eventfd not modelled",
-		args(aInt, aInt, aPtr), RetCount, Custom},
+		args(aAddr, aInt, aPtr), RetCount, Custom},
 	{SYS_IO_GETEVENTS, (*Kernel).sysIoGetevents, Partial, "sys_aio.go; waits on the virtual clock until min_nr events or the timeout",
-		args(aInt, aInt, aInt, aPtr, aPtr), RetCount, Custom},
+		args(aAddr, aInt, aInt, aPtr, aPtr), RetCount, Custom},
 	{SYS_IO_PGETEVENTS, (*Kernel).sysIoGetevents, Partial, "sys_aio.go; as io_getevents, signal mask ignored",
-		args(aInt, aInt, aInt, aPtr, aPtr, aPtr), RetCount, Custom},
+		args(aAddr, aInt, aInt, aPtr, aPtr, aPtr), RetCount, Custom},
 	{SYS_IO_CANCEL, func(k *Kernel, c *Call) Result { return Fail(syscall.EINVAL) },
-		Partial, "sys_aio.go; always EINVAL: every iocb has completed", args(aInt, aPtr, aPtr), RetZero, Custom},
+		Partial, "sys_aio.go; always EINVAL: every iocb has completed", args(aAddr, aPtr, aPtr), RetZero, Custom},
 
 	// task.go
 	{SYS_FORK, func(k *Kernel, c *Call) Result { return ok(int64(k.fork(c.Task, 0).tid)) },
-		Supported, "task.go", args(), RetValue, Lifecycle},
+		Supported, "task.go", args(), RetValue, Lifecycle | Forks},
 	{SYS_VFORK, func(k *Kernel, c *Call) Result { return ok(int64(k.fork(c.Task, 0).tid)) },
-		Supported, "task.go; as fork", args(), RetValue, Lifecycle},
+		Supported, "task.go; as fork", args(), RetValue, Lifecycle | Forks},
 	{SYS_CLONE, sysClone, Partial, "task.go; CLONE_THREAD makes a thread, CLONE_FILES is implied for threads only",
-		args(aInt), RetValue, Lifecycle},
-	{SYS_CLONE3, sysClone, Partial, "task.go; as clone with flags in Args[0]", args(aPtr, aInt), RetValue, Lifecycle},
+		args(aInt), RetValue, Lifecycle | Forks},
+	{SYS_CLONE3, sysClone, Partial, "task.go; as clone with flags in Args[0]", args(aPtr, aInt), RetValue, Lifecycle | Forks},
 	{SYS_EXECVE, sysExecve, Partial, "task.go; closes FD_CLOEXEC descriptors; no program is loaded",
-		args(aPath, aPtr, aPtr), RetZero, Lifecycle},
-	{SYS_EXECVEAT, sysExecve, Partial, "task.go; as execve", args(aDirfd, aPath, aPtr, aPtr, aInt), RetZero, Lifecycle},
+		args(aPath, aPtr, aPtr), RetZero, Lifecycle | Execs},
+	{SYS_EXECVEAT, sysExecve, Partial, "task.go; as execve", args(aDirfd, aPath, aPtr, aPtr, aInt), RetZero, Lifecycle | Execs},
 	{SYS_EXIT, func(k *Kernel, c *Call) Result { k.exitThread(c.Task); return ok(0) },
 		Supported, "task.go", args(aInt), RetZero, Lifecycle},
 	{SYS_EXIT_GROUP, func(k *Kernel, c *Call) Result { k.exitGroup(c.Task.g); return ok(0) },
-		Supported, "task.go", args(aInt), RetZero, Lifecycle},
+		Supported, "task.go", args(aInt), RetZero, Lifecycle | EndsGroup},
 	{SYS_GETPID, func(k *Kernel, c *Call) Result { return ok(int64(c.Task.g.pid)) },
 		Supported, "task.go", args(), RetValue, 0},
 	{SYS_GETTID, func(k *Kernel, c *Call) Result { return ok(int64(c.Task.tid)) },
 		Supported, "task.go", args(), RetValue, 0},
-	{SYS_GETRLIMIT, (*Kernel).sysRlimit, Partial, "task.go; RLIMIT_NOFILE only (others 0)", args(aInt, aPtr), RetZero, Custom},
-	{SYS_SETRLIMIT, (*Kernel).sysRlimit, Partial, "task.go; RLIMIT_NOFILE only", args(aInt, aPtr), RetZero, Custom},
+	{SYS_GETRLIMIT, (*Kernel).sysRlimit, Partial, "task.go; RLIMIT_NOFILE only (others 0)", args(flags(rlimits), aPtr), RetZero, Custom},
+	{SYS_SETRLIMIT, (*Kernel).sysRlimit, Partial, "task.go; RLIMIT_NOFILE only", args(flags(rlimits), aPtr), RetZero, Custom | SetsNofile},
 	{SYS_PRLIMIT64, (*Kernel).sysRlimit, Partial, "task.go; RLIMIT_NOFILE of the caller only",
-		args(aInt, aInt, aPtr, aPtr), RetZero, Custom},
+		args(aInt, flags(rlimits), aPtr, aPtr), RetZero, Custom | SetsNofile},
 
 	// Not modelled, described for the fds they use or make.
 	{SYS_IOCTL, nil, NotModelled, "", args(aFd, aInt, aPtr), RetValue, Custom},

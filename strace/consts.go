@@ -89,6 +89,9 @@ var constList = []struct {
 	{"RLIMIT_CPU", 0}, {"RLIMIT_FSIZE", 1}, {"RLIMIT_DATA", 2}, {"RLIMIT_STACK", 3}, {"RLIMIT_CORE", 4},
 	{"RLIMIT_RSS", 5}, {"RLIMIT_NPROC", 6}, {"RLIMIT_NOFILE", 7}, {"RLIMIT_MEMLOCK", 8}, {"RLIMIT_AS", 9},
 	{"RLIM64_INFINITY", -1}, {"RLIM_INFINITY", -1},
+	// setxattr, msync
+	{"XATTR_CREATE", 1}, {"XATTR_REPLACE", 2},
+	{"MS_ASYNC", 1}, {"MS_INVALIDATE", 2}, {"MS_SYNC", 4},
 }
 
 var (
