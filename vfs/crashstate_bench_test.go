@@ -1,0 +1,77 @@
+package vfs_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"iosim/vfs"
+)
+
+// crashWorkload is the workload of the crash-exploration target: 1,000 files
+// of 4 KiB in the root, every other one fsynced, the root fsynced once half of
+// them are made, which leaves 2,001 pending changes: 500 creates; the block,
+// size and times of each of the 500 files not synced; the root's times.
+func crashWorkload(b testing.TB) *vfs.FS {
+	fs := vfs.New()
+	r := fs.Root()
+	block := make([]byte, 4096)
+	for k := range 1000 {
+		f, _, err := r.Open(fmt.Sprintf("f%04d", k), unix.O_CREAT|unix.O_RDWR, 0o644)
+		if err != nil {
+			b.Fatal(err)
+		}
+		block[0] = byte(k)
+		if _, err := f.WriteAt(block, 0); err != nil {
+			b.Fatal(err)
+		}
+		if k%2 == 0 {
+			if err := f.Fsync(nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if k == 499 {
+			if err := r.Fsync(nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	return fs
+}
+
+// BenchmarkCrashStates measures crash states per second on crashWorkload:
+//
+//	go test -run x -bench CrashStates -benchmem ./vfs
+//
+// The target is 100,000 states a second on 2 cores with cheap checks.
+func BenchmarkCrashStates(b *testing.B) {
+	fs := crashWorkload(b)
+	if n := len(fs.Pending()); n != 2001 {
+		b.Fatalf("%d pending changes, want 2001", n)
+	}
+	b.Run("Crash", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_ = fs.Crash()
+		}
+	})
+	b.Run("RandomCrash", func(b *testing.B) {
+		b.ReportAllocs()
+		seed := uint64(0)
+		for b.Loop() {
+			seed++
+			_ = fs.RandomCrash(vfs.Subset, seed)
+		}
+	})
+	b.Run("RandomCrashParallel", func(b *testing.B) {
+		b.ReportAllocs()
+		b.RunParallel(func(pb *testing.PB) {
+			rng := rand.New(rand.NewPCG(rand.Uint64(), 1))
+			for pb.Next() {
+				_ = fs.RandomCrash(vfs.Subset, rng.Uint64())
+			}
+		})
+	})
+}
