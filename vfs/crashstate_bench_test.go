@@ -45,7 +45,11 @@ func crashWorkload(b testing.TB) *vfs.FS {
 //
 //	go test -run x -bench CrashStates -benchmem ./vfs
 //
-// The target is 100,000 states a second on 2 cores with cheap checks.
+// The target is 100,000 states a second on 2 cores with cheap checks. Crash,
+// RandomCrash and CrashWith build a whole file system per state; the State
+// cases step a CrashState from one state to the next by one survival choice
+// (each a new state) and check it cheaply: its hash for deduplication, and a
+// stat of the inodes the step touched.
 func BenchmarkCrashStates(b *testing.B) {
 	fs := crashWorkload(b)
 	if n := len(fs.Pending()); n != 2001 {
@@ -63,6 +67,56 @@ func BenchmarkCrashStates(b *testing.B) {
 		for b.Loop() {
 			seed++
 			_ = fs.RandomCrash(vfs.Subset, seed)
+		}
+	})
+	b.Run("Snapshot", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_ = fs.Snapshot()
+		}
+	})
+	snap := fs.Snapshot()
+	ps := snap.Pending()
+	step := func(st *vfs.CrashState, rng *rand.Rand, seen map[uint64]bool) {
+		k := rng.IntN(len(ps))
+		st.Set(k, vfs.Survival{Keep: !st.Survival(k).Keep})
+		seen[st.Hash()] = true
+		for _, ino := range st.Touched(k) {
+			if _, err := st.StatIno(ino); err != nil && err != unix.ENOENT {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.Run("State", func(b *testing.B) {
+		b.ReportAllocs()
+		st := snap.State()
+		rng := rand.New(rand.NewPCG(1, 2))
+		seen := map[uint64]bool{}
+		for b.Loop() {
+			step(st, rng, seen)
+		}
+	})
+	b.Run("StateParallel", func(b *testing.B) {
+		b.ReportAllocs()
+		b.RunParallel(func(pb *testing.PB) {
+			st := snap.State()
+			rng := rand.New(rand.NewPCG(rand.Uint64(), 1))
+			seen := map[uint64]bool{}
+			for pb.Next() {
+				step(st, rng, seen)
+			}
+		})
+	})
+	b.Run("CrashWith", func(b *testing.B) {
+		b.ReportAllocs()
+		keep := make([]vfs.Survival, len(ps))
+		for k := range keep {
+			keep[k].Keep = k%2 == 0
+		}
+		for b.Loop() {
+			if _, err := fs.CrashWith(keep); err != nil {
+				b.Fatal(err)
+			}
 		}
 	})
 	b.Run("RandomCrashParallel", func(b *testing.B) {

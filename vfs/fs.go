@@ -45,6 +45,8 @@ type config struct {
 	injector    Injector
 	now         func() Timespec
 	dev         uint64
+	commit      Timespec // periodic commit interval (0: none), see WithPeriodicCommit
+	expire      Timespec // dirty data written back after this long
 }
 
 // Option configures New.
@@ -104,6 +106,20 @@ type FS struct {
 	pending []*Inode
 	// devInodes lists the inodes with blocks in the device's write cache.
 	devInodes []*Inode
+	// pruneAt is the length of pending plus devInodes at which they are
+	// pruned of inodes with nothing pending (prunePending).
+	pruneAt int
+	// metaEnts counts the operations of metaLog per entry (dir, name) they
+	// read or write; metaDead counts the cancelled ones still in metaLog
+	// (cancelCreate, compactMeta).
+	metaEnts     map[entKey]int32
+	metaDead     int
+	metaDeadKept int
+	// txnExpires is when the running transaction commits (0: none is
+	// running); nextExpire when the earliest dirty data expires (0: none).
+	txnExpires Timespec
+	nextExpire Timespec
+	noCancel   bool // tests: cancelCreate never cancels
 }
 
 // New returns an empty file system: a root directory (mode 0755) that is durable.
@@ -114,6 +130,8 @@ func New(opts ...Option) *FS {
 		directIO:    true,
 		maxFileSize: (1<<32-1)*4096 - 0,
 		dev:         0x803,
+		commit:      Timespec(DefaultCommitInterval),
+		expire:      Timespec(DefaultDirtyExpire),
 	}}
 	for _, o := range opts {
 		o(&fs.cfg)

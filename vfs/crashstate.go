@@ -1,0 +1,1003 @@
+package vfs
+
+import (
+	"fmt"
+	"maps"
+	"math/bits"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// CrashSnapshot is what a power loss could find at one moment: the durable
+// state and the changes then pending, frozen, so that crash states are built
+// and examined from it without the file system's lock while the file system
+// goes on. Take one with FS.Snapshot; its cost is in proportion to the
+// durable namespace and to what is pending, never to the bytes of file data
+// (blocks are shared copy-on-write).
+//
+// A snapshot is immutable and safe for concurrent use: any number of
+// goroutines may each build and explore their own CrashStates from it.
+type CrashSnapshot struct {
+	cfg     config
+	nextIno uint64
+	tick    Timespec
+	root    uint64
+	base    map[uint64]*durInode // the durable records; never changed
+	pend    []Pending
+	ops     []crashOp // aligned with pend: what applying each needs
+
+	compOnce sync.Once
+	comps    *crashComps
+}
+
+// crashOp is a pending change as a crash state applies it, free of the
+// running file system's inodes.
+type crashOp struct {
+	kind   PendingKind
+	ino    uint64
+	mode   uint32 // for a record made by this change (newDurInode)
+	target string
+	off, n int64     // data: the byte range (a block for PendingWrite/Device)
+	size   int64     // PendingSize
+	attr   *durInode // PendingAttr: mode, owner and times to copy
+	src    *fileData // data: where the surviving bytes come from
+	meta   *metaRec  // PendingMeta
+}
+
+// Snapshot freezes what a power loss could find now (see CrashSnapshot).
+func (fs *FS) Snapshot() *CrashSnapshot {
+	fs.lock()
+	defer fs.mu.Unlock()
+	return fs.snapshotLocked(true)
+}
+
+// snapshotLocked lists the pending changes in the order they were made. With
+// freeze, the snapshot gets its own copy of the durable records and its own
+// (copy-on-write) view of the data the changes would write, so it stays valid
+// once fs.mu is released; without, it reads fs's own, valid only while fs.mu
+// is held (CrashWith, RandomCrash, Pending).
+func (fs *FS) snapshotLocked(freeze bool) *CrashSnapshot {
+	bs := fs.cfg.blockSize
+	snap := &CrashSnapshot{cfg: fs.cfg, nextIno: fs.nextIno, tick: fs.tick, root: fs.durRoot, base: fs.dur}
+	snap.cfg.injector = nil
+	if freeze {
+		snap.base = make(map[uint64]*durInode, len(fs.dur))
+		for id, d := range fs.dur {
+			c := *d
+			if c.entries != nil {
+				c.entries = maps.Clone(d.entries)
+			}
+			if c.data != nil {
+				c.data, c.dataShared = shareData(d.data), true
+			}
+			snap.base[id] = &c
+		}
+	}
+	// Drop the inodes that have nothing pending any more (fsync does not take
+	// them off the list, only sync(2) did), so that the list, and this walk,
+	// stay in proportion to what is pending.
+	fs.prunePending()
+	n := len(fs.metaLog)
+	for _, i := range fs.pending {
+		n += len(i.pend.dirty) + len(i.pend.ranges) + 2
+	}
+	for _, i := range fs.devInodes {
+		n += len(i.pend.dev)
+	}
+	type item struct {
+		seq uint64
+		pos int32
+	}
+	order := make([]item, 0, n)
+	pend := make([]Pending, 0, n)
+	ops := make([]crashOp, 0, n)
+	add := func(p Pending, op crashOp) {
+		order = append(order, item{p.Seq, int32(len(pend))})
+		pend = append(pend, p)
+		ops = append(ops, op)
+	}
+	source := func(i *Inode, d *fileData) *fileData {
+		if freeze {
+			if d == i.data {
+				i.dataShared = true
+			}
+			return shareData(d)
+		}
+		return d
+	}
+	paths := map[*Inode]string{}
+	pathOf := func(i *Inode) string {
+		p, ok := paths[i]
+		if !ok {
+			p = i.pathLocked()
+			paths[i] = p
+		}
+		return p
+	}
+	for _, i := range fs.pending {
+		p := &i.pend
+		path := pathOf(i)
+		base := crashOp{ino: i.ino, mode: i.mode, target: i.target}
+		var src *fileData
+		if len(p.dirty) > 0 || len(p.ranges) > 0 {
+			src = source(i, i.data)
+		}
+		for _, b := range sortedBlocks(p.dirty) {
+			op := base
+			op.kind, op.off, op.n, op.src = PendingWrite, b*bs, bs, src
+			add(Pending{Seq: p.dirty[b], Kind: PendingWrite, Ino: i.ino, Path: path, Off: b * bs, Len: bs}, op)
+		}
+		for _, r := range p.ranges {
+			op := base
+			op.kind, op.off, op.n, op.src = PendingAlloc, r.off, r.n, src
+			add(Pending{Seq: r.seq, Kind: PendingAlloc, Ino: i.ino, Path: path, Off: r.off, Len: r.n}, op)
+		}
+		if p.sizeSeq != 0 {
+			op := base
+			op.kind, op.size = PendingSize, i.size
+			add(Pending{Seq: p.sizeSeq, Kind: PendingSize, Ino: i.ino, Path: path, Size: i.size}, op)
+		}
+		if p.attrSeq != 0 {
+			op := base
+			op.kind = PendingAttr
+			op.attr = &durInode{mode: i.mode, uid: i.uid, gid: i.gid, atime: i.atime, mtime: i.mtime, ctime: i.ctime}
+			add(Pending{Seq: p.attrSeq, Kind: PendingAttr, Ino: i.ino, Path: path}, op)
+		}
+	}
+	for _, i := range fs.devInodes {
+		path := pathOf(i)
+		src := source(i, i.pend.devData)
+		for _, b := range sortedBlocks(i.pend.dev) {
+			op := crashOp{kind: PendingDevice, ino: i.ino, mode: i.mode, target: i.target, off: b * bs, n: bs, src: src}
+			add(Pending{Seq: i.pend.dev[b], Kind: PendingDevice, Ino: i.ino, Path: path, Off: b * bs, Len: bs}, op)
+		}
+	}
+	for _, m := range fs.metaLog {
+		if m.dead {
+			continue
+		}
+		p := Pending{Seq: m.seq, Kind: PendingMeta, Ino: m.node.ino, Path: joinPathMemo(pathOf(m.dir), m.rec.name)}
+		switch m.rec.kind {
+		case metaCreate:
+			p.Op = "create"
+		case metaRemove:
+			p.Op = "remove"
+		case metaRename:
+			p.Op, p.To = "rename", joinPathMemo(pathOf(m.dir2), m.rec.name2)
+		case metaExchange:
+			p.Op, p.To = "exchange", joinPathMemo(pathOf(m.dir2), m.rec.name2)
+		}
+		add(p, crashOp{kind: PendingMeta, ino: m.node.ino, meta: &m.rec})
+	}
+	// Stable order: by seq, then by the order listed (the blocks of one write
+	// share a seq and are listed by block).
+	slices.SortFunc(order, func(a, b item) int {
+		switch {
+		case a.seq < b.seq:
+			return -1
+		case a.seq > b.seq:
+			return 1
+		}
+		return int(a.pos) - int(b.pos)
+	})
+	snap.pend = make([]Pending, len(pend))
+	snap.ops = make([]crashOp, len(ops))
+	for k, it := range order {
+		snap.pend[k] = pend[it.pos]
+		snap.pend[k].index, snap.pend[k].from = int32(k), snap
+		snap.ops[k] = ops[it.pos]
+	}
+	return snap
+}
+
+// joinPathMemo is joinPath from the directory's path.
+func joinPathMemo(dir, name string) string {
+	if dir == "/" {
+		return "/" + name
+	}
+	return dir + "/" + name
+}
+
+// Pending returns the changes pending at the snapshot, in the order they were
+// made, as FS.Pending returned them then. The slice is the snapshot's: do not
+// modify it.
+func (s *CrashSnapshot) Pending() []Pending { return s.pend }
+
+// State returns the strict crash state of the snapshot: only durable state
+// survived, nothing of what was pending. Change it with Set, Apply and Drop.
+func (s *CrashSnapshot) State() *CrashState {
+	c := s.components()
+	st := &CrashState{snap: s, keep: make([]Survival, len(s.pend)), recs: map[uint64]*ovRec{}, incr: true}
+	st.chash = slices.Clone(c.base0)
+	st.hash = c.baseSum
+	return st
+}
+
+// replay returns the crash state with keep applied in one pass (no
+// incremental bookkeeping: FS is all it is for).
+func (s *CrashSnapshot) replay(keep []Survival) *CrashState {
+	st := &CrashState{snap: s, keep: keep, recs: map[uint64]*ovRec{}}
+	for k := range keep {
+		if keep[k].Keep {
+			st.apply(k)
+		}
+	}
+	return st
+}
+
+// CrashState is one state a power loss can leave: the snapshot's durable
+// state with a chosen subset of its pending changes applied in the order they
+// were made (some data blocks possibly torn at sectors), exactly the state
+// FS.CrashWith would build with the same choices at the snapshot's moment.
+//
+// It is an overlay on the snapshot's durable records, holding only what the
+// surviving changes altered, and it moves from one state to the next by
+// applying or dropping one change: Set costs in proportion to the changes
+// that can interact with the one set (those on the same inodes and directory
+// entries), not to the namespace nor to the other changes. Lookups (Stat,
+// ReadFile, ReadDir, Readlink) read the overlay, then the snapshot; Changed
+// lists what differs from the strict state, so that a checker reads only
+// that; Hash identifies the content for deduplication; FS builds a full file
+// system when one is needed.
+//
+// A CrashState is not safe for concurrent use while it is changed; lookups
+// alone may run concurrently. Give each goroutine its own (Clone, or
+// CrashSnapshot.State).
+type CrashState struct {
+	snap *CrashSnapshot
+	keep []Survival
+	// recs holds the records the surviving changes altered (gone: removed);
+	// other records are the snapshot's.
+	recs map[uint64]*ovRec
+	// ents holds the changed entries of the stable directories (see
+	// crashComps), by directory then name; 0 is a removed entry.
+	ents  map[uint64]map[string]uint64
+	incr  bool     // built by State: stable directories' entries live in ents
+	chash []uint64 // per component: its share of hash
+	hash  uint64
+	buf   []byte // a block, for hashing
+}
+
+// ovRec is a durable record of a crash state.
+type ovRec struct {
+	d    durInode
+	gone bool
+	// base: d was copied from the snapshot's record, whose entries it still
+	// points to (never changed); entry changes are in delta (0: removed).
+	// Otherwise d is a new record and d.entries its own.
+	base  bool
+	delta map[string]uint64
+}
+
+// Set makes change k (an index into the snapshot's Pending) survive as v
+// says (Keep false: it is lost).
+func (st *CrashState) Set(k int, v Survival) {
+	if !v.Keep {
+		v = Survival{}
+	}
+	if st.keep[k] == v {
+		return
+	}
+	st.keep[k] = v
+	st.redo(st.snap.comps.opComp[k])
+}
+
+// Apply makes change p (from this state's snapshot's Pending) survive whole.
+func (st *CrashState) Apply(p Pending) { st.Set(st.index(p), Survival{Keep: true}) }
+
+// Drop makes change p (from this state's snapshot's Pending) lost.
+func (st *CrashState) Drop(p Pending) { st.Set(st.index(p), Survival{}) }
+
+func (st *CrashState) index(p Pending) int {
+	if p.from != st.snap {
+		panic("vfs: CrashState: a Pending from another snapshot")
+	}
+	return int(p.index)
+}
+
+// Survival returns the choice made for change k.
+func (st *CrashState) Survival(k int) Survival { return st.keep[k] }
+
+// Hash returns a 64-bit hash of the state's content (names, types, modes,
+// owners, times, sizes, bytes, link targets). Two states of one snapshot with
+// the same content have the same hash; states with different content have
+// different hashes but for collisions (or when they differ only in durable
+// records that no name reaches). Hashes of states of different snapshots are
+// not comparable.
+func (st *CrashState) Hash() uint64 { return st.hash }
+
+// Clone returns an independent copy of the state, for another goroutine.
+func (st *CrashState) Clone() *CrashState {
+	c := &CrashState{snap: st.snap, keep: slices.Clone(st.keep), recs: make(map[uint64]*ovRec, len(st.recs)),
+		incr: st.incr, chash: slices.Clone(st.chash), hash: st.hash}
+	for id, o := range st.recs {
+		cp := *o
+		cp.delta = maps.Clone(o.delta)
+		if !o.base && o.d.entries != nil {
+			cp.d.entries = maps.Clone(o.d.entries)
+		}
+		if o.d.data != nil {
+			// Both get their own fileData (shareData, not one shared object
+			// that each would clone on its first change, racing on its chunks).
+			o.d.data, o.d.dataShared = shareData(o.d.data), true
+			cp.d.data, cp.d.dataShared = shareData(o.d.data), true
+		}
+		c.recs[id] = &cp
+	}
+	if st.ents != nil {
+		c.ents = make(map[uint64]map[string]uint64, len(st.ents))
+		for d, m := range st.ents {
+			c.ents[d] = maps.Clone(m)
+		}
+	}
+	return c
+}
+
+// FS returns the state as a file system of its own (as FS.CrashWith does),
+// sharing file data copy-on-write; the state is left as it was. A directory
+// that the state names twice (a rename survived, the earlier one that moved
+// it did not) keeps only its first name in sorted depth-first order.
+func (st *CrashState) FS() *FS {
+	s := st.snap
+	return materialize(s.cfg, s.nextIno, s.tick, s.root, st)
+}
+
+// apply applies change k as st.keep[k] says.
+func (st *CrashState) apply(k int) {
+	op := &st.snap.ops[k]
+	if op.kind == PendingMeta {
+		applyMeta(st, op.meta)
+		return
+	}
+	d := st.ensure(op.ino, op.mode, op.target)
+	switch op.kind {
+	case PendingWrite, PendingDevice:
+		data := d.ownData()
+		if sec := st.keep[k].Sectors; sec != 0 {
+			for j := int64(0); j < op.n/SectorSize; j++ {
+				if sec&(1<<j) != 0 {
+					data.CopyRange(op.src, op.off+j*SectorSize, SectorSize)
+				}
+			}
+		} else {
+			data.CopyRange(op.src, op.off, op.n)
+		}
+	case PendingAlloc:
+		d.ownData().CopyRange(op.src, op.off, op.n)
+	case PendingSize:
+		d.size = op.size
+	case PendingAttr:
+		d.mode, d.uid, d.gid = op.attr.mode, op.attr.uid, op.attr.gid
+		d.atime, d.mtime, d.ctime = op.attr.atime, op.attr.mtime, op.attr.ctime
+	}
+}
+
+// The durTable of a crash state.
+
+func (st *CrashState) rec(id uint64) *durInode {
+	if o := st.recs[id]; o != nil {
+		if o.gone {
+			return nil
+		}
+		return &o.d
+	}
+	return st.snap.base[id]
+}
+
+func (st *CrashState) ensure(id uint64, mode uint32, target string) *durInode {
+	o := st.recs[id]
+	if o != nil && !o.gone {
+		return &o.d
+	}
+	if o == nil {
+		if b := st.snap.base[id]; b != nil {
+			o = &ovRec{d: *b, base: true}
+			o.d.dataShared = o.d.data != nil
+			st.recs[id] = o
+			return &o.d
+		}
+	}
+	o = &ovRec{d: *newDurInode(st.snap.cfg.blockSize, mode, target)}
+	st.recs[id] = o
+	return &o.d
+}
+
+func (st *CrashState) drop(id uint64) {
+	if st.rec(id) == nil {
+		return
+	}
+	d := st.ensure(id, 0, "")
+	d.links--
+	if d.links <= 0 {
+		st.recs[id] = &ovRec{gone: true}
+	}
+}
+
+// stable reports whether directory dir's entries live in st.ents.
+func (st *CrashState) stable(dir uint64) bool { return st.incr && st.snap.comps.stable(dir) }
+
+func (st *CrashState) entry(dir uint64, name string) (uint64, bool) {
+	if !st.stable(dir) {
+		st.ensure(dir, S_IFDIR, "")
+	}
+	return st.peek(dir, name)
+}
+
+// peek is entry without making the directory's record: lookups only read.
+func (st *CrashState) peek(dir uint64, name string) (uint64, bool) {
+	if st.stable(dir) {
+		if id, ok := st.ents[dir][name]; ok {
+			return id, id != 0
+		}
+	} else if o := st.recs[dir]; o != nil {
+		if o.gone {
+			return 0, false
+		}
+		if !o.base {
+			id, ok := o.d.entries[name]
+			return id, ok
+		}
+		if id, ok := o.delta[name]; ok {
+			return id, id != 0
+		}
+	}
+	if b := st.snap.base[dir]; b != nil {
+		id, ok := b.entries[name]
+		return id, ok
+	}
+	return 0, false
+}
+
+func (st *CrashState) setEntry(dir uint64, name string, id uint64) {
+	if st.stable(dir) {
+		if st.ents == nil {
+			st.ents = map[uint64]map[string]uint64{}
+		}
+		m := st.ents[dir]
+		if m == nil {
+			m = map[string]uint64{}
+			st.ents[dir] = m
+		}
+		m[name] = id
+		return
+	}
+	st.ensure(dir, S_IFDIR, "")
+	o := st.recs[dir]
+	if !o.base {
+		if id == 0 {
+			delete(o.d.entries, name)
+		} else {
+			o.d.entries[name] = id
+		}
+		return
+	}
+	if o.delta == nil {
+		o.delta = map[string]uint64{}
+	}
+	o.delta[name] = id
+}
+
+func (st *CrashState) delEntry(dir uint64, name string) { st.setEntry(dir, name, 0) }
+
+func (st *CrashState) eachEntry(dir uint64, d *durInode, fn func(string, uint64)) {
+	var delta map[string]uint64
+	if st.stable(dir) {
+		delta = st.ents[dir]
+	} else if o := st.recs[dir]; o != nil {
+		if !o.base {
+			for name, id := range d.entries {
+				fn(name, id)
+			}
+			return
+		}
+		delta = o.delta
+	}
+	for name, id := range d.entries {
+		if _, ok := delta[name]; !ok {
+			fn(name, id)
+		}
+	}
+	for name, id := range delta {
+		if id != 0 {
+			fn(name, id)
+		}
+	}
+}
+
+// crashComps splits a snapshot's pending changes into components: changes in
+// different components read and write disjoint parts of the durable state
+// (records and directory entries), so they commute, and a state is the
+// snapshot's durable state with each component's surviving changes replayed
+// in order on its own. Setting one change replays its component only.
+//
+// The parts ("keys") are: a record (its existence, link count, attributes,
+// size, data, and for an unstable directory its entries), and an entry of a
+// stable directory. A directory is stable when it is durable and no pending
+// change can remove its record (it can be named by no entry that a change
+// removes or replaces): its record always exists, so a change to one of its
+// entries touches that entry alone.
+type crashComps struct {
+	unstable map[uint64]bool
+	base     map[uint64]*durInode
+	opComp   []int32
+	comps    []crashComp
+	base0    []uint64 // per component: its share of the hash with nothing kept
+	baseSum  uint64
+}
+
+func (c *crashComps) stable(dir uint64) bool { return c.base[dir] != nil && !c.unstable[dir] }
+
+type entKey struct {
+	dir  uint64
+	name string
+}
+
+type crashComp struct {
+	ops    []int32      // its changes, in order
+	inos   []uint64     // recs and the directories of ents, sorted (Touched)
+	recs   []uint64     // the records it owns
+	ents   []entKey     // the stable directories' entries it owns
+	blocks []blockOfIno // the blocks its data changes touch, for hashing
+}
+
+type blockOfIno struct {
+	ino   uint64
+	block int64
+}
+
+func (s *CrashSnapshot) components() *crashComps {
+	s.compOnce.Do(func() { s.comps = s.buildComponents() })
+	return s.comps
+}
+
+func (s *CrashSnapshot) buildComponents() *crashComps {
+	c := &crashComps{unstable: map[uint64]bool{}, base: s.base, opComp: make([]int32, len(s.ops))}
+	// The inodes each entry may name: its durable one, and every one a
+	// change puts there.
+	cand := map[entKey][]uint64{}
+	addCand := func(dir uint64, name string, id uint64) {
+		k := entKey{dir, name}
+		if !slices.Contains(cand[k], id) {
+			cand[k] = append(cand[k], id)
+		}
+	}
+	baseCand := func(dir uint64, name string) {
+		if b := s.base[dir]; b != nil {
+			if id, ok := b.entries[name]; ok {
+				addCand(dir, name, id)
+			}
+		}
+	}
+	for k := range s.ops {
+		m := s.ops[k].meta
+		if m == nil {
+			continue
+		}
+		baseCand(m.dir, m.name)
+		switch m.kind {
+		case metaCreate:
+			addCand(m.dir, m.name, m.node)
+		case metaRename:
+			baseCand(m.dir2, m.name2)
+			addCand(m.dir2, m.name2, m.node)
+		case metaExchange:
+			baseCand(m.dir2, m.name2)
+			addCand(m.dir, m.name, m.node2)
+			addCand(m.dir2, m.name2, m.node)
+		}
+	}
+	// Records a change may remove: what a remove, a create or a rename
+	// replaces.
+	for k := range s.ops {
+		m := s.ops[k].meta
+		if m == nil {
+			continue
+		}
+		var ids []uint64
+		switch m.kind {
+		case metaCreate, metaRemove:
+			ids = cand[entKey{m.dir, m.name}]
+		case metaRename:
+			ids = cand[entKey{m.dir2, m.name2}]
+		}
+		for _, id := range ids {
+			c.unstable[id] = true
+		}
+	}
+	// Union-find over keys.
+	var parent []int32
+	recKey := map[uint64]int32{}
+	entKeys := map[entKey]int32{}
+	type keyOf struct {
+		rec uint64
+		ent entKey
+	}
+	var keys []keyOf
+	newKey := func(k keyOf) int32 {
+		parent = append(parent, int32(len(parent)))
+		keys = append(keys, k)
+		return int32(len(parent) - 1)
+	}
+	rk := func(id uint64) int32 {
+		k, ok := recKey[id]
+		if !ok {
+			k = newKey(keyOf{rec: id})
+			recKey[id] = k
+		}
+		return k
+	}
+	ek := func(dir uint64, name string) int32 {
+		if !c.stable(dir) {
+			return rk(dir)
+		}
+		e := entKey{dir, name}
+		k, ok := entKeys[e]
+		if !ok {
+			k = newKey(keyOf{ent: e})
+			entKeys[e] = k
+		}
+		return k
+	}
+	find := func(k int32) int32 {
+		for parent[k] != k {
+			parent[k] = parent[parent[k]]
+			k = parent[k]
+		}
+		return k
+	}
+	union := func(a, b int32) {
+		a, b = find(a), find(b)
+		if a != b {
+			parent[max(a, b)] = min(a, b)
+		}
+	}
+	first := make([]int32, len(s.ops))
+	for k := range s.ops {
+		op := &s.ops[k]
+		m := op.meta
+		if m == nil {
+			first[k] = rk(op.ino)
+			continue
+		}
+		f := ek(m.dir, m.name)
+		first[k] = f
+		joinCands := func(dir uint64, name string) {
+			for _, id := range cand[entKey{dir, name}] {
+				union(f, rk(id))
+			}
+		}
+		switch m.kind {
+		case metaCreate:
+			union(f, rk(m.node))
+			joinCands(m.dir, m.name)
+		case metaRemove:
+			joinCands(m.dir, m.name)
+		case metaRename:
+			union(f, ek(m.dir2, m.name2))
+			union(f, rk(m.node))
+			joinCands(m.dir2, m.name2)
+		case metaExchange:
+			union(f, ek(m.dir2, m.name2))
+			union(f, rk(m.node))
+			union(f, rk(m.node2))
+		}
+	}
+	compOf := map[int32]int32{}
+	comp := func(root int32) int32 {
+		n, ok := compOf[root]
+		if !ok {
+			n = int32(len(c.comps))
+			compOf[root] = n
+			c.comps = append(c.comps, crashComp{})
+		}
+		return n
+	}
+	for k := range s.ops {
+		n := comp(find(first[k]))
+		c.opComp[k] = n
+		c.comps[n].ops = append(c.comps[n].ops, int32(k))
+	}
+	for k, key := range keys {
+		n, ok := compOf[find(int32(k))]
+		if !ok {
+			continue
+		}
+		if key.ent.name != "" || key.ent.dir != 0 {
+			c.comps[n].ents = append(c.comps[n].ents, key.ent)
+		} else {
+			c.comps[n].recs = append(c.comps[n].recs, key.rec)
+		}
+	}
+	bs := s.cfg.blockSize
+	for n := range c.comps {
+		cc := &c.comps[n]
+		cc.inos = slices.Clone(cc.recs)
+		for _, e := range cc.ents {
+			cc.inos = append(cc.inos, e.dir)
+		}
+		slices.Sort(cc.inos)
+		cc.inos = slices.Compact(cc.inos)
+		seen := map[blockOfIno]bool{}
+		for _, k := range cc.ops {
+			op := &s.ops[k]
+			if op.src == nil {
+				continue
+			}
+			for b := op.off / bs; b <= (op.off+op.n-1)/bs; b++ {
+				if bo := (blockOfIno{op.ino, b}); !seen[bo] {
+					seen[bo] = true
+					cc.blocks = append(cc.blocks, bo)
+				}
+			}
+		}
+	}
+	s.comps = c // compHash reads it
+	st := &CrashState{snap: s, recs: map[uint64]*ovRec{}, incr: true}
+	c.base0 = make([]uint64, len(c.comps))
+	for n := range c.comps {
+		c.base0[n] = st.compHash(int32(n))
+		c.baseSum += c.base0[n]
+	}
+	return c
+}
+
+// redo replays component n after a change of its survival choices.
+func (st *CrashState) redo(n int32) {
+	cc := &st.snap.comps.comps[n]
+	for _, id := range cc.recs {
+		delete(st.recs, id)
+	}
+	for _, e := range cc.ents {
+		delete(st.ents[e.dir], e.name)
+	}
+	for _, k := range cc.ops {
+		if st.keep[k].Keep {
+			st.apply(int(k))
+		}
+	}
+	h := st.compHash(n)
+	st.hash += h - st.chash[n]
+	st.chash[n] = h
+}
+
+// compHash hashes what component n owns.
+func (st *CrashState) compHash(n int32) uint64 {
+	cc := &st.snap.comps.comps[n]
+	var h uint64
+	for _, id := range cc.recs {
+		h += st.recHash(id, cc)
+	}
+	for _, e := range cc.ents {
+		id, _ := st.peek(e.dir, e.name)
+		h += mix64(hashString(e.name) ^ mix64(e.dir) ^ mix64(id+0x9e37))
+	}
+	return h
+}
+
+// recHash hashes record id: attributes, entries (of an unstable directory),
+// and the bytes of the blocks the component's changes touch (the others are
+// the snapshot's, or zeros in a new record).
+func (st *CrashState) recHash(id uint64, cc *crashComp) uint64 {
+	d := st.rec(id)
+	if d == nil {
+		return mix64(id ^ 0x6c6f7374)
+	}
+	o := st.recs[id]
+	h := mix64(id)
+	for _, v := range []uint64{uint64(d.mode)<<32 | uint64(d.uid), uint64(d.gid), uint64(d.atime), uint64(d.mtime), uint64(d.ctime), uint64(d.size)} {
+		h = mix64(h ^ v)
+	}
+	h = mix64(h ^ hashString(d.target))
+	if o != nil && !o.base {
+		h = mix64(h ^ 0x6e6577) // a new record: no snapshot data below
+	}
+	if d.entries != nil && !st.stable(id) {
+		var eh uint64
+		st.eachEntry(id, d, func(name string, c uint64) { eh += mix64(hashString(name) ^ mix64(c)) })
+		h = mix64(h ^ eh)
+	}
+	if d.data != nil {
+		bs := st.snap.cfg.blockSize
+		if st.buf == nil {
+			st.buf = make([]byte, bs)
+		}
+		for _, bo := range cc.blocks {
+			if bo.ino != id {
+				continue
+			}
+			off := bo.block * bs
+			if off >= d.size {
+				continue
+			}
+			d.data.ReadAt(st.buf, off)
+			if end := d.size - off; end < bs {
+				clear(st.buf[end:])
+			}
+			h = mix64(h ^ uint64(bo.block) ^ hashBytes(st.buf))
+		}
+	}
+	return h
+}
+
+// mix64 is splitmix64's finaliser.
+func mix64(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	return x ^ x>>31
+}
+
+func hashString(s string) uint64 {
+	h := uint64(14695981039346656037)
+	for k := 0; k < len(s); k++ {
+		h = (h ^ uint64(s[k])) * 1099511628211
+	}
+	return h
+}
+
+// hashBytes hashes a block (its length a multiple of 8) a word at a time.
+func hashBytes(b []byte) uint64 {
+	var h uint64 = 0x243f6a8885a308d3
+	for k := 0; k+8 <= len(b); k += 8 {
+		w := uint64(b[k]) | uint64(b[k+1])<<8 | uint64(b[k+2])<<16 | uint64(b[k+3])<<24 |
+			uint64(b[k+4])<<32 | uint64(b[k+5])<<40 | uint64(b[k+6])<<48 | uint64(b[k+7])<<56
+		h = bits.RotateLeft64((h^w)*0x9e3779b97f4a7c15, 29)
+	}
+	return mix64(h)
+}
+
+// Touched returns, in increasing order, the inode numbers whose durable state
+// (record, or entries of a directory) the survival of change k can alter:
+// after Set(k, ...), the only ones that can differ from before. The slice is
+// the snapshot's: do not modify it.
+func (st *CrashState) Touched(k int) []uint64 {
+	return st.snap.comps.comps[st.snap.comps.opComp[k]].inos
+}
+
+// Changed returns, in increasing order, the inode numbers whose durable state
+// differs between st and the snapshot's strict state: records whose
+// existence, attributes, size or data changed, and directories whose entries
+// did. A checker that has checked the strict state needs to read only these.
+func (st *CrashState) Changed() []uint64 {
+	var out []uint64
+	for id := range st.recs {
+		out = append(out, id)
+	}
+	for dir, m := range st.ents {
+		if len(m) > 0 && st.recs[dir] == nil {
+			out = append(out, dir)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Lookups. Paths are absolute or relative to the root, resolved in the
+// state's durable namespace without following symbolic links; "." and ".."
+// are not interpreted. Errors are syscall.Errno values: ENOENT, ENOTDIR,
+// EISDIR, EINVAL.
+
+// LookupIno returns the inode number path names in the state.
+func (st *CrashState) LookupIno(path string) (uint64, error) {
+	id := st.snap.root
+	for name := range strings.SplitSeq(path, "/") {
+		if name == "" {
+			continue
+		}
+		d := st.rec(id)
+		if d == nil || d.mode&S_IFMT != S_IFDIR {
+			return 0, ENOTDIR
+		}
+		c, ok := st.peek(id, name)
+		if !ok || st.rec(c) == nil {
+			return 0, ENOENT
+		}
+		id = c
+	}
+	return id, nil
+}
+
+// Stat returns what stat(2) of path (not following a final symlink) would
+// report on the crashed file system, but for Nlink and Blocks, which are
+// left zero (FS computes them).
+func (st *CrashState) Stat(path string) (Stat, error) {
+	id, err := st.LookupIno(path)
+	if err != nil {
+		return Stat{}, err
+	}
+	return st.StatIno(id)
+}
+
+// StatIno is Stat of inode id, which need not be reachable by a name.
+func (st *CrashState) StatIno(id uint64) (Stat, error) {
+	d := st.rec(id)
+	if d == nil {
+		return Stat{}, ENOENT
+	}
+	s := Stat{Dev: st.snap.cfg.dev, Ino: id, Mode: d.mode, Uid: d.uid, Gid: d.gid, Size: d.size,
+		Blksize: st.snap.cfg.blockSize, Atime: d.atime, Mtime: d.mtime, Ctime: d.ctime}
+	if d.mode&S_IFMT == S_IFDIR {
+		s.Size = st.snap.cfg.blockSize
+	}
+	return s, nil
+}
+
+// ReadFile returns the content of the regular file path names.
+func (st *CrashState) ReadFile(path string) ([]byte, error) {
+	id, err := st.LookupIno(path)
+	if err != nil {
+		return nil, err
+	}
+	return st.ReadIno(id)
+}
+
+// ReadIno is ReadFile of inode id.
+func (st *CrashState) ReadIno(id uint64) ([]byte, error) {
+	d := st.rec(id)
+	switch {
+	case d == nil:
+		return nil, ENOENT
+	case d.mode&S_IFMT == S_IFDIR:
+		return nil, EISDIR
+	case d.mode&S_IFMT != S_IFREG:
+		return nil, EINVAL
+	}
+	b := make([]byte, d.size)
+	d.data.ReadAt(b, 0)
+	return b, nil
+}
+
+// ReadDir returns the entries of directory path, sorted by name, without
+// "." and "..". An entry whose inode did not survive is not listed (as FS
+// does not).
+func (st *CrashState) ReadDir(path string) ([]Dirent, error) {
+	id, err := st.LookupIno(path)
+	if err != nil {
+		return nil, err
+	}
+	d := st.rec(id)
+	if d.mode&S_IFMT != S_IFDIR {
+		return nil, ENOTDIR
+	}
+	var out []Dirent
+	st.eachEntry(id, d, func(name string, c uint64) {
+		if cd := st.rec(c); cd != nil {
+			out = append(out, Dirent{Name: name, Ino: c, Type: dtype(cd.mode)})
+		}
+	})
+	slices.SortFunc(out, func(a, b Dirent) int { return strings.Compare(a.Name, b.Name) })
+	return out, nil
+}
+
+// Readlink returns the target of the symbolic link path names.
+func (st *CrashState) Readlink(path string) (string, error) {
+	id, err := st.LookupIno(path)
+	if err != nil {
+		return "", err
+	}
+	d := st.rec(id)
+	if d.mode&S_IFMT != S_IFLNK {
+		return "", EINVAL
+	}
+	return d.target, nil
+}
+
+// String describes the choices made, for messages: the kept changes.
+func (st *CrashState) String() string {
+	var b strings.Builder
+	for k, v := range st.keep {
+		if !v.Keep {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(st.snap.pend[k].String())
+		if v.Sectors != 0 {
+			fmt.Fprintf(&b, " sectors %#x", v.Sectors)
+		}
+	}
+	return "kept: " + b.String()
+}
