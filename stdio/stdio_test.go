@@ -1,0 +1,144 @@
+package stdio_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+
+	"iosim/sim"
+	"iosim/stdio"
+	"iosim/vfs"
+)
+
+// durable returns the content of path after a power cut now.
+func durable(t *testing.T, fs *vfs.FS, path string) string {
+	t.Helper()
+	return content(t, fs.Crash(), path)
+}
+
+// content returns the content of path in fs.
+func content(t *testing.T, fs *vfs.FS, path string) string {
+	t.Helper()
+	f, err := fs.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	st, err := f.Stat()
+	require.NoError(t, err)
+	b := make([]byte, st.Size())
+	_, err = f.Read(b)
+	if st.Size() > 0 {
+		require.NoError(t, err)
+	}
+	return string(b)
+}
+
+// TestFsyncWithoutFflush: fsync(fileno(f)) after fwrite makes nothing
+// durable, the bytes being in the stream's buffer; after fflush it does.
+func TestFsyncWithoutFflush(t *testing.T) {
+	fs := vfs.New()
+	p := sim.New(fs).Spawn()
+	f, err := stdio.Fopen(p, "/journal", "w")
+	require.NoError(t, err)
+	dir, err := p.Open("/", unix.O_RDONLY|unix.O_DIRECTORY, 0)
+	require.NoError(t, err)
+	require.NoError(t, p.Fsync(dir), "the name is durable")
+
+	n, err := f.Fwrite([]byte("commit 1\n"))
+	require.NoError(t, err)
+	require.Equal(t, 9, n)
+	require.Equal(t, 9, f.Buffered())
+	require.NoError(t, p.Fsync(f.Fileno()))
+	require.Equal(t, "", durable(t, fs, "/journal"), "fsync without fflush: nothing reached the kernel")
+	var st unix.Stat_t
+	require.NoError(t, p.Stat("/journal", &st))
+	require.Zero(t, st.Size, "not even the page cache")
+
+	require.NoError(t, f.Fflush())
+	require.Zero(t, f.Buffered())
+	require.Equal(t, "", durable(t, fs, "/journal"), "fflush without fsync: in the page cache only")
+	require.NoError(t, p.Fsync(f.Fileno()))
+	require.Equal(t, "commit 1\n", durable(t, fs, "/journal"))
+	require.NoError(t, f.Fclose())
+}
+
+// TestMixedWriteOrder: bytes written with fwrite and with write(2) on the
+// same file reach it in another order than the program wrote them: the
+// fwrite bytes wait in the buffer while the write(2) lands.
+func TestMixedWriteOrder(t *testing.T) {
+	fs := vfs.New()
+	p := sim.New(fs).Spawn()
+	f, err := stdio.Fopen(p, "/log", "a")
+	require.NoError(t, err)
+	require.NoError(t, f.Fputs("1 buffered\n"))
+	_, err = p.Write(f.Fileno(), []byte("2 direct\n"))
+	require.NoError(t, err)
+	require.NoError(t, f.Fputs("3 buffered\n"))
+	require.NoError(t, f.Fclose())
+	require.Equal(t, "2 direct\n1 buffered\n3 buffered\n", content(t, fs, "/log"))
+
+	// Without "a" the stream writes at its own position, over what write(2)
+	// put there.
+	f, err = stdio.Fopen(p, "/over", "w")
+	require.NoError(t, err)
+	require.NoError(t, f.Fputs("AAAA"))
+	_, err = p.Write(f.Fileno(), []byte("bbbbbb"))
+	require.NoError(t, err)
+	require.NoError(t, f.Fclose())
+	require.Equal(t, "bbbbbbAAAA", content(t, fs, "/over"), "the flush writes at the descriptor's offset")
+}
+
+// TestBufferSize: the buffer is st_blksize (the file system's block size)
+// when below BUFSIZ, else BUFSIZ.
+func TestBufferSize(t *testing.T) {
+	for _, bs := range []int64{1024, 4096, 16384} {
+		t.Run(fmt.Sprint(bs), func(t *testing.T) {
+			fs := vfs.New(vfs.WithBlockSize(bs))
+			rec := &recorder{sys: sim.New(fs).Spawn()}
+			f, err := stdio.Fopen(rec, "/f", "w")
+			require.NoError(t, err)
+			_, err = f.Fwrite([]byte(strings.Repeat("x", 100000)))
+			require.NoError(t, err)
+			want := min(bs, stdio.BUFSIZ)
+			require.Equal(t, fmt.Sprintf("write %d = %d", 100000/want*want, 100000/want*want), rec.log[2])
+			require.Equal(t, int(100000%want), f.Buffered())
+		})
+	}
+}
+
+// TestStreamErrors: modes, access, and calls on a closed stream.
+func TestStreamErrors(t *testing.T) {
+	fs := vfs.New()
+	p := sim.New(fs).Spawn()
+	_, err := stdio.Fopen(p, "/f", "q")
+	require.Equal(t, unix.EINVAL, err)
+	_, err = stdio.Fopen(p, "/missing", "r")
+	require.Equal(t, unix.ENOENT, err)
+	f, err := stdio.Fopen(p, "/f", "w")
+	require.NoError(t, err)
+	_, err = f.Fread(make([]byte, 4))
+	require.Equal(t, unix.EBADF, err, "reading a write-only stream")
+	require.True(t, f.Ferror())
+	f.Clearerr()
+	require.False(t, f.Ferror())
+	require.Equal(t, unix.EINVAL, f.Setvbuf(7, 0))
+	require.NoError(t, f.Fclose())
+	require.ErrorIs(t, f.Fclose(), stdio.ErrClosed)
+	_, err = f.Fwrite([]byte("x"))
+	require.ErrorIs(t, err, stdio.ErrClosed)
+
+	fd, err := p.Open("/f", unix.O_RDONLY, 0)
+	require.NoError(t, err)
+	_, err = stdio.Fdopen(p, fd, "w")
+	require.Equal(t, unix.EINVAL, err, "fdopen for writing of a read-only descriptor")
+	r, err := stdio.Fdopen(p, fd, "r")
+	require.NoError(t, err)
+	require.Equal(t, unix.EBADF, r.Fputs("x"))
+	n, err := r.Fread(make([]byte, 10))
+	require.NoError(t, err)
+	require.Zero(t, n)
+	require.True(t, r.Feof())
+	require.NoError(t, r.Fclose())
+}
