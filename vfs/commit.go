@@ -174,7 +174,7 @@ func (fs *FS) cancelCreate(dir *Inode, name string, node *Inode) bool {
 	p.dirty, p.ranges, p.sizeSeq, p.attrSeq = nil, nil, 0, 0
 	p.dev, p.devData = nil, nil
 	if nd := fs.dur[node.ino]; nd != nil && nd.links == 0 {
-		delete(fs.dur, node.ino) // synced data of a file no durable name reaches
+		fs.durDelete(node.ino) // synced data of a file no durable name reaches
 	}
 	return true
 }

@@ -100,7 +100,7 @@ func (fs *FS) Pending() []Pending {
 func (fs *FS) Crash() *FS {
 	fs.lock()
 	defer fs.mu.Unlock()
-	return materialize(fs.cfg, fs.nextIno, fs.tick, fs.durRoot, durMap{fs.cfg.blockSize, fs.dur})
+	return materialize(fs.cfg, fs.nextIno, fs.tick, fs.durRoot, durMap{fs})
 }
 
 // CrashWith returns the file system as found after a power loss now in which,
@@ -181,7 +181,9 @@ func (fs *FS) RandomCrash(model Model, seed uint64) *FS {
 // durable table dur as reachable from the root (inode rootID); cfg, nextIno
 // and tick are the original's. File data is shared copy-on-write.
 func materialize(cfg config, nextIno uint64, tick Timespec, rootID uint64, dur durTable) *FS {
-	nfs := &FS{cfg: cfg, nextIno: nextIno, tick: tick, dur: map[uint64]*durInode{}, durRoot: rootID}
+	// Its records are of generation 0, durGen 1: its first change of each
+	// copies it (durMut) and lists it for the next Snapshot to freeze.
+	nfs := &FS{cfg: cfg, nextIno: nextIno, tick: tick, dur: map[uint64]*durInode{}, durRoot: rootID, durGen: 1}
 	nfs.cfg.injector = nil
 	made := map[uint64]*Inode{}
 	build := func(id uint64, d *durInode) *Inode {

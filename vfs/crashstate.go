@@ -62,17 +62,23 @@ func (fs *FS) snapshotLocked(freeze bool) *CrashSnapshot {
 	snap := &CrashSnapshot{cfg: fs.cfg, nextIno: fs.nextIno, tick: fs.tick, root: fs.durRoot, base: fs.dur}
 	snap.cfg.injector = nil
 	if freeze {
-		snap.base = make(map[uint64]*durInode, len(fs.dur))
-		for id, d := range fs.dur {
-			c := *d
-			if c.entries != nil {
-				c.entries = maps.Clone(d.entries)
+		// The snapshot shares the durable table copy-on-write (durMut): the
+		// records changed since the last snapshot get their data's chunks
+		// marked shared, as shareData does, so that no one writes them in
+		// place any more; the others were marked then.
+		for _, id := range fs.durTouched {
+			if d := fs.dur[id]; d != nil && d.data != nil {
+				for _, c := range d.data.chunks {
+					if c.owner != nil {
+						c.owner = nil
+					}
+				}
 			}
-			if c.data != nil {
-				c.data, c.dataShared = shareData(d.data), true
-			}
-			snap.base[id] = &c
 		}
+		clear(fs.durTouched)
+		fs.durTouched = fs.durTouched[:0]
+		fs.durShared = true
+		fs.durGen++
 	}
 	// Drop the inodes that have nothing pending any more (fsync does not take
 	// them off the list, only sync(2) did), so that the list, and this walk,
@@ -106,7 +112,7 @@ func (fs *FS) snapshotLocked(freeze bool) *CrashSnapshot {
 		}
 		return d
 	}
-	paths := map[*Inode]string{}
+	paths := make(map[*Inode]string, len(fs.pending)+len(fs.devInodes)+1)
 	pathOf := func(i *Inode) string {
 		p, ok := paths[i]
 		if !ok {
@@ -181,13 +187,28 @@ func (fs *FS) snapshotLocked(freeze bool) *CrashSnapshot {
 		}
 		return int(a.pos) - int(b.pos)
 	})
-	snap.pend = make([]Pending, len(pend))
-	snap.ops = make([]crashOp, len(ops))
-	for k, it := range order {
-		snap.pend[k] = pend[it.pos]
-		snap.pend[k].index, snap.pend[k].from = int32(k), snap
-		snap.ops[k] = ops[it.pos]
+	// Permute in place: position k takes the item listed at order[k].pos,
+	// one cycle of the permutation at a time.
+	for k := range order {
+		if order[k].pos < 0 {
+			continue
+		}
+		p, op := pend[k], ops[k]
+		for j := k; ; {
+			src := int(order[j].pos)
+			order[j].pos = -1
+			if src == k {
+				pend[j], ops[j] = p, op
+				break
+			}
+			pend[j], ops[j] = pend[src], ops[src]
+			j = src
+		}
 	}
+	for k := range pend {
+		pend[k].index, pend[k].from = int32(k), snap
+	}
+	snap.pend, snap.ops = pend, ops
 	return snap
 }
 

@@ -76,6 +76,14 @@ func BenchmarkCrashStates(b *testing.B) {
 			_ = fs.Snapshot()
 		}
 	})
+	// What a crash point costs before its first state: the snapshot and the
+	// split of its changes into components.
+	b.Run("SnapshotState", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_ = fs.Snapshot().State()
+		}
+	})
 	snap := fs.Snapshot()
 	ps := snap.Pending()
 	step := func(st *vfs.CrashState, rng *rand.Rand, seen map[uint64]bool) {

@@ -312,12 +312,23 @@ func TestCrashStateConcurrent(t *testing.T) {
 				}
 			}
 			_ = st.Clone().FS()
+			for k := 0; k < 400; k += 2 {
+				b, err := st.ReadFile(fmt.Sprintf("/f%04d", k))
+				if err != nil || b[0] != byte(k) || b[1] != 0 {
+					t.Errorf("f%04d: %v %q", k, err, b[:2])
+				}
+			}
 		}()
 	}
+	// The file system goes on: new files, and synced overwrites of the
+	// durable data the states read.
 	for k := range 200 {
 		f := create(t, fs.Root(), fmt.Sprintf("more%d", k))
 		write(t, f, "x", 0)
 		require.NoError(t, f.Fsync(nil))
+		g := mustResolve(t, fs.Root(), fmt.Sprintf("f%04d", 2*k))
+		write(t, g, "OVERWRITTEN", 0)
+		require.NoError(t, g.Fsync(nil))
 	}
 	wg.Wait()
 	for g := range hashes {

@@ -1,6 +1,7 @@
 package vfs
 
 import (
+	"maps"
 	"math"
 	"slices"
 )
@@ -40,7 +41,9 @@ type durInode struct {
 	dataShared          bool // data is shared with a materialised FS: clone before mutating
 	target              string
 	entries             map[string]uint64
-	links               int // durable entries naming it
+	links               int    // durable entries naming it
+	gen                 uint64 // FS.durGen when made or copied: shared with snapshots when older
+	touched             bool   // scratch of durPut
 }
 
 // metaKind is the kind of a namespace operation.
@@ -161,18 +164,73 @@ func (fs *FS) markAttr(i *Inode) {
 	fs.startTxn()
 }
 
-// durOf returns i's durable record, creating it (empty) when i has a name; nil for
-// an unlinked inode that never became durable.
+// durOf returns i's durable record for changing (durMut), creating it (empty)
+// when i has a name; nil for an unlinked inode that never became durable.
 func (fs *FS) durOf(i *Inode) *durInode {
-	d := fs.dur[i.ino]
+	d := fs.durMut(i.ino)
 	if d == nil {
 		if i.nlink == 0 {
 			return nil
 		}
 		d = newDurInode(fs.cfg.blockSize, i.mode, i.target)
-		fs.dur[i.ino] = d
+		fs.durPut(i.ino, d)
 	}
 	return d
+}
+
+// The durable table is shared copy-on-write with the snapshots taken of it
+// (Snapshot): the map while durShared, and every record of an earlier
+// generation than durGen. Every change goes through durMut, durPut and
+// durDelete.
+
+// durMut returns inode id's durable record for changing (nil when there is
+// none): a copy when the record is shared with a snapshot.
+func (fs *FS) durMut(id uint64) *durInode {
+	d := fs.dur[id]
+	if d == nil || d.gen == fs.durGen {
+		return d
+	}
+	c := *d
+	if c.entries != nil {
+		c.entries = maps.Clone(d.entries)
+	}
+	c.dataShared = c.data != nil
+	fs.durPut(id, &c)
+	return &c
+}
+
+// durPut makes d inode id's durable record.
+func (fs *FS) durPut(id uint64, d *durInode) {
+	if fs.durShared {
+		fs.dur = maps.Clone(fs.dur)
+		fs.durShared = false
+	}
+	d.gen = fs.durGen
+	fs.dur[id] = d
+	if len(fs.durTouched) > 2*len(fs.dur)+64 {
+		// Ids of records since deleted or put twice: keep each live one once.
+		live := fs.durTouched[:0]
+		for _, t := range fs.durTouched {
+			if r := fs.dur[t]; r != nil && r.gen == fs.durGen && !r.touched {
+				r.touched = true
+				live = append(live, t)
+			}
+		}
+		for _, t := range live {
+			fs.dur[t].touched = false
+		}
+		fs.durTouched = live
+	}
+	fs.durTouched = append(fs.durTouched, id)
+}
+
+// durDelete removes inode id's durable record.
+func (fs *FS) durDelete(id uint64) {
+	if fs.durShared {
+		fs.dur = maps.Clone(fs.dur)
+		fs.durShared = false
+	}
+	delete(fs.dur, id)
 }
 
 func newDurInode(bs int64, mode uint32, target string) *durInode {
@@ -524,7 +582,7 @@ func (fs *FS) commitMeta(dir *Inode) {
 			last--
 		}
 	}
-	t := durMap{fs.cfg.blockSize, fs.dur}
+	t := durMap{fs}
 	for _, op := range fs.metaLog[:last+1] {
 		if op.dead {
 			fs.metaDead--
@@ -564,28 +622,25 @@ type durTable interface {
 	eachEntry(dir uint64, d *durInode, fn func(name string, id uint64))
 }
 
-// durMap is a durTable held in one map whose records are changed in place.
-type durMap struct {
-	bs int64
-	m  map[uint64]*durInode
-}
+// durMap is the durTable of the file system's own durable records.
+type durMap struct{ fs *FS }
 
-func (t durMap) rec(id uint64) *durInode { return t.m[id] }
+func (t durMap) rec(id uint64) *durInode { return t.fs.dur[id] }
 
 func (t durMap) ensure(id uint64, mode uint32, target string) *durInode {
-	d := t.m[id]
+	d := t.fs.durMut(id)
 	if d == nil {
-		d = newDurInode(t.bs, mode, target)
-		t.m[id] = d
+		d = newDurInode(t.fs.cfg.blockSize, mode, target)
+		t.fs.durPut(id, d)
 	}
 	return d
 }
 
 func (t durMap) drop(id uint64) {
-	if d := t.m[id]; d != nil {
+	if d := t.fs.durMut(id); d != nil {
 		d.links--
 		if d.links <= 0 {
-			delete(t.m, id)
+			t.fs.durDelete(id)
 		}
 	}
 }

@@ -99,6 +99,12 @@ type FS struct {
 	// durable namespace is reachable from durRoot through durable entries.
 	dur     map[uint64]*durInode
 	durRoot uint64
+	// durShared says dur is the base of a snapshot (copy it before a
+	// change); durGen is the generation of the records made or copied since
+	// the last snapshot, listed in durTouched (see durMut).
+	durShared  bool
+	durGen     uint64
+	durTouched []uint64
 	// metaLog holds the namespace operations not yet durable, oldest first.
 	metaLog []*metaOp
 	// pending lists the inodes that have data or attributes not yet durable
@@ -144,6 +150,7 @@ func New(opts ...Option) *FS {
 	fs.root.parent = fs.root
 	fs.root.nlink = 2
 	fs.dur = map[uint64]*durInode{}
+	fs.durGen = 1
 	fs.durRoot = fs.root.ino
 	d := fs.durOf(fs.root)
 	d.links = 1
