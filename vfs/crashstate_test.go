@@ -22,39 +22,26 @@ import (
 func fullTree(t require.TestingT, fs *vfs.FS) map[string]string {
 	out := map[string]string{}
 	seen := map[uint64]string{}
-	var walk func(dir *vfs.Inode, p string)
-	walk = func(dir *vfs.Inode, p string) {
-		ents, err := dir.Dirents()
-		require.NoError(t, err)
-		for _, e := range ents[2:] {
-			c, err := dir.Resolve(e.Name, false)
-			require.NoError(t, err)
-			cp := path.Join(p, e.Name)
-			if d, ok := seen[c.Ino()]; ok {
-				out[cp] = d
-				continue
-			}
-			var st vfs.Stat
-			c.Stat(&st)
-			out[cp] = describe(st, c.Nlink(), func() string {
-				switch {
-				case c.IsSymlink():
-					return c.Target()
-				case c.IsRegular():
-					b := make([]byte, st.Size)
-					_, err := c.ReadAt(b, 0)
-					require.NoError(t, err)
-					return string(b)
-				}
-				return ""
-			}())
-			seen[c.Ino()] = out[cp]
-			if c.IsDir() {
-				walk(c, cp)
-			}
+	walkTree(t, fs, func(cp string, c *vfs.Inode) {
+		if d, ok := seen[c.Ino()]; ok {
+			out[cp] = d
+			return
 		}
-	}
-	walk(fs.Root(), "/")
+		var st vfs.Stat
+		c.Stat(&st)
+		content := ""
+		switch {
+		case c.IsSymlink():
+			content = c.Target()
+		case c.IsRegular():
+			b := make([]byte, st.Size)
+			_, err := c.ReadAt(b, 0)
+			require.NoError(t, err)
+			content = string(b)
+		}
+		out[cp] = describe(st, c.Nlink(), content)
+		seen[c.Ino()] = out[cp]
+	})
 	return out
 }
 
