@@ -30,8 +30,9 @@ const (
 // with the default clock, which advances 1 µs a reading, a commit comes
 // after 5 million readings.
 //
-// The model checks the times when an operation starts, so a commit falls
-// between two calls, never inside one; the flusher's 5-second wakeups are not
+// A writeback fault rule (OpWriteback) applies to this writeback as to any
+// other. The model checks the times when an operation starts, so a commit
+// falls between two calls, never inside one; the flusher's 5-second wakeups are not
 // modelled (expired data is written back at the next operation), nor is
 // writeback started by the amount of dirty memory (dirty_background_ratio).
 func WithPeriodicCommit(commit, expire time.Duration) Option {

@@ -12,9 +12,12 @@ import (
 // CrashSnapshot is what a power loss could find at one moment: the durable
 // state and the changes then pending, frozen, so that crash states are built
 // and examined from it without the file system's lock while the file system
-// goes on. Take one with FS.Snapshot; its cost is in proportion to the
-// durable namespace and to what is pending, never to the bytes of file data
-// (blocks are shared copy-on-write).
+// goes on. Take one with FS.Snapshot; its cost is in proportion to what is
+// pending and to the durable records changed since the last snapshot, never
+// to the namespace nor to the bytes of file data: the durable records are
+// shared with the file system copy-on-write, and so are data blocks. The
+// first State of a snapshot also splits its changes into components (see
+// crashComps), in proportion to what is pending.
 //
 // A snapshot is immutable and safe for concurrent use: any number of
 // goroutines may each build and explore their own CrashStates from it.
@@ -53,10 +56,10 @@ func (fs *FS) Snapshot() *CrashSnapshot {
 }
 
 // snapshotLocked lists the pending changes in the order they were made. With
-// freeze, the snapshot gets its own copy of the durable records and its own
-// (copy-on-write) view of the data the changes would write, so it stays valid
-// once fs.mu is released; without, it reads fs's own, valid only while fs.mu
-// is held (CrashWith, RandomCrash, Pending).
+// freeze, the snapshot shares the durable table copy-on-write and gets its
+// own (copy-on-write) view of the data the changes would write, so it stays
+// valid once fs.mu is released; without, it reads fs's own, valid only while
+// fs.mu is held (CrashWith, RandomCrash, Pending).
 func (fs *FS) snapshotLocked(freeze bool) *CrashSnapshot {
 	bs := fs.cfg.blockSize
 	snap := &CrashSnapshot{cfg: fs.cfg, nextIno: fs.nextIno, tick: fs.tick, root: fs.durRoot, base: fs.dur}
@@ -320,12 +323,15 @@ func (st *CrashState) index(p Pending) int {
 // Survival returns the choice made for change k.
 func (st *CrashState) Survival(k int) Survival { return st.keep[k] }
 
-// Hash returns a 64-bit hash of the state's content (names, types, modes,
-// owners, times, sizes, bytes, link targets). Two states of one snapshot with
-// the same content have the same hash; states with different content have
-// different hashes but for collisions (or when they differ only in durable
-// records that no name reaches). Hashes of states of different snapshots are
-// not comparable.
+// Hash returns a 64-bit hash of the state's durable content (entries, types,
+// modes, owners, times, sizes, bytes, link targets), for deduplication. Two
+// states of one snapshot with equal hashes hold the same durable state, but
+// for 64-bit collisions; states that hold the same have equal hashes, except
+// when the surviving changes removed a record and made it again holding what
+// the snapshot's held (a merge is never wrong, one may be missed). States
+// that differ only in records no name reaches (a file whose name did not
+// survive) differ for the hash though no program sees it. Hashes of states of
+// different snapshots are not comparable.
 func (st *CrashState) Hash() uint64 { return st.hash }
 
 // Clone returns an independent copy of the state, for another goroutine.
@@ -806,7 +812,7 @@ func (st *CrashState) recHash(id uint64, cc *crashComp) uint64 {
 	}
 	o := st.recs[id]
 	h := mix64(id)
-	for _, v := range []uint64{uint64(d.mode)<<32 | uint64(d.uid), uint64(d.gid), uint64(d.atime), uint64(d.mtime), uint64(d.ctime), uint64(d.size)} {
+	for _, v := range []uint64{uint64(d.mode)<<32 | uint64(d.uid), uint64(d.gid), uint64(d.atime), uint64(d.mtime), uint64(d.ctime), uint64(d.size), uint64(d.links)} {
 		h = mix64(h ^ v)
 	}
 	h = mix64(h ^ hashString(d.target))
@@ -878,9 +884,10 @@ func (st *CrashState) Touched(k int) []uint64 {
 }
 
 // Changed returns, in increasing order, the inode numbers whose durable state
-// differs between st and the snapshot's strict state: records whose
-// existence, attributes, size or data changed, and directories whose entries
-// did. A checker that has checked the strict state needs to read only these.
+// may differ between st and the snapshot's strict state: records that a
+// surviving change made, removed or altered (existence, attributes, size,
+// data), and directories whose entries it altered. A checker that has
+// checked the strict state needs to read only these.
 func (st *CrashState) Changed() []uint64 {
 	var out []uint64
 	for id := range st.recs {

@@ -275,6 +275,19 @@ func TestCrashStateRapid(t *testing.T) {
 		if !maps.Equal(wantTree, strict) {
 			require.NotEqual(t, h0, st.Hash(), "a state whose content differs from the strict one")
 		}
+		// Equal hashes, equal durable states: a state of other choices, and
+		// the strict one.
+		other := snap.State()
+		for k := range ps {
+			if rapid.Bool().Draw(t, "other") {
+				other.Set(k, vfs.Survival{Keep: true})
+			}
+		}
+		for _, s := range []*vfs.CrashState{other, snap.State()} {
+			if s.Hash() == st.Hash() {
+				require.Equal(t, vfs.DurableTable(st), vfs.DurableTable(s))
+			}
+		}
 	})
 }
 
