@@ -26,6 +26,7 @@ type CrashSnapshot struct {
 	nextIno uint64
 	tick    Timespec
 	root    uint64
+	version uint64 // FS.durVersion: snapshots of one version share their durable state
 	base    map[uint64]*durInode // the durable records; never changed
 	pend    []Pending
 	ops     []crashOp // aligned with pend: what applying each needs
@@ -62,7 +63,7 @@ func (fs *FS) Snapshot() *CrashSnapshot {
 // fs.mu is held (CrashWith, RandomCrash, Pending).
 func (fs *FS) snapshotLocked(freeze bool) *CrashSnapshot {
 	bs := fs.cfg.blockSize
-	snap := &CrashSnapshot{cfg: fs.cfg, nextIno: fs.nextIno, tick: fs.tick, root: fs.durRoot, base: fs.dur}
+	snap := &CrashSnapshot{cfg: fs.cfg, nextIno: fs.nextIno, tick: fs.tick, root: fs.durRoot, base: fs.dur, version: fs.durVersion}
 	snap.cfg.injector = nil
 	if freeze {
 		// The snapshot shares the durable table copy-on-write (durMut): the
@@ -233,8 +234,8 @@ func (s *CrashSnapshot) Pending() []Pending { return s.pend }
 func (s *CrashSnapshot) State() *CrashState {
 	c := s.components()
 	st := &CrashState{snap: s, keep: make([]Survival, len(s.pend)), recs: map[uint64]*ovRec{}, incr: true}
-	st.chash = slices.Clone(c.base0)
-	st.hash = c.baseSum
+	st.chash = make([]uint64, len(c.comps))
+	st.hash = mix64(s.version ^ 0x76657273)
 	return st
 }
 
@@ -278,7 +279,7 @@ type CrashState struct {
 	// crashComps), by directory then name; 0 is a removed entry.
 	ents  map[uint64]map[string]uint64
 	incr  bool     // built by State: stable directories' entries live in ents
-	chash []uint64 // per component: its share of hash
+	chash []uint64 // per component: what it adds to hash (compDelta)
 	hash  uint64
 	buf   []byte // a block, for hashing
 }
@@ -324,14 +325,13 @@ func (st *CrashState) index(p Pending) int {
 func (st *CrashState) Survival(k int) Survival { return st.keep[k] }
 
 // Hash returns a 64-bit hash of the state's durable content (entries, types,
-// modes, owners, times, sizes, bytes, link targets), for deduplication. Two
-// states of one snapshot with equal hashes hold the same durable state, but
-// for 64-bit collisions; states that hold the same have equal hashes, except
-// when the surviving changes removed a record and made it again holding what
-// the snapshot's held (a merge is never wrong, one may be missed). States
-// that differ only in records no name reaches (a file whose name did not
-// survive) differ for the hash though no program sees it. Hashes of states of
-// different snapshots are not comparable.
+// modes, owners, link counts, times, sizes, bytes, link targets), for
+// deduplication: states hold the same durable state if and only if their
+// hashes are equal, but for 64-bit collisions. It compares across the
+// snapshots of one durable table (taken with no durable change between them,
+// at different crash points of a run that has not synced since), not across
+// others. States that differ only in records no name reaches (a file whose
+// name did not survive) differ for the hash though no program sees it.
 func (st *CrashState) Hash() uint64 { return st.hash }
 
 // Clone returns an independent copy of the state, for another goroutine.
@@ -549,8 +549,9 @@ type crashComps struct {
 	base     map[uint64]*durInode
 	opComp   []int32
 	comps    []crashComp
-	base0    []uint64 // per component: its share of the hash with nothing kept
-	baseSum  uint64
+	// full holds, for each durable record a change may remove, the hash
+	// of its data and entries (see recDelta).
+	full map[uint64]uint64
 }
 
 func (c *crashComps) stable(dir uint64) bool { return c.base[dir] != nil && !c.unstable[dir] }
@@ -759,12 +760,18 @@ func (s *CrashSnapshot) buildComponents() *crashComps {
 			}
 		}
 	}
-	s.comps = c // compHash reads it
-	st := &CrashState{snap: s, recs: map[uint64]*ovRec{}, incr: true}
-	c.base0 = make([]uint64, len(c.comps))
-	for n := range c.comps {
-		c.base0[n] = st.compHash(int32(n))
-		c.baseSum += c.base0[n]
+	// What the removal (or remaking) of each durable record that a change
+	// may remove takes from a state's hash: its data and its entries.
+	c.full = map[uint64]uint64{}
+	buf := make([]byte, bs)
+	for id := range c.unstable {
+		if d := s.base[id]; d != nil {
+			h := dataHash(d, buf)
+			for name, e := range d.entries {
+				h += entHash(id, name, e)
+			}
+			c.full[id] = h
+		}
 	}
 	return c
 }
@@ -783,66 +790,165 @@ func (st *CrashState) redo(n int32) {
 			st.apply(int(k))
 		}
 	}
-	h := st.compHash(n)
+	h := st.compDelta(n)
 	st.hash += h - st.chash[n]
 	st.chash[n] = h
 }
 
-// compHash hashes what component n owns.
-func (st *CrashState) compHash(n int32) uint64 {
+// The hash of a durable state is the sum of the hashes of its parts: each
+// record's attributes (metaHash), each entry (entHash), each block of data
+// that is not all zeros (blockHash). A state's hash is its snapshot's
+// identity (the version of the durable table it shares) plus, per
+// component, the difference its surviving changes make to the sum: the
+// parts they can alter, against the snapshot's. The parts do not depend on
+// the snapshot, so states of snapshots of one durable table compare.
+
+// compDelta is what component n's surviving changes add to the hash.
+func (st *CrashState) compDelta(n int32) uint64 {
 	cc := &st.snap.comps.comps[n]
 	var h uint64
 	for _, id := range cc.recs {
-		h += st.recHash(id, cc)
+		h += st.recDelta(id, cc)
 	}
 	for _, e := range cc.ents {
 		id, _ := st.peek(e.dir, e.name)
-		h += mix64(hashString(e.name) ^ mix64(e.dir) ^ mix64(id+0x9e37))
+		h += entHash(e.dir, e.name, id) - entHash(e.dir, e.name, st.snap.base[e.dir].entries[e.name])
 	}
 	return h
 }
 
-// recHash hashes record id: attributes, entries (of an unstable directory),
-// and the bytes of the blocks the component's changes touch (the others are
-// the snapshot's, or zeros in a new record).
-func (st *CrashState) recHash(id uint64, cc *crashComp) uint64 {
-	d := st.rec(id)
-	if d == nil {
-		return mix64(id ^ 0x6c6f7374)
-	}
+// recDelta is the difference record id makes to the hash: its attributes,
+// its data, and the entries of an unstable directory (a stable one's are
+// parts of their own).
+func (st *CrashState) recDelta(id uint64, cc *crashComp) uint64 {
 	o := st.recs[id]
-	h := mix64(id)
+	if o == nil {
+		return 0 // the snapshot's
+	}
+	s, b := st.rec(id), st.snap.base[id]
+	stable := st.stable(id)
+	if st.buf == nil {
+		st.buf = make([]byte, st.snap.cfg.blockSize)
+	}
+	buf := st.buf
+	var h uint64
+	if s != nil {
+		h += metaHash(id, s)
+	}
+	if b != nil {
+		h -= metaHash(id, b)
+	}
+	if s != nil && b != nil && o.base {
+		// A copy of the snapshot's record: only the blocks the changes
+		// touch, those between the two sizes, and the changed entries can
+		// differ.
+		var touched map[int64]bool
+		if s.size != b.size {
+			touched = map[int64]bool{}
+		}
+		for _, bo := range cc.blocks {
+			if bo.ino == id {
+				h += blockHash(s, bo.block, buf) - blockHash(b, bo.block, buf)
+				if touched != nil {
+					touched[bo.block] = true
+				}
+			}
+		}
+		if touched != nil {
+			bs := int64(len(buf))
+			lo, hi := min(s.size, b.size), max(s.size, b.size)
+			for _, d := range []*durInode{s, b} {
+				for off := d.data.SeekWritten(lo, hi); off >= 0; off = d.data.SeekWritten((off/bs+1)*bs, hi) {
+					if bl := off / bs; !touched[bl] {
+						touched[bl] = true
+						h += blockHash(s, bl, buf) - blockHash(b, bl, buf)
+					}
+				}
+			}
+		}
+		if !stable {
+			for name, e := range o.delta {
+				h += entHash(id, name, e) - entHash(id, name, b.entries[name])
+			}
+		}
+		return h
+	}
+	if s != nil {
+		// A new record: its data and entries come from the changes alone.
+		for _, bo := range cc.blocks {
+			if bo.ino == id {
+				h += blockHash(s, bo.block, buf)
+			}
+		}
+		if !stable {
+			for name, e := range s.entries {
+				h += entHash(id, name, e)
+			}
+		}
+	}
+	if b != nil {
+		h -= st.snap.comps.full[id]
+	}
+	return h
+}
+
+// metaHash hashes record d of inode id but for its entries and data.
+func metaHash(id uint64, d *durInode) uint64 {
+	h := mix64(id ^ 0x6d657461)
 	for _, v := range []uint64{uint64(d.mode)<<32 | uint64(d.uid), uint64(d.gid), uint64(d.atime), uint64(d.mtime), uint64(d.ctime), uint64(d.size), uint64(d.links)} {
 		h = mix64(h ^ v)
 	}
-	h = mix64(h ^ hashString(d.target))
-	if o != nil && !o.base {
-		h = mix64(h ^ 0x6e6577) // a new record: no snapshot data below
+	return mix64(h ^ hashString(d.target))
+}
+
+// entHash hashes the entry name → id of directory dir (id 0: no entry, 0).
+func entHash(dir uint64, name string, id uint64) uint64 {
+	if id == 0 {
+		return 0
 	}
-	if d.entries != nil && !st.stable(id) {
-		var eh uint64
-		st.eachEntry(id, d, func(name string, c uint64) { eh += mix64(hashString(name) ^ mix64(c)) })
-		h = mix64(h ^ eh)
+	return mix64(hashString(name) ^ mix64(dir) ^ mix64(id+0x9e37))
+}
+
+// blockHash hashes block bl of d's data, as a file of d.size bytes reads it
+// (buf is a block's worth of scratch): 0 for a block of zeros.
+func blockHash(d *durInode, bl int64, buf []byte) uint64 {
+	bs := int64(len(buf))
+	off := bl * bs
+	if d.data == nil || off >= d.size {
+		return 0
 	}
-	if d.data != nil {
-		bs := st.snap.cfg.blockSize
-		if st.buf == nil {
-			st.buf = make([]byte, bs)
-		}
-		for _, bo := range cc.blocks {
-			if bo.ino != id {
-				continue
-			}
-			off := bo.block * bs
-			if off >= d.size {
-				continue
-			}
-			d.data.ReadAt(st.buf, off)
-			if end := d.size - off; end < bs {
-				clear(st.buf[end:])
-			}
-			h = mix64(h ^ uint64(bo.block) ^ hashBytes(st.buf))
-		}
+	d.data.ReadAt(buf, off)
+	if end := d.size - off; end < bs {
+		clear(buf[end:])
+	}
+	h := hashBytes(buf)
+	if h == zeroBlockHash(bs) {
+		return 0
+	}
+	return mix64(uint64(bl)*0x9e3779b97f4a7c15 ^ h)
+}
+
+// zeroHashes caches hashBytes of a block of zeros, per block size.
+var zeroHashes sync.Map
+
+func zeroBlockHash(bs int64) uint64 {
+	if h, ok := zeroHashes.Load(bs); ok {
+		return h.(uint64)
+	}
+	h := hashBytes(make([]byte, bs))
+	zeroHashes.Store(bs, h)
+	return h
+}
+
+// dataHash is the sum of blockHash over d's written blocks.
+func dataHash(d *durInode, buf []byte) uint64 {
+	if d.data == nil {
+		return 0
+	}
+	var h uint64
+	bs := int64(len(buf))
+	for off := d.data.SeekWritten(0, d.size); off >= 0; off = d.data.SeekWritten((off/bs+1)*bs, d.size) {
+		h += blockHash(d, off/bs, buf)
 	}
 	return h
 }

@@ -232,6 +232,7 @@ func TestCrashStateRapid(t *testing.T) {
 
 		// The file system goes on; the snapshot does not see it.
 		randomProgram(t, fs, "after")
+		crossSnapshot(t, snap, fs.Snapshot())
 
 		st := snap.State()
 		require.Equal(t, strict, fullTree(t, st.FS()))
@@ -275,8 +276,8 @@ func TestCrashStateRapid(t *testing.T) {
 		if !maps.Equal(wantTree, strict) {
 			require.NotEqual(t, h0, st.Hash(), "a state whose content differs from the strict one")
 		}
-		// Equal hashes, equal durable states: a state of other choices, and
-		// the strict one.
+		// Equal hashes if and only if equal durable states: a state of
+		// other choices, and the strict one.
 		other := snap.State()
 		for k := range ps {
 			if rapid.Bool().Draw(t, "other") {
@@ -284,11 +285,44 @@ func TestCrashStateRapid(t *testing.T) {
 			}
 		}
 		for _, s := range []*vfs.CrashState{other, snap.State()} {
-			if s.Hash() == st.Hash() {
-				require.Equal(t, vfs.DurableTable(st), vfs.DurableTable(s))
-			}
+			require.Equal(t, maps.Equal(vfs.DurableTable(st), vfs.DurableTable(s)), s.Hash() == st.Hash())
+			require.Equal(t, vfs.HashFromScratch(s), s.Hash(), "the hash kept up to date is the one from scratch")
 		}
+		require.Equal(t, vfs.HashFromScratch(st), st.Hash())
 	})
+}
+
+// crossSnapshot checks that the hashes of states of two snapshots of one
+// durable table compare: the strict states, and states keeping the same
+// namespace operations, hash alike; equal hashes if and only if equal
+// durable states.
+func crossSnapshot(t *rapid.T, a, b *vfs.CrashSnapshot) {
+	if vfs.Version(a) != vfs.Version(b) {
+		return
+	}
+	sa, sb := a.State(), b.State()
+	require.Equal(t, sa.Hash(), sb.Hash(), "strict states of one durable table")
+	inB := map[uint64]int{}
+	for k, p := range b.Pending() {
+		if p.Kind == vfs.PendingMeta {
+			inB[p.Seq] = k
+		}
+	}
+	for k, p := range a.Pending() {
+		if j, ok := inB[p.Seq]; ok && rapid.Bool().Draw(t, "cross") {
+			sa.Set(k, vfs.Survival{Keep: true})
+			sb.Set(j, vfs.Survival{Keep: true})
+		}
+	}
+	ta, tb := vfs.DurableTable(sa), vfs.DurableTable(sb)
+	require.Equal(t, ta, tb, "the same operations kept on the same durable table")
+	require.Equal(t, sa.Hash(), sb.Hash())
+	// Other choices on b: equal hashes if and only if equal states.
+	for k := range b.Pending() {
+		sb.Set(k, vfs.Survival{Keep: rapid.Bool().Draw(t, "b")})
+	}
+	require.Equal(t, maps.Equal(ta, vfs.DurableTable(sb)), sa.Hash() == sb.Hash())
+	require.Equal(t, vfs.HashFromScratch(sb), sb.Hash())
 }
 
 // TestCrashStateConcurrent: states of one snapshot are explored by several

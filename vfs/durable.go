@@ -207,6 +207,7 @@ func (fs *FS) durPut(id uint64, d *durInode) {
 	}
 	d.gen = fs.durGen
 	fs.dur[id] = d
+	fs.durVersion++
 	if len(fs.durTouched) > 2*len(fs.dur)+64 {
 		// Ids of records since deleted or put twice: keep each live one once.
 		live := fs.durTouched[:0]
@@ -231,6 +232,7 @@ func (fs *FS) durDelete(id uint64) {
 		fs.durShared = false
 	}
 	delete(fs.dur, id)
+	fs.durVersion++
 }
 
 func newDurInode(bs int64, mode uint32, target string) *durInode {

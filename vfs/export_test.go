@@ -38,6 +38,39 @@ func DurableTable(st *CrashState) map[uint64]string {
 	return out
 }
 
+// HashFromScratch is CrashState.Hash computed from its definition: the
+// snapshot's identity plus the sum of the parts of every record of the state
+// less those of the snapshot's.
+func HashFromScratch(st *CrashState) uint64 {
+	buf := make([]byte, st.snap.cfg.blockSize)
+	part := func(id uint64, d *durInode, entries func(fn func(string, uint64))) uint64 {
+		if d == nil {
+			return 0
+		}
+		h := metaHash(id, d) + dataHash(d, buf)
+		if d.entries != nil {
+			entries(func(name string, c uint64) { h += entHash(id, name, c) })
+		}
+		return h
+	}
+	h := mix64(st.snap.version ^ 0x76657273)
+	for id := range DurableTable(st) {
+		d := st.rec(id)
+		h += part(id, d, func(fn func(string, uint64)) { st.eachEntry(id, d, fn) })
+	}
+	for id, b := range st.snap.base {
+		h -= part(id, b, func(fn func(string, uint64)) {
+			for name, c := range b.entries {
+				fn(name, c)
+			}
+		})
+	}
+	return h
+}
+
+// Version returns the version of the durable table snap shares.
+func Version(snap *CrashSnapshot) uint64 { return snap.version }
+
 // Replay is the crash state of snap with keep applied in one pass, as
 // CrashWith builds it.
 func Replay(snap *CrashSnapshot, keep []Survival) *CrashState { return snap.replay(keep) }

@@ -105,6 +105,9 @@ type FS struct {
 	durShared  bool
 	durGen     uint64
 	durTouched []uint64
+	// durVersion counts the changes of dur: snapshots of one version have
+	// the same durable state (CrashState.Hash compares across them).
+	durVersion uint64
 	// metaLog holds the namespace operations not yet durable, oldest first.
 	metaLog []*metaOp
 	// pending lists the inodes that have data or attributes not yet durable
