@@ -26,7 +26,7 @@ type CrashSnapshot struct {
 	nextIno uint64
 	tick    Timespec
 	root    uint64
-	version uint64 // FS.durVersion: snapshots of one version share their durable state
+	version uint64               // FS.durVersion: snapshots of one version share their durable state
 	base    map[uint64]*durInode // the durable records; never changed
 	pend    []Pending
 	ops     []crashOp // aligned with pend: what applying each needs
