@@ -549,9 +549,8 @@ type crashComps struct {
 	base     map[uint64]*durInode
 	opComp   []int32
 	comps    []crashComp
-	// full holds, for each durable record a change may remove, the hash
-	// of its data and entries (see recDelta).
-	full map[uint64]uint64
+	// full caches fullHash, per record.
+	full sync.Map
 }
 
 func (c *crashComps) stable(dir uint64) bool { return c.base[dir] != nil && !c.unstable[dir] }
@@ -760,20 +759,23 @@ func (s *CrashSnapshot) buildComponents() *crashComps {
 			}
 		}
 	}
-	// What the removal (or remaking) of each durable record that a change
-	// may remove takes from a state's hash: its data and its entries.
-	c.full = map[uint64]uint64{}
-	buf := make([]byte, bs)
-	for id := range c.unstable {
-		if d := s.base[id]; d != nil {
-			h := dataHash(d, buf)
-			for name, e := range d.entries {
-				h += entHash(id, name, e)
-			}
-			c.full[id] = h
-		}
-	}
 	return c
+}
+
+// fullHash is the hash of the data and entries of the snapshot's record id,
+// which a state that removes or remakes it takes from its hash; computed
+// once per snapshot, on first need (by any of the goroutines exploring it).
+func (c *crashComps) fullHash(id uint64, buf []byte) uint64 {
+	if h, ok := c.full.Load(id); ok {
+		return h.(uint64)
+	}
+	d := c.base[id]
+	h := dataHash(d, buf)
+	for name, e := range d.entries {
+		h += entHash(id, name, e)
+	}
+	c.full.Store(id, h)
+	return h
 }
 
 // redo replays component n after a change of its survival choices.
@@ -887,7 +889,7 @@ func (st *CrashState) recDelta(id uint64, cc *crashComp) uint64 {
 		}
 	}
 	if b != nil {
-		h -= st.snap.comps.full[id]
+		h -= st.snap.comps.fullHash(id, buf)
 	}
 	return h
 }
