@@ -167,16 +167,16 @@ func (fs *FS) snapshotLocked(freeze bool) *CrashSnapshot {
 		if m.dead {
 			continue
 		}
-		p := Pending{Seq: m.seq, Kind: PendingMeta, Ino: m.node.ino, Path: joinPathMemo(pathOf(m.dir), m.rec.name)}
+		p := Pending{Seq: m.seq, Kind: PendingMeta, Ino: m.node.ino, Path: joinDirPath(pathOf(m.dir), m.rec.name)}
 		switch m.rec.kind {
 		case metaCreate:
 			p.Op = "create"
 		case metaRemove:
 			p.Op = "remove"
 		case metaRename:
-			p.Op, p.To = "rename", joinPathMemo(pathOf(m.dir2), m.rec.name2)
+			p.Op, p.To = "rename", joinDirPath(pathOf(m.dir2), m.rec.name2)
 		case metaExchange:
-			p.Op, p.To = "exchange", joinPathMemo(pathOf(m.dir2), m.rec.name2)
+			p.Op, p.To = "exchange", joinDirPath(pathOf(m.dir2), m.rec.name2)
 		}
 		add(p, crashOp{kind: PendingMeta, ino: m.node.ino, meta: &m.rec})
 	}
@@ -214,14 +214,6 @@ func (fs *FS) snapshotLocked(freeze bool) *CrashSnapshot {
 	}
 	snap.pend, snap.ops = pend, ops
 	return snap
-}
-
-// joinPathMemo is joinPath from the directory's path.
-func joinPathMemo(dir, name string) string {
-	if dir == "/" {
-		return "/" + name
-	}
-	return dir + "/" + name
 }
 
 // Pending returns the changes pending at the snapshot, in the order they were

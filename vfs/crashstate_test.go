@@ -376,7 +376,15 @@ func TestCrashStateConcurrent(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, byte(999%256), got[0])
 	require.Len(t, got, 4096)
+	require.Contains(t, all.String(), "create /f0999")
+	// Changed: the root (times, entries), the 500 files named since its
+	// fsync, the 250 before it whose data was not synced.
+	ch := all.Changed()
+	require.Equal(t, fs.Root().Ino(), ch[0])
+	require.True(t, slices.IsSorted(ch))
+	require.Len(t, ch, 751)
 	none := snap.State()
+	require.Equal(t, "kept: ", none.String())
 	_, err = none.ReadFile("/f0999")
 	require.Equal(t, unix.ENOENT, err, "its name was not synced")
 	require.Panics(t, func() { none.Apply(fs.Pending()[0]) }, "a Pending of another snapshot")

@@ -142,12 +142,14 @@ func (dir *Inode) openLocked(path string, flags int, perm uint32) (ino *Inode, c
 	return ino, false, nil
 }
 
-func joinPath(dir *Inode, name string) string {
-	p := dir.pathLocked()
-	if p == "/" {
+func joinPath(dir *Inode, name string) string { return joinDirPath(dir.pathLocked(), name) }
+
+// joinDirPath is joinPath from the directory's path.
+func joinDirPath(dir, name string) string {
+	if dir == "/" {
 		return "/" + name
 	}
-	return p + "/" + name
+	return dir + "/" + name
 }
 
 // linkLocked adds the entry name → ino to dir and updates link counts and times.
