@@ -625,14 +625,14 @@ func (s *CrashSnapshot) buildComponents() *crashComps {
 		}
 	}
 	// Union-find over keys.
-	var parent []int32
-	recKey := map[uint64]int32{}
+	parent := make([]int32, 0, 2*len(s.ops))
+	recKey := make(map[uint64]int32, len(s.ops))
 	entKeys := map[entKey]int32{}
 	type keyOf struct {
 		rec uint64
 		ent entKey
 	}
-	var keys []keyOf
+	keys := make([]keyOf, 0, 2*len(s.ops))
 	newKey := func(k keyOf) int32 {
 		parent = append(parent, int32(len(parent)))
 		keys = append(keys, k)
@@ -702,42 +702,58 @@ func (s *CrashSnapshot) buildComponents() *crashComps {
 			union(f, rk(m.node2))
 		}
 	}
-	compOf := map[int32]int32{}
-	comp := func(root int32) int32 {
-		n, ok := compOf[root]
-		if !ok {
-			n = int32(len(c.comps))
-			compOf[root] = n
-			c.comps = append(c.comps, crashComp{})
-		}
-		return n
-	}
+	// Number the components by their root key, then lay their changes,
+	// keys and blocks out in shared arrays, component after component.
+	compOf := make([]int32, len(keys)) // root key → component + 1
 	for k := range s.ops {
-		n := comp(find(first[k]))
-		c.opComp[k] = n
-		c.comps[n].ops = append(c.comps[n].ops, int32(k))
-	}
-	for k, key := range keys {
-		n, ok := compOf[find(int32(k))]
-		if !ok {
-			continue
+		r := find(first[k])
+		if compOf[r] == 0 {
+			c.comps = append(c.comps, crashComp{})
+			compOf[r] = int32(len(c.comps))
 		}
-		if key.ent.name != "" || key.ent.dir != 0 {
-			c.comps[n].ents = append(c.comps[n].ents, key.ent)
-		} else {
-			c.comps[n].recs = append(c.comps[n].recs, key.rec)
-		}
+		c.opComp[k] = compOf[r] - 1
 	}
+	keyComp := make([]int32, len(keys))
+	for k := range keys {
+		keyComp[k] = compOf[find(int32(k))] - 1
+	}
+	ops := carve(len(c.comps), func(yield func(n int32, k int32)) {
+		for k, n := range c.opComp {
+			yield(n, int32(k))
+		}
+	})
+	recs := carve(len(c.comps), func(yield func(n int32, id uint64)) {
+		for k, key := range keys {
+			if key.ent == (entKey{}) {
+				yield(keyComp[k], key.rec)
+			}
+		}
+	})
+	ents := carve(len(c.comps), func(yield func(n int32, e entKey)) {
+		for k, key := range keys {
+			if key.ent != (entKey{}) {
+				yield(keyComp[k], key.ent)
+			}
+		}
+	})
+	inos := carve(len(c.comps), func(yield func(n int32, id uint64)) {
+		for k, key := range keys {
+			if key.ent != (entKey{}) {
+				yield(keyComp[k], key.ent.dir)
+			} else {
+				yield(keyComp[k], key.rec)
+			}
+		}
+	})
 	bs := s.cfg.blockSize
+	seen := map[blockOfIno]bool{}
+	var blocks []blockOfIno
+	ends := make([]int, len(c.comps))
 	for n := range c.comps {
 		cc := &c.comps[n]
-		cc.inos = slices.Clone(cc.recs)
-		for _, e := range cc.ents {
-			cc.inos = append(cc.inos, e.dir)
-		}
-		slices.Sort(cc.inos)
-		cc.inos = slices.Compact(cc.inos)
-		seen := map[blockOfIno]bool{}
+		cc.ops, cc.recs, cc.ents = ops[n], recs[n], ents[n]
+		slices.Sort(inos[n])
+		cc.inos = slices.Compact(inos[n])
 		for _, k := range cc.ops {
 			op := &s.ops[k]
 			if op.src == nil {
@@ -746,12 +762,39 @@ func (s *CrashSnapshot) buildComponents() *crashComps {
 			for b := op.off / bs; b <= (op.off+op.n-1)/bs; b++ {
 				if bo := (blockOfIno{op.ino, b}); !seen[bo] {
 					seen[bo] = true
-					cc.blocks = append(cc.blocks, bo)
+					blocks = append(blocks, bo)
 				}
 			}
 		}
+		ends[n] = len(blocks)
+	}
+	start := 0
+	for n := range c.comps {
+		c.comps[n].blocks = blocks[start:ends[n]:ends[n]]
+		start = ends[n]
 	}
 	return c
+}
+
+// carve groups the items seq yields (it is called twice, yielding the same)
+// by their component n, in the order yielded, in slices of one shared array.
+func carve[T any](comps int, seq func(yield func(n int32, v T))) [][]T {
+	starts := make([]int, comps+1)
+	seq(func(n int32, _ T) { starts[n+1]++ })
+	for n := range comps {
+		starts[n+1] += starts[n]
+	}
+	all := make([]T, starts[comps])
+	pos := slices.Clone(starts[:comps])
+	seq(func(n int32, v T) {
+		all[pos[n]] = v
+		pos[n]++
+	})
+	out := make([][]T, comps)
+	for n := range out {
+		out[n] = all[starts[n]:starts[n+1]:starts[n+1]]
+	}
+	return out
 }
 
 // fullHash is the hash of the data and entries of the snapshot's record id,
