@@ -6,9 +6,10 @@ import "time"
 // system's own periodic commit and writeback, and changes that cancel out.
 // Every function here runs with fs.mu held unless its name says otherwise.
 
-// Defaults of the periodic commit, Linux's: ext4 commits its journal every
-// 5 seconds (the commit=5 mount option's default, JBD2_DEFAULT_MAX_COMMIT_AGE;
-// Documentation/filesystems/ext4.rst), and the flusher writes back data that
+// Defaults of the periodic commit, Linux's: ext4's commit=nrsec "limits the
+// maximum age of the running transaction", 5 seconds by default
+// (JBD2_DEFAULT_MAX_COMMIT_AGE; Documentation/admin-guide/ext4.rst, once
+// Documentation/filesystems/ext4.txt), and the flusher writes back data that
 // has been dirty for longer than vm.dirty_expire_centisecs, 3000 (30 s),
 // waking every vm.dirty_writeback_centisecs, 500 (5 s)
 // (Documentation/admin-guide/sysctl/vm.rst).
@@ -32,9 +33,11 @@ const (
 //
 // A writeback fault rule (OpWriteback) applies to this writeback as to any
 // other. The model checks the times when an operation starts, so a commit
-// falls between two calls, never inside one; the flusher's 5-second wakeups are not
-// modelled (expired data is written back at the next operation), nor is
-// writeback started by the amount of dirty memory (dirty_background_ratio).
+// falls between two calls, never inside one; the flusher's 5-second wakeups
+// are not modelled (expired data is written back at the next operation),
+// nor is writeback started by the amount of dirty memory
+// (dirty_background_ratio). A crash explorer that treats the commit as a
+// choice (it may or may not have happened by a crash point) turns it off.
 func WithPeriodicCommit(commit, expire time.Duration) Option {
 	return func(c *config) { c.commit, c.expire = Timespec(commit), Timespec(expire) }
 }
