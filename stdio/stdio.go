@@ -44,10 +44,14 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"iosim/sim"
 )
 
 // Sys is the system calls a File makes; *sim.Process implements it (and the
-// same calls of golang.org/x/sys/unix have the same signatures).
+// same calls of golang.org/x/sys/unix have the same signatures). When the
+// Sys also takes sim Calls (Syscall and Task, as *sim.Process does), Fopen
+// makes its openat one, with glibc's exact arguments.
 type Sys interface {
 	Open(path string, flags int, perm uint32) (int, error)
 	Read(fd int, p []byte) (int, error)
@@ -110,32 +114,22 @@ type File struct {
 // followed by any of "b" (ignored), "x" (O_EXCL), "e" (O_CLOEXEC); the file
 // is created with mode 0666 (less the umask). An invalid mode is EINVAL.
 func Fopen(sys Sys, path, mode string) (*File, error) {
-	if mode == "" {
+	flags, rw, ok := openFlags(mode)
+	if !ok {
 		return nil, syscall.EINVAL
 	}
-	var omode, oflags, rw int
-	switch mode[0] {
-	case 'r':
-		omode, rw = unix.O_RDONLY, noWrites
-	case 'w':
-		omode, oflags, rw = unix.O_WRONLY, unix.O_CREAT|unix.O_TRUNC, noReads
-	case 'a':
-		omode, oflags, rw = unix.O_WRONLY, unix.O_CREAT|unix.O_APPEND, noReads|appending
-	default:
-		return nil, syscall.EINVAL
+	var fd int
+	var err error
+	if raw, ok := sys.(rawSys); ok {
+		// glibc's openat on x86-64 passes no O_LARGEFILE, which the
+		// facade's Open (as x/sys/unix's) adds.
+		c := sim.Call{Nr: sim.SYS_OPENAT, Task: raw.Task(), Path: path}
+		c.Args[0], c.Args[2], c.Args[3] = unix.AT_FDCWD, int64(flags), 0o666
+		r := raw.Syscall(c)
+		fd, err = int(r.Ret), r.Err()
+	} else {
+		fd, err = sys.Open(path, flags, 0o666)
 	}
-	for k := 1; k < 7 && k < len(mode); k++ {
-		switch mode[k] {
-		case '+':
-			omode = unix.O_RDWR
-			rw &= appending
-		case 'x':
-			oflags |= unix.O_EXCL
-		case 'e':
-			oflags |= unix.O_CLOEXEC
-		}
-	}
-	fd, err := sys.Open(path, omode|oflags, 0o666)
 	if err != nil {
 		return nil, err
 	}
@@ -148,6 +142,44 @@ func Fopen(sys Sys, path, mode string) (*File, error) {
 		}
 	}
 	return f, nil
+}
+
+// rawSys is a Sys that takes sim Calls (a *sim.Process), through which
+// Fopen makes openat's arguments exactly glibc's.
+type rawSys interface {
+	Syscall(c sim.Call) sim.Result
+	Task() *sim.Task
+}
+
+// openFlags parses an fopen mode as glibc's _IO_new_file_fopen: the open(2)
+// flags and the stream's flags; false for a bad first letter.
+func openFlags(mode string) (flags, rw int, ok bool) {
+	if mode == "" {
+		return 0, 0, false
+	}
+	var omode, oflags int
+	switch mode[0] {
+	case 'r':
+		omode, rw = unix.O_RDONLY, noWrites
+	case 'w':
+		omode, oflags, rw = unix.O_WRONLY, unix.O_CREAT|unix.O_TRUNC, noReads
+	case 'a':
+		omode, oflags, rw = unix.O_WRONLY, unix.O_CREAT|unix.O_APPEND, noReads|appending
+	default:
+		return 0, 0, false
+	}
+	for k := 1; k < 7 && k < len(mode); k++ {
+		switch mode[k] {
+		case '+':
+			omode = unix.O_RDWR
+			rw &= appending
+		case 'x':
+			oflags |= unix.O_EXCL
+		case 'e':
+			oflags |= unix.O_CLOEXEC
+		}
+	}
+	return omode | oflags, rw, true
 }
 
 // Fdopen makes a stream of descriptor fd, as fdopen(3): mode's first letter

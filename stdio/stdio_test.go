@@ -142,3 +142,67 @@ func TestStreamErrors(t *testing.T) {
 	require.True(t, r.Feof())
 	require.NoError(t, r.Fclose())
 }
+
+// TestOpenatArgs: fopen's openat carries glibc's flags and mode exactly (no
+// O_LARGEFILE, which x/sys/unix's Open adds), as interposers see them.
+func TestOpenatArgs(t *testing.T) {
+	fs := vfs.New()
+	k := sim.New(fs)
+	var got []string
+	h := sim.HandlerFunc(func(c sim.Call) sim.Result {
+		if c.Nr == sim.SYS_OPENAT {
+			got = append(got, fmt.Sprintf("%s %#o %#o", c.Path, c.Args[2], c.Args[3]))
+		}
+		return k.Syscall(c)
+	})
+	p := k.Spawn().Through(h)
+	for _, mode := range []string{"w", "a+", "rxe"} {
+		if f, err := stdio.Fopen(p, "/f", mode); err == nil {
+			require.NoError(t, f.Fclose())
+		}
+	}
+	require.Equal(t, []string{
+		fmt.Sprintf("/f %#o 0666", unix.O_WRONLY|unix.O_CREAT|unix.O_TRUNC),
+		fmt.Sprintf("/f %#o 0666", unix.O_RDWR|unix.O_CREAT|unix.O_APPEND),
+		fmt.Sprintf("/f %#o 0666", unix.O_RDONLY|unix.O_EXCL|unix.O_CLOEXEC),
+	}, got)
+}
+
+// TestNames: the Go-style names and ParseMode's validation.
+func TestNames(t *testing.T) {
+	for mode, want := range map[string]struct {
+		flags   int
+		seekEnd bool
+	}{
+		"r":   {unix.O_RDONLY, false},
+		"w+b": {unix.O_RDWR | unix.O_CREAT | unix.O_TRUNC, false},
+		"a":   {unix.O_WRONLY | unix.O_CREAT | unix.O_APPEND, true},
+		"a+":  {unix.O_RDWR | unix.O_CREAT | unix.O_APPEND, false},
+		"wxe": {unix.O_WRONLY | unix.O_CREAT | unix.O_TRUNC | unix.O_EXCL | unix.O_CLOEXEC, false},
+	} {
+		flags, seekEnd, err := stdio.ParseMode(mode)
+		require.NoError(t, err, mode)
+		require.Equal(t, want.flags, flags, mode)
+		require.Equal(t, want.seekEnd, seekEnd, mode)
+	}
+	for _, bad := range []string{"", "q", "rz", "w+m"} {
+		_, _, err := stdio.ParseMode(bad)
+		require.Error(t, err, bad)
+	}
+
+	fs := vfs.New()
+	p := sim.New(fs).Spawn()
+	f, err := stdio.Open(p, "/n", "w")
+	require.NoError(t, err)
+	n, err := f.Write([]byte("ab"))
+	require.NoError(t, err)
+	require.Equal(t, 2, n)
+	n, err = f.WriteString("cd")
+	require.NoError(t, err)
+	require.Equal(t, 2, n)
+	require.Equal(t, 4, f.Buffered())
+	require.NoError(t, f.Flush())
+	require.NoError(t, p.Fsync(f.Fd()))
+	require.NoError(t, f.Close())
+	require.Equal(t, "abcd", content(t, fs, "/n"))
+}
