@@ -314,3 +314,71 @@ func TestGlibc(t *testing.T) {
 		return strings.Join(calls, "\n") + "\ncontent " + got + "\n"
 	})
 }
+
+// TestGlibcFailedFlush compares TestFailedFlushLosesBytes's model with the
+// real glibc writing to /dev/full (every write fails with ENOSPC): what is
+// buffered before and after the failed fflush, and what fclose returns.
+func TestGlibcFailedFlush(t *testing.T) {
+	gcc, err := exec.LookPath("gcc")
+	if err != nil {
+		t.Skip("gcc is not installed")
+	}
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full")
+	}
+	dir := t.TempDir()
+	src := filepath.Join(dir, "full.c")
+	require.NoError(t, os.WriteFile(src, []byte(`#include <errno.h>
+#include <stdio.h>
+#include <stdio_ext.h>
+int main(void) {
+	FILE *f = fopen("/dev/full", "w");
+	if (!f) return 2;
+	fputs("0123456789", f);
+	size_t before = __fpending(f);
+	int r = fflush(f), e = errno;
+	size_t after = __fpending(f);
+	int failed = ferror(f) != 0;
+	int closed = fclose(f);
+	printf("%zu %d %d %zu %d %d\n", before, r, e == ENOSPC, after, failed, closed);
+	return 0;
+}
+`), 0o644))
+	out, err := exec.Command(gcc, "-o", filepath.Join(dir, "full"), src).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	out, err = exec.Command(filepath.Join(dir, "full")).Output()
+	require.NoError(t, err)
+
+	fs := vfs.New()
+	k := sim.New(fs)
+	h := sim.HandlerFunc(func(c sim.Call) sim.Result {
+		if c.Nr == sim.SYS_WRITE {
+			return sim.Fail(unix.ENOSPC)
+		}
+		return k.Syscall(c)
+	})
+	p := k.Spawn().Through(h)
+	f, err := stdio.Fopen(p, "/full", "w")
+	require.NoError(t, err)
+	require.NoError(t, f.Fputs("0123456789"))
+	before := f.Buffered()
+	ferr := f.Fflush()
+	r := 0
+	if ferr != nil {
+		r = -1
+	}
+	after, failed := f.Buffered(), f.Ferror()
+	closed := 0
+	if f.Fclose() != nil {
+		closed = -1
+	}
+	model := fmt.Sprintf("%d %d %d %d %d %d\n", before, r, b2i(ferr == unix.ENOSPC), after, b2i(failed), closed)
+	require.Equal(t, string(out), model)
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

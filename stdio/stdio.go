@@ -33,6 +33,11 @@
 //   - fflush writes the buffer and, for a stream that has read ahead, seeks
 //     the descriptor back to the stream's position; fclose writes the buffer
 //     of a stream that is writing, then closes.
+//   - A write(2) that fails empties the buffer all the same (new_do_write
+//     resets it whatever the count): the bytes are lost, and fclose does not
+//     try them again. Observed with glibc 2.36 on /dev/full: fflush fails
+//     with ENOSPC, __fpending is 0 after it, fclose writes nothing and
+//     returns 0.
 //
 // Not modelled: wide streams, ungetc and fseek/ftell, the mmap mode ("m"),
 // terminal detection (isatty), and the flush of line-buffered stdout before
@@ -87,14 +92,12 @@ const (
 	errSeen                // _IO_ERR_SEEN
 )
 
-// ErrClosed is returned for calls on a closed File.
-var ErrClosed = errors.New("stdio: file already closed")
-
 // File is a stream (FILE *). Its buffer and pointers are glibc's: buf is
 // _IO_buf_base.._IO_buf_end (nil until allocated), the read area is
 // buf[rbase:rend] with the next byte at rptr, the write area buf[wbase:wend]
 // with the next free byte at wptr. A File is not safe for concurrent use
-// (glibc's locking is not modelled).
+// (glibc's locking is not modelled). Calls on a closed File, undefined in
+// C, fail with EBADF.
 type File struct {
 	sys    Sys
 	fd     int
@@ -261,7 +264,7 @@ func (f *File) lastErr() error {
 // written first when the buffer changes. An unknown mode is EINVAL.
 func (f *File) Setvbuf(mode, size int) error {
 	if f.closed {
-		return ErrClosed
+		return syscall.EBADF
 	}
 	switch mode {
 	case IOFBF:
@@ -500,7 +503,7 @@ func (f *File) defaultXsputn(p []byte) int {
 // failed, as glibc reports), and the errno of a failing write(2).
 func (f *File) Fwrite(p []byte) (int, error) {
 	if f.closed {
-		return 0, ErrClosed
+		return 0, syscall.EBADF
 	}
 	if len(p) == 0 {
 		return 0, nil
@@ -516,7 +519,7 @@ func (f *File) Fwrite(p []byte) (int, error) {
 // returns EOF).
 func (f *File) Fputs(s string) error {
 	if f.closed {
-		return ErrClosed
+		return syscall.EBADF
 	}
 	if f.xsputn([]byte(s)) == len(s) {
 		f.err = nil
@@ -531,7 +534,7 @@ func (f *File) Fputs(s string) error {
 // Fputc writes the byte c, as fputc(3).
 func (f *File) Fputc(c byte) error {
 	if f.closed {
-		return ErrClosed
+		return syscall.EBADF
 	}
 	if f.wptr < f.wend {
 		f.buf[f.wptr] = c
@@ -604,7 +607,7 @@ func (f *File) underflow() int {
 // (fewer at the end of file, see Feof, or on an error, returned).
 func (f *File) Fread(p []byte) (int, error) {
 	if f.closed {
-		return 0, ErrClosed
+		return 0, syscall.EBADF
 	}
 	if len(p) == 0 {
 		return 0, nil
@@ -677,7 +680,7 @@ func (f *File) sync() int {
 // of the failing call.
 func (f *File) Fflush() error {
 	if f.closed {
-		return ErrClosed
+		return syscall.EBADF
 	}
 	if f.sync() == eof {
 		return f.lastErr()
@@ -689,7 +692,7 @@ func (f *File) Fflush() error {
 // as fclose(3); the File is unusable after, even on error.
 func (f *File) Fclose() error {
 	if f.closed {
-		return ErrClosed
+		return syscall.EBADF
 	}
 	var werr error
 	if f.flags&noWrites == 0 && f.flags&putting != 0 && f.doFlush() == eof {
