@@ -349,15 +349,7 @@ int main(void) {
 	out, err = exec.Command(filepath.Join(dir, "full")).Output()
 	require.NoError(t, err)
 
-	fs := vfs.New()
-	k := sim.New(fs)
-	h := sim.HandlerFunc(func(c sim.Call) sim.Result {
-		if c.Nr == sim.SYS_WRITE {
-			return sim.Fail(unix.ENOSPC)
-		}
-		return k.Syscall(c)
-	})
-	p := k.Spawn().Through(h)
+	_, p, _ := fullDevice()
 	f, err := stdio.Fopen(p, "/full", "w")
 	require.NoError(t, err)
 	require.NoError(t, f.Fputs("0123456789"))

@@ -211,17 +211,7 @@ func TestNames(t *testing.T) {
 // glibc's new_do_write does: the bytes are gone and fclose does not write
 // them (observed with glibc 2.36 on /dev/full, see the package doc).
 func TestFailedFlushLosesBytes(t *testing.T) {
-	fs := vfs.New()
-	k := sim.New(fs)
-	var writes int
-	h := sim.HandlerFunc(func(c sim.Call) sim.Result {
-		if c.Nr == sim.SYS_WRITE {
-			writes++
-			return sim.Fail(unix.ENOSPC)
-		}
-		return k.Syscall(c)
-	})
-	p := k.Spawn().Through(h)
+	fs, p, writes := fullDevice()
 	f, err := stdio.Fopen(p, "/x", "w")
 	require.NoError(t, err)
 	require.NoError(t, f.Fputs("0123456789"))
@@ -230,6 +220,22 @@ func TestFailedFlushLosesBytes(t *testing.T) {
 	require.True(t, f.Ferror())
 	require.Zero(t, f.Buffered())
 	require.NoError(t, f.Fclose())
-	require.Equal(t, 1, writes)
+	require.Equal(t, 1, *writes)
 	require.Equal(t, "", content(t, fs, "/x"))
+}
+
+// fullDevice returns a process whose every write(2) fails with ENOSPC, as on
+// /dev/full, and the count of its writes.
+func fullDevice() (*vfs.FS, *sim.Process, *int) {
+	fs := vfs.New()
+	k := sim.New(fs)
+	writes := new(int)
+	h := sim.HandlerFunc(func(c sim.Call) sim.Result {
+		if c.Nr == sim.SYS_WRITE {
+			*writes++
+			return sim.Fail(unix.ENOSPC)
+		}
+		return k.Syscall(c)
+	})
+	return fs, k.Spawn().Through(h), writes
 }
