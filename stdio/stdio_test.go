@@ -1,4 +1,4 @@
-package stdio
+package stdio_test
 
 import (
 	"fmt"
@@ -9,164 +9,233 @@ import (
 	"golang.org/x/sys/unix"
 
 	"iosim/sim"
+	"iosim/stdio"
 	"iosim/vfs"
 )
 
-// calls runs prog on a fresh model and returns the calls it made, one
-// compact string each (the call, its flags or byte count, its result).
-func calls(t *testing.T, prog func(p *sim.Process)) []string {
+// durable returns the content of path after a power cut now.
+func durable(t *testing.T, fs *vfs.FS, path string) string {
 	t.Helper()
+	return content(t, fs.Crash(), path)
+}
+
+// content returns the content of path in fs.
+func content(t *testing.T, fs *vfs.FS, path string) string {
+	t.Helper()
+	f, err := fs.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	st, err := f.Stat()
+	require.NoError(t, err)
+	b := make([]byte, st.Size())
+	_, err = f.Read(b)
+	if st.Size() > 0 {
+		require.NoError(t, err)
+	}
+	return string(b)
+}
+
+// TestFsyncWithoutFflush: fsync(fileno(f)) after fwrite makes nothing
+// durable, the bytes being in the stream's buffer; after fflush it does.
+func TestFsyncWithoutFflush(t *testing.T) {
+	fs := vfs.New()
+	p := sim.New(fs).Spawn()
+	f, err := stdio.Fopen(p, "/journal", "w")
+	require.NoError(t, err)
+	dir, err := p.Open("/", unix.O_RDONLY|unix.O_DIRECTORY, 0)
+	require.NoError(t, err)
+	require.NoError(t, p.Fsync(dir), "the name is durable")
+
+	n, err := f.Fwrite([]byte("commit 1\n"))
+	require.NoError(t, err)
+	require.Equal(t, 9, n)
+	require.Equal(t, 9, f.Buffered())
+	require.NoError(t, p.Fsync(f.Fileno()))
+	require.Equal(t, "", durable(t, fs, "/journal"), "fsync without fflush: nothing reached the kernel")
+	var st unix.Stat_t
+	require.NoError(t, p.Stat("/journal", &st))
+	require.Zero(t, st.Size, "not even the page cache")
+
+	require.NoError(t, f.Fflush())
+	require.Zero(t, f.Buffered())
+	require.Equal(t, "", durable(t, fs, "/journal"), "fflush without fsync: in the page cache only")
+	require.NoError(t, p.Fsync(f.Fileno()))
+	require.Equal(t, "commit 1\n", durable(t, fs, "/journal"))
+	require.NoError(t, f.Fclose())
+}
+
+// TestMixedWriteOrder: bytes written with fwrite and with write(2) on the
+// same file reach it in another order than the program wrote them: the
+// fwrite bytes wait in the buffer while the write(2) lands.
+func TestMixedWriteOrder(t *testing.T) {
+	fs := vfs.New()
+	p := sim.New(fs).Spawn()
+	f, err := stdio.Fopen(p, "/log", "a")
+	require.NoError(t, err)
+	require.NoError(t, f.Fputs("1 buffered\n"))
+	_, err = p.Write(f.Fileno(), []byte("2 direct\n"))
+	require.NoError(t, err)
+	require.NoError(t, f.Fputs("3 buffered\n"))
+	require.NoError(t, f.Fclose())
+	require.Equal(t, "2 direct\n1 buffered\n3 buffered\n", content(t, fs, "/log"))
+
+	// Without "a" the stream writes at its own position, over what write(2)
+	// put there.
+	f, err = stdio.Fopen(p, "/over", "w")
+	require.NoError(t, err)
+	require.NoError(t, f.Fputs("AAAA"))
+	_, err = p.Write(f.Fileno(), []byte("bbbbbb"))
+	require.NoError(t, err)
+	require.NoError(t, f.Fclose())
+	require.Equal(t, "bbbbbbAAAA", content(t, fs, "/over"), "the flush writes at the descriptor's offset")
+}
+
+// TestBufferSize: the buffer is st_blksize (the file system's block size)
+// when below BUFSIZ, else BUFSIZ.
+func TestBufferSize(t *testing.T) {
+	for _, bs := range []int64{1024, 4096, 16384} {
+		t.Run(fmt.Sprint(bs), func(t *testing.T) {
+			fs := vfs.New(vfs.WithBlockSize(bs))
+			rec := &recorder{sys: sim.New(fs).Spawn()}
+			f, err := stdio.Fopen(rec, "/f", "w")
+			require.NoError(t, err)
+			_, err = f.Fwrite([]byte(strings.Repeat("x", 100000)))
+			require.NoError(t, err)
+			want := min(bs, stdio.BUFSIZ)
+			require.Equal(t, fmt.Sprintf("write %d = %d", 100000/want*want, 100000/want*want), rec.log[2])
+			require.Equal(t, int(100000%want), f.Buffered())
+		})
+	}
+}
+
+// TestStreamErrors: modes, access, and calls on a closed stream.
+func TestStreamErrors(t *testing.T) {
+	fs := vfs.New()
+	p := sim.New(fs).Spawn()
+	_, err := stdio.Fopen(p, "/f", "q")
+	require.Equal(t, unix.EINVAL, err)
+	_, err = stdio.Fopen(p, "/missing", "r")
+	require.Equal(t, unix.ENOENT, err)
+	f, err := stdio.Fopen(p, "/f", "w")
+	require.NoError(t, err)
+	_, err = f.Fread(make([]byte, 4))
+	require.Equal(t, unix.EBADF, err, "reading a write-only stream")
+	require.True(t, f.Ferror())
+	f.Clearerr()
+	require.False(t, f.Ferror())
+	require.Equal(t, unix.EINVAL, f.Setvbuf(7, 0))
+	require.NoError(t, f.Fclose())
+	require.Equal(t, unix.EBADF, f.Fclose())
+	_, err = f.Fwrite([]byte("x"))
+	require.Equal(t, unix.EBADF, err)
+
+	fd, err := p.Open("/f", unix.O_RDONLY, 0)
+	require.NoError(t, err)
+	_, err = stdio.Fdopen(p, fd, "w")
+	require.Equal(t, unix.EINVAL, err, "fdopen for writing of a read-only descriptor")
+	r, err := stdio.Fdopen(p, fd, "r")
+	require.NoError(t, err)
+	require.Equal(t, unix.EBADF, r.Fputs("x"))
+	n, err := r.Fread(make([]byte, 10))
+	require.NoError(t, err)
+	require.Zero(t, n)
+	require.True(t, r.Feof())
+	require.NoError(t, r.Fclose())
+}
+
+// TestOpenatArgs: fopen's openat carries glibc's flags and mode exactly (no
+// O_LARGEFILE, which x/sys/unix's Open adds), as interposers see them.
+func TestOpenatArgs(t *testing.T) {
 	fs := vfs.New()
 	k := sim.New(fs)
-	var out []string
+	var got []string
 	h := sim.HandlerFunc(func(c sim.Call) sim.Result {
-		r := k.Syscall(c)
-		s := c.Nr.String()
-		switch c.Nr {
-		case sim.SYS_OPENAT:
-			s += fmt.Sprintf(" %#o", c.Args[2])
-		case sim.SYS_WRITE:
-			s += fmt.Sprintf(" %d", len(c.Buf))
-		case sim.SYS_LSEEK:
-			s += fmt.Sprintf(" %d", c.Args[2])
-		}
-		out = append(out, fmt.Sprintf("%s = %d", s, r.Ret))
-		return r
-	})
-	p := k.Spawn()
-	for fd := range 3 {
-		require.NoError(t, p.Task().InstallSpecial(fd, sim.DevNull{}, unix.O_RDWR))
-	}
-	require.NoError(t, fs.MkdirAll("/tmp", 0o755))
-	prog(p.Through(h))
-	return out
-}
-
-func open(t *testing.T, p *sim.Process, mode string) *File {
-	f, err := Open(p, "/tmp/x", mode)
-	require.NoError(t, err)
-	return f
-}
-
-func write(t *testing.T, f *File, n int) {
-	got, err := f.Write([]byte(strings.Repeat("a", n)))
-	require.NoError(t, err)
-	require.Equal(t, n, got)
-}
-
-var (
-	wFlags  = fmt.Sprintf("%#o", unix.O_WRONLY|unix.O_CREAT|unix.O_TRUNC)
-	aFlags  = fmt.Sprintf("%#o", unix.O_WRONLY|unix.O_CREAT|unix.O_APPEND)
-	apFlags = fmt.Sprintf("%#o", unix.O_RDWR|unix.O_CREAT|unix.O_APPEND)
-)
-
-// TestGlibcWritePattern checks the calls against those strace showed glibc
-// 2.36 making for the same C programs on Linux (debian 12).
-func TestGlibcWritePattern(t *testing.T) {
-	// 100 fwrites of 100 bytes, fclose: write 4096, 4096, 1808.
-	got := calls(t, func(p *sim.Process) {
-		f := open(t, p, "w")
-		for range 100 {
-			write(t, f, 100)
-		}
-		require.NoError(t, f.Close())
-	})
-	require.Equal(t, []string{"openat " + wFlags + " = 3", "newfstatat = 0", "write 4096 = 4096", "write 4096 = 4096", "write 1808 = 1808", "close = 0"}, got)
-
-	// fwrite 10000 then 100: 8192 straight from the caller, 1908 at fclose.
-	got = calls(t, func(p *sim.Process) {
-		f := open(t, p, "w")
-		write(t, f, 10000)
-		write(t, f, 100)
-		require.NoError(t, f.Close())
-	})
-	require.Equal(t, []string{"openat " + wFlags + " = 3", "newfstatat = 0", "write 8192 = 8192", "write 1908 = 1908", "close = 0"}, got)
-
-	// fwrite 4000, 200, 9000: 4096 (the full buffer), 4096, 4096, 912.
-	got = calls(t, func(p *sim.Process) {
-		f := open(t, p, "w")
-		write(t, f, 4000)
-		write(t, f, 200)
-		write(t, f, 9000)
-		require.NoError(t, f.Close())
-	})
-	require.Equal(t, []string{"openat " + wFlags + " = 3", "newfstatat = 0", "write 4096 = 4096", "write 4096 = 4096", "write 4096 = 4096", "write 912 = 912", "close = 0"}, got)
-
-	// "a": lseek to the end at fopen; fsync before fflush finds nothing
-	// written: the 10 bytes reach the kernel at fflush.
-	got = calls(t, func(p *sim.Process) {
-		f := open(t, p, "a")
-		write(t, f, 10)
-		require.NoError(t, p.Fsync(f.Fd()))
-		require.Equal(t, 10, f.Buffered())
-		require.NoError(t, f.Flush())
-		require.NoError(t, p.Fsync(f.Fd()))
-		require.NoError(t, f.Flush(), "nothing buffered: no call")
-		require.NoError(t, f.Close())
-	})
-	require.Equal(t, []string{"openat " + aFlags + " = 3", "lseek 2 = 0", "newfstatat = 0", "fsync = 0", "write 10 = 10", "fsync = 0", "close = 0"}, got)
-
-	// "a+": no lseek; fflush between two fwrites.
-	got = calls(t, func(p *sim.Process) {
-		f := open(t, p, "a+")
-		write(t, f, 3)
-		require.NoError(t, f.Flush())
-		write(t, f, 2)
-		require.NoError(t, f.Close())
-	})
-	require.Equal(t, []string{"openat " + apFlags + " = 3", "newfstatat = 0", "write 3 = 3", "write 2 = 2", "close = 0"}, got)
-}
-
-func TestModes(t *testing.T) {
-	for mode, want := range map[string]int{
-		"r": unix.O_RDONLY, "rb": unix.O_RDONLY, "r+": unix.O_RDWR, "w": unix.O_WRONLY | unix.O_CREAT | unix.O_TRUNC,
-		"w+": unix.O_RDWR | unix.O_CREAT | unix.O_TRUNC, "wx": unix.O_WRONLY | unix.O_CREAT | unix.O_TRUNC | unix.O_EXCL,
-		"we": unix.O_WRONLY | unix.O_CREAT | unix.O_TRUNC | unix.O_CLOEXEC, "a": unix.O_WRONLY | unix.O_CREAT | unix.O_APPEND,
-		"a+b": unix.O_RDWR | unix.O_CREAT | unix.O_APPEND,
-	} {
-		got, _, err := ParseMode(mode)
-		require.NoError(t, err, mode)
-		require.Equal(t, want, got, mode)
-	}
-	for _, bad := range []string{"", "q", "wz"} {
-		_, _, err := ParseMode(bad)
-		require.Error(t, err, bad)
-	}
-	calls(t, func(p *sim.Process) {
-		_, err := Open(p, "/tmp/none", "r")
-		require.Equal(t, unix.ENOENT, err)
-		f := open(t, p, "w")
-		require.NoError(t, f.Close())
-		f = open(t, p, "r")
-		n, err := f.Write([]byte("x"))
-		require.Equal(t, 0, n)
-		require.Equal(t, unix.EBADF, err, "a stream opened for reading does not write")
-		require.NoError(t, f.Close())
-		require.Equal(t, unix.EBADF, f.Close())
-	})
-}
-
-// TestFailedWriteKeepsBytes: bytes a failed write did not send stay
-// buffered, and fclose still closes the fd.
-func TestFailedWriteKeepsBytes(t *testing.T) {
-	fs := vfs.New()
-	k := sim.New(fs)
-	fail := true
-	h := sim.HandlerFunc(func(c sim.Call) sim.Result {
-		if c.Nr == sim.SYS_WRITE && fail {
-			return sim.Fail(unix.ENOSPC)
+		if c.Nr == sim.SYS_OPENAT {
+			got = append(got, fmt.Sprintf("%s %#o %#o", c.Path, c.Args[2], c.Args[3]))
 		}
 		return k.Syscall(c)
 	})
 	p := k.Spawn().Through(h)
-	f, err := Open(p, "/x", "w")
+	for _, mode := range []string{"w", "a+", "rxe"} {
+		if f, err := stdio.Fopen(p, "/f", mode); err == nil {
+			require.NoError(t, f.Fclose())
+		}
+	}
+	require.Equal(t, []string{
+		fmt.Sprintf("/f %#o 0666", unix.O_WRONLY|unix.O_CREAT|unix.O_TRUNC),
+		fmt.Sprintf("/f %#o 0666", unix.O_RDWR|unix.O_CREAT|unix.O_APPEND),
+		fmt.Sprintf("/f %#o 0666", unix.O_RDONLY|unix.O_EXCL|unix.O_CLOEXEC),
+	}, got)
+}
+
+// TestNames: the Go-style names and ParseMode's validation.
+func TestNames(t *testing.T) {
+	for mode, want := range map[string]struct {
+		flags   int
+		seekEnd bool
+	}{
+		"r":   {unix.O_RDONLY, false},
+		"w+b": {unix.O_RDWR | unix.O_CREAT | unix.O_TRUNC, false},
+		"a":   {unix.O_WRONLY | unix.O_CREAT | unix.O_APPEND, true},
+		"a+":  {unix.O_RDWR | unix.O_CREAT | unix.O_APPEND, false},
+		"wxe": {unix.O_WRONLY | unix.O_CREAT | unix.O_TRUNC | unix.O_EXCL | unix.O_CLOEXEC, false},
+	} {
+		flags, seekEnd, err := stdio.ParseMode(mode)
+		require.NoError(t, err, mode)
+		require.Equal(t, want.flags, flags, mode)
+		require.Equal(t, want.seekEnd, seekEnd, mode)
+	}
+	for _, bad := range []string{"", "q", "rz", "w+m"} {
+		_, _, err := stdio.ParseMode(bad)
+		require.Error(t, err, bad)
+	}
+
+	fs := vfs.New()
+	p := sim.New(fs).Spawn()
+	f, err := stdio.Open(p, "/n", "w")
 	require.NoError(t, err)
-	write(t, f, 10)
-	require.Equal(t, unix.ENOSPC, f.Flush())
-	require.Equal(t, 10, f.Buffered())
-	fail = false
+	n, err := f.Write([]byte("ab"))
+	require.NoError(t, err)
+	require.Equal(t, 2, n)
+	n, err = f.WriteString("cd")
+	require.NoError(t, err)
+	require.Equal(t, 2, n)
+	require.Equal(t, 4, f.Buffered())
+	require.NoError(t, f.Flush())
+	require.NoError(t, p.Fsync(f.Fd()))
 	require.NoError(t, f.Close())
-	st, err := fs.Stat("/x")
+	require.Equal(t, "abcd", content(t, fs, "/n"))
+}
+
+// TestFailedFlushLosesBytes: a write(2) that fails empties the buffer, as
+// glibc's new_do_write does: the bytes are gone and fclose does not write
+// them (observed with glibc 2.36 on /dev/full, see the package doc).
+func TestFailedFlushLosesBytes(t *testing.T) {
+	fs, p, writes := fullDevice()
+	f, err := stdio.Fopen(p, "/x", "w")
 	require.NoError(t, err)
-	require.Equal(t, int64(10), st.Size())
+	require.NoError(t, f.Fputs("0123456789"))
+	require.Equal(t, 10, f.Buffered())
+	require.Equal(t, unix.ENOSPC, f.Fflush())
+	require.True(t, f.Ferror())
+	require.Zero(t, f.Buffered())
+	require.NoError(t, f.Fclose())
+	require.Equal(t, 1, *writes)
+	require.Equal(t, "", content(t, fs, "/x"))
+}
+
+// fullDevice returns a process whose every write(2) fails with ENOSPC, as on
+// /dev/full, and the count of its writes.
+func fullDevice() (*vfs.FS, *sim.Process, *int) {
+	fs := vfs.New()
+	k := sim.New(fs)
+	writes := new(int)
+	h := sim.HandlerFunc(func(c sim.Call) sim.Result {
+		if c.Nr == sim.SYS_WRITE {
+			*writes++
+			return sim.Fail(unix.ENOSPC)
+		}
+		return k.Syscall(c)
+	})
+	return fs, k.Spawn().Through(h), writes
 }

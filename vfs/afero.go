@@ -49,7 +49,7 @@ func (fs *FS) Open(name string) (afero.File, error) {
 // OpenFile opens name with the os.O_* flags and creation mode perm. O_SYNC and
 // O_DSYNC make each write durable; O_APPEND applies to every write.
 func (fs *FS) OpenFile(name string, flag int, perm os.FileMode) (afero.File, error) {
-	fs.mu.Lock()
+	fs.lock()
 	ino, _, err := fs.root.openLocked(name, flag, unixPerm(perm))
 	var errseq uint64
 	if err == nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 )
 
 // PendingKind says what a pending change is.
@@ -55,10 +56,10 @@ type Pending struct {
 	Op   string // PendingMeta: "create", "remove", "rename", "exchange"
 	To   string // PendingMeta rename/exchange: the other path
 
-	// what to apply
-	ino   *Inode
-	block int64
-	meta  *metaOp
+	// index is the position in the list of the snapshot it came from (from),
+	// for CrashState.Apply and Drop.
+	index int32
+	from  *CrashSnapshot
 }
 
 // Torn reports whether a survival choice may tear this change (data blocks only).
@@ -89,83 +90,17 @@ type Survival struct {
 
 // Pending lists, in the order they were made, the changes not yet durable.
 func (fs *FS) Pending() []Pending {
-	fs.mu.Lock()
+	fs.lock()
 	defer fs.mu.Unlock()
-	return fs.pendingLocked()
-}
-
-func (fs *FS) pendingLocked() []Pending {
-	var out []Pending
-	bs := fs.cfg.blockSize
-	// Drop the inodes that have nothing pending any more (fsync does not take
-	// them off the list, only sync(2) did), so that the list, and this walk,
-	// stay in proportion to what is pending rather than to every inode ever
-	// changed since the last sync(2).
-	live := fs.pending[:0]
-	for _, i := range fs.pending {
-		p := &i.pend
-		if len(p.dirty) == 0 && len(p.ranges) == 0 && p.sizeSeq == 0 && p.attrSeq == 0 {
-			p.listed = false
-			continue
-		}
-		live = append(live, i)
-	}
-	clear(fs.pending[len(live):])
-	fs.pending = live
-	for _, i := range fs.pending {
-		p := &i.pend
-		path := i.pathLocked()
-		for _, b := range sortedBlocks(p.dirty) {
-			out = append(out, Pending{Seq: p.dirty[b], Kind: PendingWrite, Ino: i.ino, Path: path, Off: b * bs, Len: bs, ino: i, block: b})
-		}
-		for _, r := range p.ranges {
-			out = append(out, Pending{Seq: r.seq, Kind: PendingAlloc, Ino: i.ino, Path: path, Off: r.off, Len: r.n, ino: i})
-		}
-		if p.sizeSeq != 0 {
-			out = append(out, Pending{Seq: p.sizeSeq, Kind: PendingSize, Ino: i.ino, Path: path, Size: i.size, ino: i})
-		}
-		if p.attrSeq != 0 {
-			out = append(out, Pending{Seq: p.attrSeq, Kind: PendingAttr, Ino: i.ino, Path: path, ino: i})
-		}
-	}
-	for _, i := range fs.devInodes {
-		path := i.pathLocked()
-		for _, b := range sortedBlocks(i.pend.dev) {
-			out = append(out, Pending{Seq: i.pend.dev[b], Kind: PendingDevice, Ino: i.ino, Path: path, Off: b * bs, Len: bs, ino: i, block: b})
-		}
-	}
-	for _, op := range fs.metaLog {
-		p := Pending{Seq: op.seq, Kind: PendingMeta, Ino: op.node.ino, Path: joinPath(op.dir, op.name), meta: op}
-		switch op.kind {
-		case metaCreate:
-			p.Op = "create"
-		case metaRemove:
-			p.Op = "remove"
-		case metaRename:
-			p.Op, p.To = "rename", joinPath(op.dir2, op.name2)
-		case metaExchange:
-			p.Op, p.To = "exchange", joinPath(op.dir2, op.name2)
-		}
-		out = append(out, p)
-	}
-	slices.SortStableFunc(out, func(a, b Pending) int {
-		switch {
-		case a.Seq < b.Seq:
-			return -1
-		case a.Seq > b.Seq:
-			return 1
-		}
-		return 0
-	})
-	return out
+	return fs.snapshotLocked(false).pend
 }
 
 // Crash returns the file system as found after a power loss now, under the strict
 // persistence model: only durable state survives. fs is left as it was.
 func (fs *FS) Crash() *FS {
-	fs.mu.Lock()
+	fs.lock()
 	defer fs.mu.Unlock()
-	return fs.materialize(fs.dur)
+	return materialize(fs.cfg, fs.nextIno, fs.tick, fs.durRoot, durMap{fs})
 }
 
 // CrashWith returns the file system as found after a power loss now in which,
@@ -173,73 +108,15 @@ func (fs *FS) Crash() *FS {
 // aligned with what Pending returns at the same moment (an error if its length
 // differs). Data blocks survive with their current content (the page cache's, or
 // the device cache's for PendingDevice), whole or torn to the chosen sectors.
+// It is CrashSnapshot.State with keep applied, then CrashState.FS.
 func (fs *FS) CrashWith(keep []Survival) (*FS, error) {
-	fs.mu.Lock()
+	fs.lock()
 	defer fs.mu.Unlock()
-	pend := fs.pendingLocked()
-	if len(keep) != len(pend) {
-		return nil, fmt.Errorf("vfs: CrashWith: %d survival choices for %d pending changes", len(keep), len(pend))
+	snap := fs.snapshotLocked(false)
+	if len(keep) != len(snap.pend) {
+		return nil, fmt.Errorf("vfs: CrashWith: %d survival choices for %d pending changes", len(keep), len(snap.pend))
 	}
-	return fs.crashWith(pend, keep), nil
-}
-
-func (fs *FS) crashWith(pend []Pending, keep []Survival) *FS {
-	// Copy the durable table: records are copied when changed.
-	dur := make(map[uint64]*durInode, len(fs.dur))
-	for id, d := range fs.dur {
-		c := *d
-		if c.entries != nil {
-			c.entries = make(map[string]uint64, len(d.entries))
-			for k, v := range d.entries {
-				c.entries[k] = v
-			}
-		}
-		if c.data != nil {
-			c.dataShared = true
-			d.dataShared = true
-		}
-		dur[id] = &c
-	}
-	bs := fs.cfg.blockSize
-	for k, p := range pend {
-		if !keep[k].Keep {
-			continue
-		}
-		if p.Kind == PendingMeta {
-			applyMeta(fs, dur, p.meta)
-			continue
-		}
-		i := p.ino
-		d := dur[i.ino]
-		if d == nil {
-			d = newDurInode(fs, i.mode, i.target)
-			dur[i.ino] = d
-		}
-		switch p.Kind {
-		case PendingWrite, PendingDevice:
-			src := i.data
-			if p.Kind == PendingDevice {
-				src = i.pend.devData
-			}
-			data := d.ownData()
-			if s := keep[k].Sectors; s != 0 {
-				for sec := int64(0); sec < bs/SectorSize; sec++ {
-					if s&(1<<sec) != 0 {
-						data.CopyRange(src, p.block*bs+sec*SectorSize, SectorSize)
-					}
-				}
-			} else {
-				data.CopyRange(src, p.block*bs, bs)
-			}
-		case PendingAlloc:
-			d.ownData().CopyRange(i.data, p.Off, p.Len)
-		case PendingSize:
-			d.size = p.Size
-		case PendingAttr:
-			copyAttrs(d, i)
-		}
-	}
-	return fs.materialize(dur)
+	return snap.replay(keep).FS(), nil
 }
 
 // Model is a persistence model: which pending changes a power loss may keep.
@@ -273,9 +150,10 @@ func ParseModel(s string) (Model, error) {
 // RandomCrash returns a crash state chosen under model by a generator seeded with
 // seed: the same seed and history give the same state.
 func (fs *FS) RandomCrash(model Model, seed uint64) *FS {
-	fs.mu.Lock()
+	fs.lock()
 	defer fs.mu.Unlock()
-	pend := fs.pendingLocked()
+	snap := fs.snapshotLocked(false)
+	pend := snap.pend
 	keep := make([]Survival, len(pend))
 	rng := rand.New(rand.NewPCG(seed, 0x5eed))
 	switch model {
@@ -296,13 +174,16 @@ func (fs *FS) RandomCrash(model Model, seed uint64) *FS {
 			}
 		}
 	}
-	return fs.crashWith(pend, keep)
+	return snap.replay(keep).FS()
 }
 
-// materialize builds a new FS whose state, volatile and durable, is dur as
-// reachable from the root. File data is shared copy-on-write.
-func (fs *FS) materialize(dur map[uint64]*durInode) *FS {
-	nfs := &FS{cfg: fs.cfg, nextIno: fs.nextIno, tick: fs.tick, dur: map[uint64]*durInode{}, durRoot: fs.durRoot}
+// materialize builds a new FS whose state, volatile and durable, is the
+// durable table dur as reachable from the root (inode rootID); cfg, nextIno
+// and tick are the original's. File data is shared copy-on-write.
+func materialize(cfg config, nextIno uint64, tick Timespec, rootID uint64, dur durTable) *FS {
+	// Its records are of generation 0, durGen 1: its first change of each
+	// copies it (durMut) and lists it for the next Snapshot to freeze.
+	nfs := &FS{cfg: cfg, nextIno: nextIno, tick: tick, dur: map[uint64]*durInode{}, durRoot: rootID, durGen: 1}
 	nfs.cfg.injector = nil
 	made := map[uint64]*Inode{}
 	build := func(id uint64, d *durInode) *Inode {
@@ -339,21 +220,24 @@ func (fs *FS) materialize(dur map[uint64]*durInode) *FS {
 		}
 		return i
 	}
-	rootD := dur[fs.durRoot]
-	root := build(fs.durRoot, rootD)
+	rootD := dur.rec(rootID)
+	root := build(rootID, rootD)
 	root.parent = root
 	root.nlink = 2
-	nfs.dur[fs.durRoot].links = 1
+	nfs.dur[rootID].links = 1
+	type ent struct {
+		name string
+		id   uint64
+	}
+	var ents []ent
 	var walk func(dirD *durInode, dir *Inode)
 	walk = func(dirD *durInode, dir *Inode) {
-		names := make([]string, 0, len(dirD.entries))
-		for n := range dirD.entries {
-			names = append(names, n)
-		}
-		slices.Sort(names)
-		for _, name := range names {
-			id := dirD.entries[name]
-			cd := dur[id]
+		start := len(ents)
+		dur.eachEntry(dir.ino, dirD, func(name string, id uint64) { ents = append(ents, ent{name, id}) })
+		slices.SortFunc(ents[start:], func(a, b ent) int { return strings.Compare(a.name, b.name) })
+		for k := start; k < len(ents); k++ {
+			name, id := ents[k].name, ents[k].id
+			cd := dur.rec(id)
 			if cd == nil {
 				continue
 			}
@@ -372,6 +256,7 @@ func (fs *FS) materialize(dur map[uint64]*durInode) *FS {
 				walk(cd, c)
 			}
 		}
+		ents = ents[:start]
 	}
 	walk(rootD, root)
 	nfs.root = root

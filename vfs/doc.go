@@ -37,6 +37,15 @@
 //   - Metadata operations become durable in the order they were made (ext4's journal
 //     commits in order): syncing a directory also commits every metadata operation
 //     made before the last one it needs.
+//   - The file system commits on its own (WithPeriodicCommit, on by default with
+//     Linux's intervals, in the clock's virtual time): the journal commits every
+//     pending namespace operation and the inodes' attributes 5 s after the first
+//     change of a transaction, with the sizes that do not wait for delayed
+//     allocation (and the blocks those sizes expose, data=ordered); data dirty for
+//     30 s is written back with its size.
+//   - A file created and removed with no commit able to take one without the other
+//     leaves nothing pending: its create and remove cancel out, so a program that
+//     never syncs does not accumulate them.
 //
 // # Power loss
 //
@@ -49,6 +58,15 @@
 // system is never changed by a crash, so one run yields many crash states; building
 // one costs in proportion to the namespace and to what was pending, never to the
 // bytes of file data (blocks are shared copy-on-write).
+//
+// To explore many states, Snapshot freezes the durable state and the pending list
+// once (in proportion to what is pending: the durable records are shared
+// copy-on-write with the running file system), and CrashSnapshot.State gives a
+// CrashState: an overlay on the snapshot that holds only what surviving changes
+// altered, stepped from one state to the next by applying or dropping one change
+// (Set, Apply, Drop) at a cost in proportion to the changes that interact with it,
+// read through lookups (Stat, ReadFile, ReadDir), deduplicated by Hash, and turned
+// into a whole FS only when needed. It equals CrashWith for the same choices.
 //
 // # Writeback errors
 //
@@ -64,4 +82,6 @@
 //
 // An *FS and its inodes are safe for concurrent use: one mutex per file system
 // serialises state changes, so every operation is atomic with respect to the others.
+// A CrashSnapshot is immutable and needs no lock: goroutines explore it at once,
+// each with its own CrashStates, while the file system goes on.
 package vfs

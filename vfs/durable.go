@@ -1,6 +1,7 @@
 package vfs
 
 import (
+	"maps"
 	"math"
 	"slices"
 )
@@ -19,6 +20,9 @@ type inodePending struct {
 	attrSeq uint64           // seq of a mode/owner/times change not yet durable (0: none)
 	listed  bool             // on fs.pending
 	devList bool             // on fs.devInodes
+	// dirtiedAt is when the page cache became dirty (the kernel's
+	// dirtied_when), for the periodic writeback; valid while dirty is not empty.
+	dirtiedAt Timespec
 }
 
 // dataRange is a byte range whose allocation changed.
@@ -37,7 +41,9 @@ type durInode struct {
 	dataShared          bool // data is shared with a materialised FS: clone before mutating
 	target              string
 	entries             map[string]uint64
-	links               int // durable entries naming it
+	links               int    // durable entries naming it
+	gen                 uint64 // FS.durGen when made or copied: shared with snapshots when older
+	touched             bool   // scratch of durPut
 }
 
 // metaKind is the kind of a namespace operation.
@@ -50,29 +56,59 @@ const (
 	metaExchange                     // dir/name and dir2/name2 swapped
 )
 
-// metaOp is one namespace operation not yet durable.
+// metaOp is one namespace operation not yet durable: what applying it needs
+// (rec, by inode number) and the inodes it touched, for fsync's journal order
+// and for the paths Pending reports.
 type metaOp struct {
 	seq         uint64
-	kind        metaKind
+	rec         metaRec
 	dir, dir2   *Inode
-	name, name2 string
-	node, node2 *Inode // the inode named (node2: the other one of an exchange)
-	mode        uint32 // node's mode when the operation was made
-	target      string // node's symlink target
+	node, node2 *Inode
+	// dead marks an operation cancelled by cancelCreate: it is not applied,
+	// but still tells how far an fsync of its directory commits (see
+	// commitMeta), until compactMeta finds a later one that does.
+	dead bool
+}
+
+// metaRec is a namespace operation as applied to a durable table: inode
+// numbers, and the mode and target a record made for node (node2) gets.
+type metaRec struct {
+	kind            metaKind
+	dir, dir2       uint64
+	name, name2     string
+	node, node2     uint64 // the inode named (node2: the other one of an exchange)
+	mode, mode2     uint32 // their modes when the operation was made
+	target, target2 string // their symlink targets
 }
 
 func (op *metaOp) touches(dir *Inode) bool { return op.dir == dir || op.dir2 == dir }
 
 func (fs *FS) logMeta(kind metaKind, dir *Inode, name string, node *Inode, dir2 *Inode, name2 string) {
-	op := &metaOp{seq: fs.nextSeq(), kind: kind, dir: dir, name: name, node: node, dir2: dir2, name2: name2, mode: node.mode, target: node.target}
-	if kind == metaExchange {
-		op.node2 = dir.entries[name]
+	op := &metaOp{seq: fs.nextSeq(), dir: dir, dir2: dir2, node: node, rec: metaRec{
+		kind: kind, dir: dir.ino, name: name, node: node.ino, name2: name2, mode: node.mode, target: node.target,
+	}}
+	if dir2 != nil {
+		op.rec.dir2 = dir2.ino
 	}
+	if kind == metaExchange {
+		n2 := dir.entries[name]
+		op.node2 = n2
+		op.rec.node2, op.rec.mode2, op.rec.target2 = n2.ino, n2.mode, n2.target
+	}
+	if kind == metaCreate {
+		node.created = op
+	}
+	fs.countMeta(op, 1)
+	fs.compactMeta()
 	fs.metaLog = append(fs.metaLog, op)
+	fs.startTxn()
 }
 
 func (fs *FS) list(i *Inode) {
 	if !i.pend.listed {
+		if len(fs.pending)+len(fs.devInodes) >= fs.pruneAt {
+			fs.prunePending()
+		}
 		i.pend.listed = true
 		fs.pending = append(fs.pending, i)
 	}
@@ -86,6 +122,9 @@ func (fs *FS) markDirty(i *Inode, off, n int64) {
 	p := &i.pend
 	if p.dirty == nil {
 		p.dirty = make(map[int64]uint64)
+	}
+	if len(p.dirty) == 0 {
+		fs.noteDirty(i)
 	}
 	seq := fs.nextSeq()
 	bs := fs.cfg.blockSize
@@ -110,37 +149,97 @@ func (fs *FS) markRange(i *Inode, off, n int64) {
 		p.ranges = append(p.ranges, dataRange{off, n, seq})
 	}
 	fs.list(i)
+	fs.startTxn()
 }
 
 func (fs *FS) markSize(i *Inode) {
 	i.pend.sizeSeq = fs.nextSeq()
 	fs.list(i)
+	fs.startTxn()
 }
 
 func (fs *FS) markAttr(i *Inode) {
 	i.pend.attrSeq = fs.nextSeq()
 	fs.list(i)
+	fs.startTxn()
 }
 
-// durOf returns i's durable record, creating it (empty) when i has a name; nil for
-// an unlinked inode that never became durable.
+// durOf returns i's durable record for changing (durMut), creating it (empty)
+// when i has a name; nil for an unlinked inode that never became durable.
 func (fs *FS) durOf(i *Inode) *durInode {
-	d := fs.dur[i.ino]
+	d := fs.durMut(i.ino)
 	if d == nil {
 		if i.nlink == 0 {
 			return nil
 		}
-		d = newDurInode(fs, i.mode, i.target)
-		fs.dur[i.ino] = d
+		d = newDurInode(fs.cfg.blockSize, i.mode, i.target)
+		fs.durPut(i.ino, d)
 	}
 	return d
 }
 
-func newDurInode(fs *FS, mode uint32, target string) *durInode {
+// The durable table is shared copy-on-write with the snapshots taken of it
+// (Snapshot): the map while durShared, and every record of an earlier
+// generation than durGen. Every change goes through durMut, durPut and
+// durDelete.
+
+// durMut returns inode id's durable record for changing (nil when there is
+// none): a copy when the record is shared with a snapshot.
+func (fs *FS) durMut(id uint64) *durInode {
+	d := fs.dur[id]
+	if d == nil || d.gen == fs.durGen {
+		return d
+	}
+	c := *d
+	if c.entries != nil {
+		c.entries = maps.Clone(d.entries)
+	}
+	c.dataShared = c.data != nil
+	fs.durPut(id, &c)
+	return &c
+}
+
+// durPut makes d inode id's durable record.
+func (fs *FS) durPut(id uint64, d *durInode) {
+	if fs.durShared {
+		fs.dur = maps.Clone(fs.dur)
+		fs.durShared = false
+	}
+	d.gen = fs.durGen
+	fs.dur[id] = d
+	fs.durVersion++
+	if len(fs.durTouched) > 2*len(fs.dur)+64 {
+		// Ids of records since deleted or put twice: keep each live one once.
+		live := fs.durTouched[:0]
+		for _, t := range fs.durTouched {
+			if r := fs.dur[t]; r != nil && r.gen == fs.durGen && !r.touched {
+				r.touched = true
+				live = append(live, t)
+			}
+		}
+		for _, t := range live {
+			fs.dur[t].touched = false
+		}
+		fs.durTouched = live
+	}
+	fs.durTouched = append(fs.durTouched, id)
+}
+
+// durDelete removes inode id's durable record.
+func (fs *FS) durDelete(id uint64) {
+	if fs.durShared {
+		fs.dur = maps.Clone(fs.dur)
+		fs.durShared = false
+	}
+	delete(fs.dur, id)
+	fs.durVersion++
+}
+
+func newDurInode(bs int64, mode uint32, target string) *durInode {
 	d := &durInode{mode: mode, target: target}
 	switch mode & S_IFMT {
 	case S_IFREG:
-		d.data = newFileData(fs.cfg.blockSize)
+		d.data = newFileData(bs)
 	case S_IFDIR:
 		d.entries = map[string]uint64{}
 	case S_IFLNK:
@@ -211,6 +310,9 @@ func (fs *FS) writeback(i *Inode, toDevice bool) {
 			p.dev[b] = seq
 		}
 		if !p.devList {
+			if len(fs.pending)+len(fs.devInodes) >= fs.pruneAt {
+				fs.prunePending()
+			}
 			p.devList = true
 			fs.devInodes = append(fs.devInodes, i)
 		}
@@ -312,7 +414,7 @@ func (fs *FS) allocDirtyRange(i *Inode, off, n int64) {
 // O_DIRECT pread over them: FIEMAP shows them allocated and st_blocks 48.
 func (i *Inode) FlushForDirectRead(off, n int64) {
 	fs := i.fs
-	fs.mu.Lock()
+	fs.lock()
 	defer fs.mu.Unlock()
 	if off >= 0 && off < i.size && n > 0 {
 		fs.allocDirtyRange(i, off, n)
@@ -331,7 +433,7 @@ func (i *Inode) FlushForDirectRead(off, n int64) {
 // extent took a leaf block.
 func (i *Inode) StartWriteback(off, n int64) {
 	fs := i.fs
-	fs.mu.Lock()
+	fs.lock()
 	defer fs.mu.Unlock()
 	if off >= 0 {
 		fs.allocDirtyRange(i, off, n)
@@ -355,7 +457,7 @@ func (i *Inode) StartWriteback(off, n int64) {
 // an fsync before the fallocate nothing is freed (40).
 func (i *Inode) FlushForDirectWrite(off, n int64) (extending bool) {
 	fs := i.fs
-	fs.mu.Lock()
+	fs.lock()
 	defer fs.mu.Unlock()
 	if !i.IsRegular() || off < 0 || n <= 0 {
 		return false
@@ -387,7 +489,7 @@ func (i *Inode) FlushForDirectWrite(off, n int64) (extending bool) {
 // 0 (block 0 mapped, nothing allocated): 16.
 func (i *Inode) TruncateFailedWrite(off int64) {
 	fs := i.fs
-	fs.mu.Lock()
+	fs.lock()
 	defer fs.mu.Unlock()
 	if !i.IsRegular() {
 		return
@@ -428,7 +530,7 @@ func (i *Inode) Release() {
 // daAllocClose.
 func (i *Inode) releaseDelayed() {
 	fs := i.fs
-	fs.mu.Lock()
+	fs.lock()
 	defer fs.mu.Unlock()
 	if i.daAllocClose.Swap(false) {
 		fs.allocDaBlocks(i)
@@ -482,71 +584,122 @@ func (fs *FS) commitMeta(dir *Inode) {
 			last--
 		}
 	}
+	t := durMap{fs}
 	for _, op := range fs.metaLog[:last+1] {
-		applyMeta(fs, fs.dur, op)
+		if op.dead {
+			fs.metaDead--
+			continue
+		}
+		applyMeta(t, &op.rec)
+		fs.countMeta(op, -1)
+		if op.node.created == op {
+			op.node.created = nil
+		}
 	}
 	n := copy(fs.metaLog, fs.metaLog[last+1:])
 	clear(fs.metaLog[n:])
 	fs.metaLog = fs.metaLog[:n]
 }
 
-// applyMeta applies op to the durable inode table dur.
-func applyMeta(fs *FS, dur map[uint64]*durInode, op *metaOp) {
-	ensure := func(i *Inode, mode uint32, target string) *durInode {
-		d := dur[i.ino]
-		if d == nil {
-			d = newDurInode(fs, mode, target)
-			dur[i.ino] = d
-		}
-		return d
+// durTable is a table of durable inodes that namespace operations and
+// surviving pending changes are applied to: the file system's own (durMap,
+// when a sync commits them) or a crash state's overlay (CrashState).
+type durTable interface {
+	// rec returns the record of inode id, nil when there is none; callers
+	// do not change it.
+	rec(id uint64) *durInode
+	// ensure returns the record of inode id for changing, making an empty
+	// one (newDurInode) when there is none.
+	ensure(id uint64, mode uint32, target string) *durInode
+	// drop takes one link from inode id's record, and removes the record
+	// when no link is left.
+	drop(id uint64)
+	// entry, setEntry and delEntry read and change directory dir's entries,
+	// making its record first (ensure) when there is none.
+	entry(dir uint64, name string) (uint64, bool)
+	setEntry(dir uint64, name string, id uint64)
+	delEntry(dir uint64, name string)
+	// eachEntry calls fn for every entry of directory record d (of inode
+	// dir), in no particular order.
+	eachEntry(dir uint64, d *durInode, fn func(name string, id uint64))
+}
+
+// durMap is the durTable of the file system's own durable records.
+type durMap struct{ fs *FS }
+
+func (t durMap) rec(id uint64) *durInode { return t.fs.dur[id] }
+
+func (t durMap) ensure(id uint64, mode uint32, target string) *durInode {
+	d := t.fs.durMut(id)
+	if d == nil {
+		d = newDurInode(t.fs.cfg.blockSize, mode, target)
+		t.fs.durPut(id, d)
 	}
-	drop := func(id uint64) {
-		if d := dur[id]; d != nil {
-			d.links--
-			if d.links <= 0 {
-				delete(dur, id)
-			}
+	return d
+}
+
+func (t durMap) drop(id uint64) {
+	if d := t.fs.durMut(id); d != nil {
+		d.links--
+		if d.links <= 0 {
+			t.fs.durDelete(id)
 		}
 	}
-	switch op.kind {
+}
+
+func (t durMap) entry(dir uint64, name string) (uint64, bool) {
+	id, ok := t.ensure(dir, S_IFDIR, "").entries[name]
+	return id, ok
+}
+
+func (t durMap) setEntry(dir uint64, name string, id uint64) {
+	t.ensure(dir, S_IFDIR, "").entries[name] = id
+}
+
+func (t durMap) delEntry(dir uint64, name string) {
+	delete(t.ensure(dir, S_IFDIR, "").entries, name)
+}
+
+func (t durMap) eachEntry(_ uint64, d *durInode, fn func(string, uint64)) {
+	for name, id := range d.entries {
+		fn(name, id)
+	}
+}
+
+// applyMeta applies the namespace operation m to the durable table t.
+func applyMeta(t durTable, m *metaRec) {
+	switch m.kind {
 	case metaCreate:
-		dir := ensure(op.dir, S_IFDIR, "")
-		n := ensure(op.node, op.mode, op.target)
-		if old, ok := dir.entries[op.name]; ok {
-			if old == op.node.ino {
+		n := t.ensure(m.node, m.mode, m.target)
+		if old, ok := t.entry(m.dir, m.name); ok {
+			if old == m.node {
 				return
 			}
-			drop(old)
+			t.drop(old)
 		}
-		dir.entries[op.name] = op.node.ino
+		t.setEntry(m.dir, m.name, m.node)
 		n.links++
 	case metaRemove:
-		dir := ensure(op.dir, S_IFDIR, "")
-		if old, ok := dir.entries[op.name]; ok {
-			delete(dir.entries, op.name)
-			drop(old)
+		if old, ok := t.entry(m.dir, m.name); ok {
+			t.delEntry(m.dir, m.name)
+			t.drop(old)
 		}
 	case metaRename:
-		src := ensure(op.dir, S_IFDIR, "")
-		dst := ensure(op.dir2, S_IFDIR, "")
-		n := ensure(op.node, op.mode, op.target)
-		if id, ok := src.entries[op.name]; ok && id == op.node.ino {
-			delete(src.entries, op.name)
+		n := t.ensure(m.node, m.mode, m.target)
+		if id, ok := t.entry(m.dir, m.name); ok && id == m.node {
+			t.delEntry(m.dir, m.name)
 			n.links--
 		}
-		if old, ok := dst.entries[op.name2]; ok && old != op.node.ino {
-			drop(old)
+		if old, ok := t.entry(m.dir2, m.name2); ok && old != m.node {
+			t.drop(old)
 		}
-		dst.entries[op.name2] = op.node.ino
+		t.setEntry(m.dir2, m.name2, m.node)
 		n.links++
 	case metaExchange:
-		a := ensure(op.dir, S_IFDIR, "")
-		b := ensure(op.dir2, S_IFDIR, "")
-		na := ensure(op.node, op.mode, op.target)
-		nb := ensure(op.node2, op.node2.mode, op.node2.target)
-		_, _ = na, nb
-		a.entries[op.name] = op.node2.ino
-		b.entries[op.name2] = op.node.ino
+		t.ensure(m.node, m.mode, m.target)
+		t.ensure(m.node2, m.mode2, m.target2)
+		t.setEntry(m.dir, m.name, m.node2)
+		t.setEntry(m.dir2, m.name2, m.node)
 	}
 }
 
@@ -604,7 +757,7 @@ func (fs *FS) fsyncUpTo(i *Inode, dataOnly bool, size int64, errseq *uint64) err
 // already, else zero, so that a description opened after an unseen error still
 // reports it.
 func (i *Inode) SampleErrSeq() uint64 {
-	i.fs.mu.Lock()
+	i.fs.lock()
 	defer i.fs.mu.Unlock()
 	return i.sampleErrSeqLocked()
 }
@@ -622,7 +775,7 @@ func (i *Inode) sampleErrSeqLocked() uint64 {
 // an error that this call's own writeback met.
 func (i *Inode) Fsync(errseq *uint64) error {
 	fs := i.fs
-	fs.mu.Lock()
+	fs.lock()
 	defer fs.mu.Unlock()
 	if f := fs.fault(OpFsync, i, ""); f.Errno != 0 {
 		return f.Errno
@@ -634,7 +787,7 @@ func (i *Inode) Fsync(errseq *uint64) error {
 // need: the size is made durable, timestamps, mode and owner are not.
 func (i *Inode) Fdatasync(errseq *uint64) error {
 	fs := i.fs
-	fs.mu.Lock()
+	fs.lock()
 	defer fs.mu.Unlock()
 	if f := fs.fault(OpFsync, i, ""); f.Errno != 0 {
 		return f.Errno
@@ -650,7 +803,7 @@ func (i *Inode) Fdatasync(errseq *uint64) error {
 // written back by now. Errors as Fdatasync.
 func (i *Inode) FdatasyncRange(off, n int64, errseq *uint64) error {
 	fs := i.fs
-	fs.mu.Lock()
+	fs.lock()
 	defer fs.mu.Unlock()
 	if f := fs.fault(OpFsync, i, ""); f.Errno != 0 {
 		return f.Errno
@@ -675,7 +828,7 @@ func (i *Inode) FdatasyncRange(off, n int64, errseq *uint64) error {
 // committed and nothing is flushed, so it is not durable by itself.
 func (i *Inode) SyncFileRange(off, n int64) error {
 	fs := i.fs
-	fs.mu.Lock()
+	fs.lock()
 	defer fs.mu.Unlock()
 	if !i.IsRegular() || len(i.pend.dirty) == 0 {
 		return nil
@@ -710,9 +863,21 @@ func (fs *FS) withDirtyIn(i *Inode, off, n int64, fn func()) {
 	i.pend.dirty, i.pend.ranges = saved, ranges
 }
 
+// syncInode makes i's data and metadata durable as sync(2) does: a writeback
+// error is reported to no description and stays unseen
+// (filemap_fdatawait_keep_errors), so that every description, even one opened
+// later, still gets it from fsync.
+func (fs *FS) syncInode(i *Inode) {
+	before := i.errseq
+	_ = fs.fsyncLocked(i, false, nil)
+	if i.errseq != before {
+		i.errseq &^= 1
+	}
+}
+
 // Sync makes everything durable, as sync(2).
 func (fs *FS) Sync() error {
-	fs.mu.Lock()
+	fs.lock()
 	defer fs.mu.Unlock()
 	fs.syncLocked()
 	return nil
@@ -722,14 +887,7 @@ func (fs *FS) syncLocked() {
 	fs.flushDevice()
 	fs.commitMeta(nil)
 	for _, i := range fs.pending {
-		before := i.errseq
-		_ = fs.fsyncLocked(i, false, nil)
-		if i.errseq != before {
-			// sync(2) reports nothing to the files' descriptions and keeps a new
-			// writeback error unseen (filemap_fdatawait_keep_errors), so that
-			// every description, even one opened later, still gets it from fsync.
-			i.errseq &^= 1
-		}
+		fs.syncInode(i)
 		i.pend.listed = false
 	}
 	clear(fs.pending)

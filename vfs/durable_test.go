@@ -20,6 +20,25 @@ import (
 // "file:" + content, or "link:" + target. Keys are absolute paths.
 func snapshot(t require.TestingT, fs *vfs.FS) map[string]string {
 	out := map[string]string{}
+	walkTree(t, fs, func(cp string, c *vfs.Inode) {
+		switch {
+		case c.IsDir():
+			out[cp] = "dir"
+		case c.IsSymlink():
+			out[cp] = "link:" + c.Target()
+		default:
+			b := make([]byte, c.Size())
+			_, err := c.ReadAt(b, 0)
+			require.NoError(t, err)
+			out[cp] = "file:" + string(b)
+		}
+	})
+	return out
+}
+
+// walkTree calls fn for every name under the root of fs, depth first in name
+// order, with its absolute path and its inode.
+func walkTree(t require.TestingT, fs *vfs.FS, fn func(p string, c *vfs.Inode)) {
 	var walk func(dir *vfs.Inode, p string)
 	walk = func(dir *vfs.Inode, p string) {
 		ents, err := dir.Dirents()
@@ -28,22 +47,13 @@ func snapshot(t require.TestingT, fs *vfs.FS) map[string]string {
 			c, err := dir.Resolve(e.Name, false)
 			require.NoError(t, err)
 			cp := path.Join(p, e.Name)
-			switch {
-			case c.IsDir():
-				out[cp] = "dir"
+			fn(cp, c)
+			if c.IsDir() {
 				walk(c, cp)
-			case c.IsSymlink():
-				out[cp] = "link:" + c.Target()
-			default:
-				b := make([]byte, c.Size())
-				_, err := c.ReadAt(b, 0)
-				require.NoError(t, err)
-				out[cp] = "file:" + string(b)
 			}
 		}
 	}
 	walk(fs.Root(), "/")
-	return out
 }
 
 // durOracle is the test's own statement of the durability rules of doc.go, built

@@ -45,6 +45,8 @@ type config struct {
 	injector    Injector
 	now         func() Timespec
 	dev         uint64
+	commit      Timespec // periodic commit interval (0: none), see WithPeriodicCommit
+	expire      Timespec // dirty data written back after this long
 }
 
 // Option configures New.
@@ -97,6 +99,15 @@ type FS struct {
 	// durable namespace is reachable from durRoot through durable entries.
 	dur     map[uint64]*durInode
 	durRoot uint64
+	// durShared says dur is the base of a snapshot (copy it before a
+	// change); durGen is the generation of the records made or copied since
+	// the last snapshot, listed in durTouched (see durMut).
+	durShared  bool
+	durGen     uint64
+	durTouched []uint64
+	// durVersion counts the changes of dur: snapshots of one version have
+	// the same durable state (CrashState.Hash compares across them).
+	durVersion uint64
 	// metaLog holds the namespace operations not yet durable, oldest first.
 	metaLog []*metaOp
 	// pending lists the inodes that have data or attributes not yet durable
@@ -104,6 +115,20 @@ type FS struct {
 	pending []*Inode
 	// devInodes lists the inodes with blocks in the device's write cache.
 	devInodes []*Inode
+	// pruneAt is the length of pending plus devInodes at which they are
+	// pruned of inodes with nothing pending (prunePending).
+	pruneAt int
+	// metaEnts counts the operations of metaLog per entry (dir, name) they
+	// read or write; metaDead counts the cancelled ones still in metaLog
+	// (cancelCreate, compactMeta).
+	metaEnts     map[entKey]int32
+	metaDead     int
+	metaDeadKept int
+	// txnExpires is when the running transaction commits (0: none is
+	// running); nextExpire when the earliest dirty data expires (0: none).
+	txnExpires Timespec
+	nextExpire Timespec
+	noCancel   bool // tests: cancelCreate never cancels
 }
 
 // New returns an empty file system: a root directory (mode 0755) that is durable.
@@ -114,6 +139,8 @@ func New(opts ...Option) *FS {
 		directIO:    true,
 		maxFileSize: (1<<32-1)*4096 - 0,
 		dev:         0x803,
+		commit:      Timespec(DefaultCommitInterval),
+		expire:      Timespec(DefaultDirtyExpire),
 	}}
 	for _, o := range opts {
 		o(&fs.cfg)
@@ -126,6 +153,7 @@ func New(opts ...Option) *FS {
 	fs.root.parent = fs.root
 	fs.root.nlink = 2
 	fs.dur = map[uint64]*durInode{}
+	fs.durGen = 1
 	fs.durRoot = fs.root.ino
 	d := fs.durOf(fs.root)
 	d.links = 1

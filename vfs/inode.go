@@ -90,6 +90,11 @@ type Inode struct {
 	sorted []dirChild
 
 	pend inodePending // what is not yet durable (durable.go)
+	// metaRefs counts the operations of fs.metaLog that name the inode (as
+	// directory or node); created is the pending create that named it last.
+	// Both serve cancelCreate.
+	metaRefs int32
+	created  *metaOp
 
 	// errseq is Linux's errseq_t for writeback errors: a counter in the upper bits
 	// and, in bit 0, whether some description has seen the latest error.
@@ -105,7 +110,7 @@ func (i *Inode) FS() *FS { return i.fs }
 
 // Mode returns the file type and permission bits.
 func (i *Inode) Mode() uint32 {
-	i.fs.mu.Lock()
+	i.fs.lock()
 	defer i.fs.mu.Unlock()
 	return i.mode
 }
@@ -121,21 +126,21 @@ func (i *Inode) IsSymlink() bool { return i.mode&S_IFMT == S_IFLNK }
 
 // Size returns the file size (st_size).
 func (i *Inode) Size() int64 {
-	i.fs.mu.Lock()
+	i.fs.lock()
 	defer i.fs.mu.Unlock()
 	return i.size
 }
 
 // Nlink returns the link count.
 func (i *Inode) Nlink() uint32 {
-	i.fs.mu.Lock()
+	i.fs.lock()
 	defer i.fs.mu.Unlock()
 	return i.nlink
 }
 
 // Stat fills st as stat(2) would.
 func (i *Inode) Stat(st *Stat) {
-	i.fs.mu.Lock()
+	i.fs.lock()
 	i.statLocked(st)
 	i.fs.mu.Unlock()
 }
@@ -170,7 +175,7 @@ func (i *Inode) statLocked(st *Stat) {
 // Path returns a path of the inode from the root: exact for directories, the last
 // name it was linked under for other files, "" for an unlinked file.
 func (i *Inode) Path() string {
-	i.fs.mu.Lock()
+	i.fs.lock()
 	defer i.fs.mu.Unlock()
 	return i.pathLocked()
 }
@@ -201,7 +206,7 @@ func (i *Inode) pathLocked() string {
 // hash order); callers that replay a recording follow the recorded order.
 func (i *Inode) Dirents() ([]Dirent, error) {
 	fs := i.fs
-	fs.mu.Lock()
+	fs.lock()
 	defer fs.mu.Unlock()
 	if !i.IsDir() {
 		return nil, ENOTDIR

@@ -161,7 +161,7 @@ func lastTooLong(name string) error {
 // two paths reports for the first before it looks at the second.
 func (dir *Inode) LookupParent(path string) error {
 	fs := dir.fs
-	fs.mu.Lock()
+	fs.lock()
 	defer fs.mu.Unlock()
 	links := 0
 	_, _, _, err := fs.walkParent(dir, path, &links)
@@ -173,7 +173,7 @@ func (dir *Inode) LookupParent(path string) error {
 // lstat, AT_SYMLINK_NOFOLLOW).
 func (dir *Inode) Resolve(path string, followLast bool) (*Inode, error) {
 	fs := dir.fs
-	fs.mu.Lock()
+	fs.lock()
 	defer fs.mu.Unlock()
 	links := 0
 	return fs.walk(dir, path, followLast, &links)

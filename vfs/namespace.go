@@ -22,7 +22,7 @@ const (
 // checks (O_DIRECT support, access to the data) are the caller's.
 func (dir *Inode) Open(path string, flags int, perm uint32) (ino *Inode, created bool, err error) {
 	fs := dir.fs
-	fs.mu.Lock()
+	fs.lock()
 	defer fs.mu.Unlock()
 	return dir.openLocked(path, flags, perm)
 }
@@ -32,7 +32,7 @@ func (dir *Inode) Open(path string, flags int, perm uint32) (ino *Inode, created
 // system's lock: the open(2) fast path.
 func (dir *Inode) OpenSampled(path string, flags int, perm uint32) (ino *Inode, errseq uint64, err error) {
 	fs := dir.fs
-	fs.mu.Lock()
+	fs.lock()
 	ino, _, err = dir.openLocked(path, flags, perm)
 	if err == nil {
 		errseq = ino.sampleErrSeqLocked()
@@ -142,12 +142,14 @@ func (dir *Inode) openLocked(path string, flags int, perm uint32) (ino *Inode, c
 	return ino, false, nil
 }
 
-func joinPath(dir *Inode, name string) string {
-	p := dir.pathLocked()
-	if p == "/" {
+func joinPath(dir *Inode, name string) string { return joinDirPath(dir.pathLocked(), name) }
+
+// joinDirPath is joinPath from the directory's path.
+func joinDirPath(dir, name string) string {
+	if dir == "/" {
 		return "/" + name
 	}
-	return p + "/" + name
+	return dir + "/" + name
 }
 
 // linkLocked adds the entry name → ino to dir and updates link counts and times.
@@ -192,7 +194,7 @@ func (fs *FS) unlinkLocked(dir *Inode, name string) {
 // Mkdir creates a directory, as mkdir(2)/mkdirat(2). perm has the umask applied.
 func (dir *Inode) Mkdir(path string, perm uint32) error {
 	fs := dir.fs
-	fs.mu.Lock()
+	fs.lock()
 	defer fs.mu.Unlock()
 	links := 0
 	parent, name, _, err := fs.walkParent(dir, path, &links)
@@ -214,7 +216,7 @@ func (dir *Inode) Mkdir(path string, perm uint32) error {
 // Rmdir removes an empty directory, as rmdir(2).
 func (dir *Inode) Rmdir(path string) error {
 	fs := dir.fs
-	fs.mu.Lock()
+	fs.lock()
 	defer fs.mu.Unlock()
 	links := 0
 	parent, name, _, err := fs.walkParent(dir, path, &links)
@@ -247,7 +249,9 @@ func (dir *Inode) Rmdir(path string) error {
 	}
 	fs.unlinkLocked(parent, name)
 	ino.rmdired = true
-	fs.logMeta(metaRemove, parent, name, ino, nil, "")
+	if !fs.cancelCreate(parent, name, ino) {
+		fs.logMeta(metaRemove, parent, name, ino, nil, "")
+	}
 	return nil
 }
 
@@ -255,7 +259,7 @@ func (dir *Inode) Rmdir(path string) error {
 // something holds it.
 func (dir *Inode) Unlink(path string) error {
 	fs := dir.fs
-	fs.mu.Lock()
+	fs.lock()
 	defer fs.mu.Unlock()
 	links := 0
 	parent, name, trailing, err := fs.walkParent(dir, path, &links)
@@ -282,7 +286,9 @@ func (dir *Inode) Unlink(path string) error {
 		return f.Errno
 	}
 	fs.unlinkLocked(parent, name)
-	fs.logMeta(metaRemove, parent, name, ino, nil, "")
+	if !fs.cancelCreate(parent, name, ino) {
+		fs.logMeta(metaRemove, parent, name, ino, nil, "")
+	}
 	return nil
 }
 
@@ -297,7 +303,7 @@ const (
 // directory moves everything under it.
 func (dir *Inode) Rename(oldpath string, newdir *Inode, newpath string, flags int) error {
 	fs := dir.fs
-	fs.mu.Lock()
+	fs.lock()
 	defer fs.mu.Unlock()
 	if flags&^(RenameNoreplace|RenameExchange) != 0 || flags == RenameNoreplace|RenameExchange {
 		return EINVAL
@@ -438,7 +444,7 @@ func renameTrap(fs *FS, a, b *Inode) *Inode {
 // as linkat(2); follow is AT_SYMLINK_FOLLOW.
 func (dir *Inode) Link(oldpath string, newdir *Inode, newpath string, follow bool) error {
 	fs := dir.fs
-	fs.mu.Lock()
+	fs.lock()
 	defer fs.mu.Unlock()
 	links := 0
 	src, err := fs.walk(dir, oldpath, follow, &links)
@@ -453,7 +459,7 @@ func (dir *Inode) Link(oldpath string, newdir *Inode, newpath string, follow boo
 // another file system (a pipe, a device): EXDEV once the new name is checked.
 func (newdir *Inode) LinkFrom(src *Inode, newpath string) error {
 	fs := newdir.fs
-	fs.mu.Lock()
+	fs.lock()
 	defer fs.mu.Unlock()
 	return fs.linkToLocked(src, newdir, newpath)
 }
@@ -519,7 +525,7 @@ func (fs *FS) linkToLocked(src, newdir *Inode, newpath string) error {
 // symlinkat(2).
 func (dir *Inode) Symlink(target, path string) error {
 	fs := dir.fs
-	fs.mu.Lock()
+	fs.lock()
 	defer fs.mu.Unlock()
 	if target == "" {
 		return ENOENT
@@ -555,7 +561,7 @@ func (dir *Inode) Symlink(target, path string) error {
 // (EINVAL when it is not a symlink).
 func (dir *Inode) Readlink(path string) (string, error) {
 	fs := dir.fs
-	fs.mu.Lock()
+	fs.lock()
 	defer fs.mu.Unlock()
 	links := 0
 	ino, err := fs.walk(dir, path, false, &links)
@@ -570,14 +576,14 @@ func (dir *Inode) Readlink(path string) (string, error) {
 
 // Target returns a symlink's target ("" for other inodes).
 func (i *Inode) Target() string {
-	i.fs.mu.Lock()
+	i.fs.lock()
 	defer i.fs.mu.Unlock()
 	return i.target
 }
 
 // Parent returns the directory holding a directory (the root's parent is the root).
 func (i *Inode) Parent() *Inode {
-	i.fs.mu.Lock()
+	i.fs.lock()
 	defer i.fs.mu.Unlock()
 	return i.parent
 }
@@ -585,7 +591,7 @@ func (i *Inode) Parent() *Inode {
 // Chmod sets the permission bits, as chmod(2)/fchmod(2).
 func (i *Inode) Chmod(mode uint32) error {
 	fs := i.fs
-	fs.mu.Lock()
+	fs.lock()
 	defer fs.mu.Unlock()
 	i.mode = i.mode&S_IFMT | mode&0o7777
 	i.ctime = fs.now()
@@ -597,7 +603,7 @@ func (i *Inode) Chmod(mode uint32) error {
 // set-id and sticky bits, as setting a POSIX access ACL does.
 func (i *Inode) ChmodRWX(perm uint32) {
 	fs := i.fs
-	fs.mu.Lock()
+	fs.lock()
 	defer fs.mu.Unlock()
 	i.mode = i.mode&^0o777 | perm&0o777
 	i.ctime = fs.now()
@@ -607,7 +613,7 @@ func (i *Inode) ChmodRWX(perm uint32) {
 // Chown sets the owner, as fchownat(2); -1 leaves a field unchanged.
 func (i *Inode) Chown(uid, gid int) error {
 	fs := i.fs
-	fs.mu.Lock()
+	fs.lock()
 	defer fs.mu.Unlock()
 	if uid != -1 {
 		i.uid = uint32(uid)
@@ -624,7 +630,7 @@ func (i *Inode) Chown(uid, gid int) error {
 // UtimeOmit are honoured.
 func (i *Inode) Utimens(atime, mtime Timespec) error {
 	fs := i.fs
-	fs.mu.Lock()
+	fs.lock()
 	defer fs.mu.Unlock()
 	t := fs.now()
 	if atime == UtimeNow {

@@ -42,7 +42,7 @@ func (i *Inode) ReadAtDirect(p []byte, off int64) (int, error) {
 
 func (i *Inode) read(p []byte, off int64, cache bool) (int, error) {
 	fs := i.fs
-	fs.mu.Lock()
+	fs.lock()
 	n, err := i.readLocked(p, off, cache)
 	fs.mu.Unlock()
 	return n, err
@@ -102,7 +102,7 @@ func (i *Inode) readLocked(p []byte, off int64, cache bool) (int, error) {
 // ReadAt, which gives the same result.
 func (i *Inode) ReadCached(p []byte, off int64) (int, bool) {
 	fs := i.fs
-	fs.mu.Lock()
+	fs.lock()
 	// One function, each way out unlocking: this runs for most reads.
 	if i.mode&S_IFMT != S_IFREG || fs.cfg.injector != nil || off < 0 {
 		fs.mu.Unlock()
@@ -143,7 +143,7 @@ func (i *Inode) WriteAt(p []byte, off int64) (int, error) {
 // as fsync would. EINVAL for a negative offset.
 func (i *Inode) Write(p []byte, off int64, how WriteMode, errseq *uint64) (n int, end int64, err error) {
 	fs := i.fs
-	fs.mu.Lock()
+	fs.lock()
 	defer fs.mu.Unlock()
 	if i.mode&S_IFMT != S_IFREG {
 		if i.IsDir() {
@@ -245,7 +245,7 @@ func (fs *FS) mutateData(i *Inode, off, n int64, fn func(d *fileData)) error {
 // regular, EISDIR for a directory, EFBIG beyond MaxFileSize.
 func (i *Inode) Truncate(size int64) error {
 	fs := i.fs
-	fs.mu.Lock()
+	fs.lock()
 	defer fs.mu.Unlock()
 	if i.IsDir() {
 		return EISDIR
@@ -292,7 +292,7 @@ func (fs *FS) truncateLocked(i *Inode, size int64) error {
 // other modes, EFBIG when off+n passes MaxFileSize, EISDIR for a directory.
 func (i *Inode) Fallocate(mode uint32, off, n int64) error {
 	fs := i.fs
-	fs.mu.Lock()
+	fs.lock()
 	defer fs.mu.Unlock()
 	if off < 0 || n <= 0 {
 		return EINVAL
@@ -364,7 +364,7 @@ func (i *Inode) Fallocate(mode uint32, off, n int64) error {
 // for alignment; the rest is zero-filled. False for a non-regular file.
 func (i *Inode) WrittenIn(off, n int64) bool {
 	fs := i.fs
-	fs.mu.Lock()
+	fs.lock()
 	defer fs.mu.Unlock()
 	if !i.IsRegular() || n <= 0 {
 		return false
@@ -377,7 +377,7 @@ func (i *Inode) WrittenIn(off, n int64) bool {
 // ENXIO when off is negative or at or past the end of file, or no data follows.
 func (i *Inode) SeekData(off int64) (int64, error) {
 	fs := i.fs
-	fs.mu.Lock()
+	fs.lock()
 	defer fs.mu.Unlock()
 	if !i.IsRegular() {
 		return i.seekOther(off, false)
@@ -397,7 +397,7 @@ func (i *Inode) SeekData(off int64) (int64, error) {
 // or at or past the end of file.
 func (i *Inode) SeekHole(off int64) (int64, error) {
 	fs := i.fs
-	fs.mu.Lock()
+	fs.lock()
 	defer fs.mu.Unlock()
 	if !i.IsRegular() {
 		return i.seekOther(off, true)

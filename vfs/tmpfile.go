@@ -36,7 +36,7 @@ func (dir *Inode) Tmpfile(perm uint32, excl bool) (*Inode, error) {
 		// exists from the start, out of reach until a durable entry names
 		// it (crash states are built from the root).
 		ino.linkable = true
-		fs.dur[ino.ino] = newDurInode(fs, ino.mode, "")
+		fs.durPut(ino.ino, newDurInode(fs.cfg.blockSize, ino.mode, ""))
 	}
 	return ino, nil
 }
