@@ -1,0 +1,331 @@
+package crash
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"hash/maphash"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"iosim/vfs"
+)
+
+// walk calls fn for every name reachable from dir (depth first, by name).
+func walk(dir *vfs.Inode, base string, fn func(p string, ino *vfs.Inode) error) error {
+	ents, err := dir.Dirents()
+	if err != nil {
+		return err
+	}
+	for _, d := range ents {
+		if d.Name == "." || d.Name == ".." {
+			continue
+		}
+		p := joinPath(base, d.Name)
+		c, err := dir.Resolve(d.Name, false)
+		if err != nil {
+			return fmt.Errorf("%s: entry does not resolve: %v", p, err)
+		}
+		if c.Ino() != d.Ino {
+			return fmt.Errorf("%s: entry names inode %d, resolves to %d", p, d.Ino, c.Ino())
+		}
+		if err := fn(p, c); err != nil {
+			return err
+		}
+		if c.IsDir() {
+			if err := walk(c, p, fn); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// hashFS hashes the content of a file system: names, types, modes, sizes, data
+// and symlink targets.
+func hashFS(fs *vfs.FS, seed maphash.Seed) uint64 {
+	var h maphash.Hash
+	h.SetSeed(seed)
+	var st vfs.Stat
+	_ = walk(fs.Root(), "/", func(p string, ino *vfs.Inode) error {
+		ino.Stat(&st)
+		fmt.Fprintf(&h, "%s\x00%o\x00%d\x00", p, st.Mode, ino.Size())
+		switch {
+		case ino.IsRegular():
+			h.Write(readAll(ino))
+		case ino.IsSymlink():
+			h.WriteString(ino.Target())
+		}
+		h.WriteByte(0)
+		return nil
+	})
+	return h.Sum64()
+}
+
+// inodes maps the inode numbers reachable in fs to a path and the inode.
+func inodes(fs *vfs.FS) map[uint64]*vfs.Inode {
+	m := map[uint64]*vfs.Inode{}
+	_ = walk(fs.Root(), "/", func(p string, ino *vfs.Inode) error {
+		m[ino.Ino()] = ino
+		return nil
+	})
+	return m
+}
+
+// changedSince reports whether the crash point has changes in flight to ino
+// (data, allocation, size) or, when path is set, namespace changes at path, made
+// after seq.
+func (s *State) changedSince(ino uint64, path string, seq uint64) bool {
+	for _, p := range s.x.pend {
+		if p.Seq <= seq {
+			continue
+		}
+		switch p.Kind {
+		case vfs.PendingMeta:
+			if path != "" && (p.Path == path || p.To == path) {
+				return true
+			}
+		case vfs.PendingAttr:
+		default:
+			if p.Ino == ino {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Durability checks that every byte a sync acknowledged (fsync, fdatasync,
+// sync, syncfs, an O_SYNC or O_DSYNC write) reads back, in whichever file still
+// has that inode, unless changed since; and that every name a synced directory
+// (or sync) made durable names the same inode, unless changed since.
+type Durability struct{}
+
+func (Durability) Name() string { return "durability" }
+
+func (Durability) Check(s *State) []Finding {
+	e := s.e
+	var out []Finding
+	byIno := inodes(s.FS)
+	inos := make([]uint64, 0, len(e.promises))
+	for ino := range e.promises {
+		inos = append(inos, ino)
+	}
+	sort.Slice(inos, func(a, b int) bool { return inos[a] < inos[b] })
+	for _, id := range inos {
+		got := byIno[id]
+		if got == nil {
+			continue // the name was never promised
+		}
+		for _, p := range e.promises[id] {
+			if s.changedSince(id, "", p.seq) {
+				continue
+			}
+			have := readAll(got)
+			end := p.off + int64(len(p.data))
+			if int64(len(have)) < end || !bytes.Equal(have[p.off:end], p.data) {
+				out = append(out, Finding{Kind: "durability", Path: got.Path(), Message: fmt.Sprintf(
+					"%d bytes acknowledged durable by %s read back differently after the crash (size %d, want %d)",
+					len(p.data), e.ops[p.op], len(have), end)})
+			}
+		}
+	}
+	names := make([]string, 0, len(e.names))
+	for n := range e.names {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		p := e.names[n]
+		if s.changedSince(0, n, p.seq) {
+			continue
+		}
+		if cur, err := e.fs.Root().Resolve(n, false); err != nil || cur.Ino() != p.ino {
+			continue // changed since, durably
+		}
+		got, err := s.FS.Root().Resolve(n, false)
+		switch {
+		case err != nil:
+			out = append(out, Finding{Kind: "durability", Path: n, Message: fmt.Sprintf("name made durable by %s is missing after the crash", e.ops[p.op])})
+		case got.Ino() != p.ino:
+			out = append(out, Finding{Kind: "durability", Path: n, Message: fmt.Sprintf("name made durable by %s names another file after the crash", e.ops[p.op])})
+		}
+	}
+	return out
+}
+
+// AtomicReplace checks that a file replaced by rename holds, after a crash, its
+// old content or the new one: never a mix, never nothing. A destination missing
+// while the source name still holds the new content (a rename split as ALICE's
+// model allows) counts as recoverable.
+type AtomicReplace struct{}
+
+func (AtomicReplace) Name() string { return "atomic-replace" }
+
+func (AtomicReplace) Check(s *State) []Finding {
+	e := s.e
+	var out []Finding
+	for _, r := range e.replaces {
+		if r.op > s.Point.Index || s.changedSince(r.ino, r.dst, r.seq) {
+			continue
+		}
+		if ps := e.promises[r.ino]; len(ps) > 0 && ps[0].seq > r.seq {
+			continue
+		}
+		if cur, err := e.fs.Root().Resolve(r.dst, false); err != nil || cur.Ino() != r.ino {
+			continue
+		}
+		got, err := s.FS.Root().Resolve(r.dst, false)
+		if err != nil {
+			if src, ok := s.ReadFile(r.src); ok && bytes.Equal(src, r.allowed[r.newIndex]) {
+				continue // a split rename: recovery can finish it from the source name
+			}
+			out = append(out, Finding{Kind: "atomic-replace", Path: r.dst, Message: fmt.Sprintf("replaced by %s: missing after the crash", e.ops[r.op])})
+			continue
+		}
+		have := readAll(got)
+		ok := false
+		for _, a := range r.allowed {
+			ok = ok || bytes.Equal(have, a)
+		}
+		if !ok {
+			what := "a mix of the old and new content"
+			if len(bytes.Trim(have, "\x00")) == 0 {
+				what = fmt.Sprintf("%d zero bytes", len(have))
+			}
+			out = append(out, Finding{Kind: "atomic-replace", Path: r.dst, Message: fmt.Sprintf(
+				"replaced by %s: holds neither the old content nor the new (%d bytes) but %s", e.ops[r.op], len(r.allowed[r.newIndex]), what)})
+		}
+	}
+	return out
+}
+
+// Fsck checks the structure of the crashed file system: every entry resolves
+// to the inode it names, every file reads to its size, link counts match the
+// names found.
+type Fsck struct{}
+
+func (Fsck) Name() string { return "fsck" }
+
+func (Fsck) Check(s *State) []Finding {
+	names := map[uint64]uint32{}
+	nlink := map[uint64]uint32{}
+	paths := map[uint64]string{}
+	err := walk(s.FS.Root(), "/", func(p string, ino *vfs.Inode) error {
+		if ino.IsDir() {
+			return nil
+		}
+		names[ino.Ino()]++
+		nlink[ino.Ino()] = ino.Nlink()
+		paths[ino.Ino()] = p
+		if ino.IsRegular() {
+			b := make([]byte, ino.Size())
+			if n, err := ino.ReadAt(b, 0); int64(n) != ino.Size() {
+				return fmt.Errorf("%s: reads %d of its %d bytes: %v", p, n, ino.Size(), err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return []Finding{{Kind: "fsck", Message: err.Error()}}
+	}
+	ids := make([]uint64, 0, len(names))
+	for id := range names {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(a, b int) bool { return ids[a] < ids[b] })
+	var out []Finding
+	for _, id := range ids {
+		if names[id] != nlink[id] {
+			out = append(out, Finding{Kind: "fsck", Path: paths[id], Message: fmt.Sprintf("link count %d, %d names", nlink[id], names[id])})
+		}
+	}
+	return out
+}
+
+// External runs a command line in ALICE's convention: through the shell, with
+// the crashed state of Dir materialised in a temporary directory and a file of
+// what the program had written to its standard output appended as arguments;
+// exit status 0 means consistent.
+type External struct {
+	Command string
+	Dir     string // the traced directory the program owns
+}
+
+func (x External) Name() string { return "checker" }
+func (External) Parallel()      {}
+
+func (x External) Check(s *State) []Finding {
+	tmp, err := os.MkdirTemp("", "iosim-crash-")
+	if err != nil {
+		return []Finding{{Kind: "checker", Message: err.Error()}}
+	}
+	defer os.RemoveAll(tmp)
+	dir := filepath.Join(tmp, "crashed")
+	if err := Materialize(s.FS, x.Dir, dir); err != nil {
+		return []Finding{{Kind: "checker", Message: fmt.Sprintf("materialising %s: %v", x.Dir, err)}}
+	}
+	out := filepath.Join(tmp, "stdout")
+	if err := os.WriteFile(out, s.Stdout, 0o644); err != nil {
+		return []Finding{{Kind: "checker", Message: err.Error()}}
+	}
+	cmd := exec.CommandContext(context.Background(), "/bin/sh", "-c", x.Command+` "$0" "$1"`, dir, out)
+	cmd.Dir = tmp
+	b, err := cmd.CombinedOutput()
+	if err == nil {
+		return nil
+	}
+	lines := strings.SplitN(strings.TrimSpace(string(b)), "\n", 6)
+	if len(lines) > 5 {
+		lines = lines[:5]
+	}
+	return []Finding{{Kind: "checker", Message: fmt.Sprintf("%s: %v: %s", x.Command, err, strings.Join(lines, " | "))}}
+}
+
+// Materialize writes the subtree at dir of fs into the host directory to (which
+// must not exist): directories, regular files (holes as zeros) and symlinks.
+func Materialize(fs *vfs.FS, dir, to string) error {
+	root, err := fs.Root().Resolve(dir, true)
+	if err != nil {
+		// the directory itself did not survive: an empty one
+		return os.MkdirAll(to, 0o755)
+	}
+	if err := os.MkdirAll(to, 0o755); err != nil {
+		return err
+	}
+	base := root.Path()
+	return walk(root, base, func(p string, ino *vfs.Inode) error {
+		rel := strings.TrimPrefix(strings.TrimPrefix(p, base), "/")
+		dst := filepath.Join(to, filepath.FromSlash(rel))
+		switch {
+		case ino.IsDir():
+			return os.MkdirAll(dst, 0o755)
+		case ino.IsSymlink():
+			return os.Symlink(ino.Target(), dst)
+		case ino.IsRegular():
+			return os.WriteFile(dst, readAll(ino), os.FileMode(ino.Mode()&0o777|0o600))
+		}
+		return nil
+	})
+}
+
+// CheckFunc adapts a function to a Checker.
+type CheckFunc struct {
+	ID string
+	F  func(s *State) []Finding
+}
+
+func (c CheckFunc) Name() string              { return c.ID }
+func (c CheckFunc) Check(s *State) []Finding { return c.F(s) }
+
+// ReadFile returns the content of path in the crashed state, and whether it exists.
+func (s *State) ReadFile(path string) ([]byte, bool) {
+	ino, err := s.FS.Root().Resolve(path, true)
+	if err != nil || !ino.IsRegular() {
+		return nil, false
+	}
+	return readAll(ino), true
+}

@@ -1,0 +1,222 @@
+package crash
+
+import (
+	"fmt"
+	"path"
+	"strings"
+	"syscall"
+
+	"iosim/sim"
+	"iosim/vfs"
+)
+
+// Op is a call of the explored program that changed what could become durable
+// (or, with EveryCall, any call): the unit in which reports name what a crash
+// lost or reordered.
+type Op struct {
+	Index int    `json:"index"`          // order among the recorded calls
+	File  string `json:"file,omitempty"` // trace file ("" for a Go workload)
+	Line  int    `json:"line"`           // trace line (a Go workload: call number)
+	Call  string `json:"call"`           // syscall (or afero method) name
+	Path  string `json:"path,omitempty"`
+
+	seq0, seq1 uint64 // the pending changes it made have Seq in (seq0, seq1]
+	write      bool   // a buffered data write: its size change is delayed allocation's
+}
+
+func (o Op) String() string {
+	s := fmt.Sprintf("line %d: %s", o.Line, o.Call)
+	if o.File != "" {
+		s = fmt.Sprintf("%s:%d: %s", path.Base(o.File), o.Line, o.Call)
+	}
+	if o.Path != "" {
+		s += " " + o.Path
+	}
+	return s
+}
+
+// callInfo is what the explorer learns of a call before it runs.
+type callInfo struct {
+	name    string
+	path    string
+	ino     *vfs.Inode // the fd's (or path's) inode, when there is one
+	sync    syncKind
+	stdout  bool
+	write   bool // data write (buffered unless O_SYNC/O_DSYNC)
+	rename  *renameInfo
+	closing bool // close of the last fd: auto_da_alloc's release
+	truncTo bool // truncate to zero (ftruncate/truncate 0, open O_TRUNC, creat)
+}
+
+type syncKind uint8
+
+const (
+	syncNone syncKind = iota
+	syncFile          // fsync, fdatasync, O_SYNC/O_DSYNC write: the inode
+	syncAll           // sync, syncfs
+	syncCommit        // msync(MS_SYNC), sync_file_range...: commits the journal, no promise recorded
+)
+
+type renameInfo struct {
+	src, dst   string // resolved absolute paths
+	oldContent [][]byte
+	replacing  bool
+}
+
+// resolveAt resolves p as an *at call's (dirfd, path) pair would, without
+// following a final symlink; nil if it does not exist.
+func resolveAt(t *sim.Task, dirfd int64, p string) *vfs.Inode {
+	base := dirBase(t, dirfd, p)
+	if base == nil {
+		return nil
+	}
+	ino, err := base.Resolve(p, false)
+	if err != nil {
+		return nil
+	}
+	return ino
+}
+
+func dirBase(t *sim.Task, dirfd int64, p string) *vfs.Inode {
+	if strings.HasPrefix(p, "/") || dirfd == atFdcwd {
+		if strings.HasPrefix(p, "/") {
+			return t.Kernel().FS().Root()
+		}
+		return t.Group().Cwd()
+	}
+	if f := t.File(int(dirfd)); f != nil {
+		return f.Inode()
+	}
+	return nil
+}
+
+// absPath is p made absolute against (dirfd, cwd), lexically.
+func absPath(t *sim.Task, dirfd int64, p string) string {
+	if strings.HasPrefix(p, "/") {
+		return path.Clean(p)
+	}
+	if b := dirBase(t, dirfd, p); b != nil {
+		return path.Join(b.Path(), p)
+	}
+	return p
+}
+
+const atFdcwd = -100
+
+func fdInode(t *sim.Task, fd int64) *vfs.Inode {
+	if f := t.File(int(fd)); f != nil {
+		return f.Inode()
+	}
+	return nil
+}
+
+func fdIsStdout(t *sim.Task, fd int64) bool {
+	if fd != 1 {
+		return false
+	}
+	f := t.File(1)
+	return f != nil && (f.Inode() == nil || !f.Inode().IsRegular())
+}
+
+// inspect classifies c before it runs.
+func inspect(c *sim.Call) callInfo {
+	t := c.Task
+	ci := callInfo{name: c.Nr.String()}
+	fdPath := func(fd int64) {
+		if ino := fdInode(t, fd); ino != nil {
+			ci.ino, ci.path = ino, ino.Path()
+		}
+	}
+	switch c.Nr {
+	case sim.SYS_WRITE, sim.SYS_WRITEV, sim.SYS_PWRITE64, sim.SYS_PWRITEV, sim.SYS_PWRITEV2:
+		if fdIsStdout(t, c.Args[0]) {
+			ci.stdout = true
+			return ci
+		}
+		fdPath(c.Args[0])
+		ci.write = true
+		if f := t.File(int(c.Args[0])); f != nil && f.Flags()&syscall.O_DSYNC != 0 {
+			ci.sync = syncFile
+		}
+	case sim.SYS_FSYNC, sim.SYS_FDATASYNC:
+		fdPath(c.Args[0])
+		ci.sync = syncFile
+	case sim.SYS_SYNC, sim.SYS_SYNCFS:
+		ci.sync = syncAll
+	case sim.SYS_MSYNC, sim.SYS_SYNC_FILE_RANGE:
+		ci.sync = syncCommit
+	case sim.SYS_FTRUNCATE:
+		fdPath(c.Args[0])
+		ci.truncTo = c.Args[1] == 0
+	case sim.SYS_TRUNCATE:
+		ci.path = absPath(t, atFdcwd, c.Path)
+		ci.ino = resolveAt(t, atFdcwd, c.Path)
+		ci.truncTo = c.Args[1] == 0
+	case sim.SYS_CLOSE:
+		fdPath(c.Args[0])
+		ci.closing = true
+	case sim.SYS_OPEN:
+		ci.path = absPath(t, atFdcwd, c.Path)
+		ci.truncTo = c.Args[1]&syscall.O_TRUNC != 0
+	case sim.SYS_OPENAT:
+		ci.path = absPath(t, c.Args[0], c.Path)
+		ci.truncTo = c.Args[2]&syscall.O_TRUNC != 0
+	case sim.SYS_CREAT:
+		ci.path = absPath(t, atFdcwd, c.Path)
+		ci.truncTo = true
+	case sim.SYS_RENAME, sim.SYS_RENAMEAT, sim.SYS_RENAMEAT2:
+		od, nd := int64(atFdcwd), int64(atFdcwd)
+		if c.Nr != sim.SYS_RENAME {
+			od, nd = c.Args[0], c.Args[2]
+		}
+		r := &renameInfo{src: absPath(t, od, c.Path), dst: absPath(t, nd, c.Path2)}
+		if old := resolveAt(t, nd, c.Path2); old != nil && old.IsRegular() {
+			r.replacing = true
+			r.oldContent = [][]byte{readAll(old)}
+			if d := t.Kernel().FS().Crash(); d != nil {
+				if ino, err := d.Root().Resolve(r.dst, false); err == nil && ino.IsRegular() {
+					r.oldContent = append(r.oldContent, readAll(ino))
+				}
+			}
+		}
+		ci.rename, ci.path = r, r.src+" -> "+r.dst
+	default:
+		if c.Path != "" {
+			ci.path = absPath(t, pathDirfd(c), c.Path)
+		} else if c.Nr != sim.SYS_READ && c.Nr != sim.SYS_PREAD64 {
+			fdPath(c.Args[0])
+		}
+	}
+	return ci
+}
+
+// pathDirfd returns the dirfd of an *at call (in Args[0]), else AT_FDCWD.
+func pathDirfd(c *sim.Call) int64 {
+	if strings.HasSuffix(c.Nr.String(), "at") || c.Nr == sim.SYS_RENAMEAT2 {
+		return c.Args[0]
+	}
+	return atFdcwd
+}
+
+// readAll returns ino's content as reads see it.
+func readAll(ino *vfs.Inode) []byte {
+	b := make([]byte, ino.Size())
+	n, _ := ino.ReadAt(b, 0)
+	return b[:n]
+}
+
+// stdoutBytes returns what a successful write of c to stdout wrote.
+func stdoutBytes(c *sim.Call, n int64) []byte {
+	var out []byte
+	if c.Nr == sim.SYS_WRITE || c.Nr == sim.SYS_PWRITE64 {
+		out = c.Buf
+	} else {
+		for _, v := range c.Iov {
+			out = append(out, v...)
+		}
+	}
+	if int64(len(out)) > n && n >= 0 {
+		out = out[:n]
+	}
+	return out
+}

@@ -1,0 +1,42 @@
+package vfs
+
+// Hooks for crash exploration (package crash): what an observer of the calls
+// needs beyond Pending and CrashWith.
+
+// Seq returns the sequence number of the latest change recorded: a change made
+// after Seq returns has a larger Pending.Seq, so the Seq taken before and after a
+// call bound the pending changes that call made.
+func (fs *FS) Seq() uint64 {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	return fs.seq
+}
+
+// Settle makes i as it is now durable as if it had been there before the run
+// began: the namespace operations that created it (its ancestors must be settled
+// first), its dirty data, size and attributes. It is for state that existed before
+// what is being explored (a file replay infers, a snapshot's content), never for
+// the program's own changes: the pending changes of other inodes stay pending and
+// keep their order.
+func (fs *FS) Settle(i *Inode) {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	kept := fs.metaLog[:0]
+	for _, op := range fs.metaLog {
+		if op.kind == metaCreate && op.node == i {
+			applyMeta(fs, fs.dur, op)
+			continue
+		}
+		kept = append(kept, op)
+	}
+	clear(fs.metaLog[len(kept):])
+	fs.metaLog = kept
+	fs.writeback(i, false)
+	if d := fs.durOf(i); d != nil {
+		if i.IsRegular() {
+			d.size = i.size
+		}
+		copyAttrs(d, i)
+	}
+	i.pend.sizeSeq, i.pend.attrSeq = 0, 0
+}
