@@ -318,7 +318,7 @@ type CheckFunc struct {
 	F  func(s *State) []Finding
 }
 
-func (c CheckFunc) Name() string              { return c.ID }
+func (c CheckFunc) Name() string             { return c.ID }
 func (c CheckFunc) Check(s *State) []Finding { return c.F(s) }
 
 // ReadFile returns the content of path in the crashed state, and whether it exists.

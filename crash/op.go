@@ -51,10 +51,10 @@ type callInfo struct {
 type syncKind uint8
 
 const (
-	syncNone syncKind = iota
-	syncFile          // fsync, fdatasync, O_SYNC/O_DSYNC write: the inode
-	syncAll           // sync, syncfs
-	syncCommit        // msync(MS_SYNC), sync_file_range...: commits the journal, no promise recorded
+	syncNone   syncKind = iota
+	syncFile            // fsync, fdatasync, O_SYNC/O_DSYNC write: the inode
+	syncAll             // sync, syncfs
+	syncCommit          // msync(MS_SYNC), sync_file_range...: commits the journal, no promise recorded
 )
 
 type renameInfo struct {
