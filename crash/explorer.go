@@ -141,7 +141,7 @@ type replaceRec struct {
 
 type truncClose struct {
 	ino uint64
-	seq uint64
+	op  int // the close
 }
 
 // NewExplorer returns an explorer of the calls made to next on fs.
@@ -214,9 +214,24 @@ func (e *Explorer) after(ci callInfo, ok bool, seq0, seq1 uint64) {
 	if e.file == "" {
 		line = e.ncalls
 	}
-	changed := seq1 != seq0 || ci.stdout || (ok && ci.sync != syncNone)
+	if ok && ci.truncTo {
+		ino := ci.ino
+		if ino == nil && ci.path != "" {
+			ino, _ = e.fs.Root().Resolve(ci.path, true)
+		}
+		if ino != nil && ino.IsRegular() {
+			e.truncated[ino.Ino()] = true
+		}
+	}
+	// the close of a file truncated to zero starts its writeback (auto_da_alloc)
+	daClose := ok && ci.closing && ci.ino != nil && e.truncated[ci.ino.Ino()]
+	changed := seq1 != seq0 || ci.stdout || (ok && ci.sync != syncNone) || daClose
 	if !changed && !e.opts.EveryCall {
 		return
+	}
+	if daClose {
+		delete(e.truncated, ci.ino.Ino())
+		e.truncCloses = append(e.truncCloses, truncClose{ino: ci.ino.Ino(), op: len(e.ops)})
 	}
 	op := Op{Index: len(e.ops), File: e.file, Line: line, Call: ci.name, Path: ci.path, seq0: seq0, seq1: seq1, write: ci.write && ci.sync == syncNone}
 	e.ops = append(e.ops, op)
@@ -265,19 +280,6 @@ func (e *Explorer) promise(ci callInfo, op Op) {
 			e.replaces = append(e.replaces, rec)
 			e.expect++
 		}
-	}
-	if ci.truncTo {
-		ino := ci.ino
-		if ino == nil && ci.path != "" {
-			ino, _ = e.fs.Root().Resolve(ci.path, true)
-		}
-		if ino != nil && ino.IsRegular() {
-			e.truncated[ino.Ino()] = true
-		}
-	}
-	if ci.closing && ci.ino != nil && e.truncated[ci.ino.Ino()] {
-		delete(e.truncated, ci.ino.Ino())
-		e.truncCloses = append(e.truncCloses, truncClose{ino: ci.ino.Ino(), seq: op.seq1})
 	}
 }
 

@@ -211,9 +211,10 @@ func (e *Explorer) close(x *point, m *Model, cur []choice, forced []bool) {
 		}
 	}
 	whole := func(k int) bool { return cur[k] == keep }
-	dataKept := func(ino uint64, before uint64) bool {
+	// dataKept: the data of ino written by calls up to op survives whole
+	dataKept := func(ino uint64, op int) bool {
 		for k := range us {
-			if us[k].data && us[k].ino == ino && us[k].seq <= before && !whole(k) {
+			if us[k].data && us[k].ino == ino && us[k].op <= op && !whole(k) {
 				return false
 			}
 		}
@@ -244,7 +245,7 @@ func (e *Explorer) close(x *point, m *Model, cur []choice, forced []bool) {
 		}
 		if m.orderedData {
 			for k := range us {
-				if us[k].lazy && cur[k] == keep && !dataKept(us[k].ino, us[k].seq) {
+				if us[k].lazy && cur[k] == keep && !dataKept(us[k].ino, us[k].op) {
 					set(k, drop)
 				}
 			}
@@ -254,12 +255,12 @@ func (e *Explorer) close(x *point, m *Model, cur []choice, forced []bool) {
 				if cur[k] != keep {
 					continue
 				}
-				if m.orderedData && !dataKept(r.ino, r.seq) {
+				if m.orderedData && !dataKept(r.ino, r.op) {
 					set(k, drop)
 					continue
 				}
 				for j := range us {
-					if us[j].lazy && us[j].ino == r.ino && us[j].seq <= r.seq {
+					if us[j].lazy && us[j].ino == r.ino && us[j].op <= r.op {
 						set(j, keep)
 					}
 				}
@@ -267,23 +268,23 @@ func (e *Explorer) close(x *point, m *Model, cur []choice, forced []bool) {
 			for _, tc := range e.truncCloses {
 				later := false
 				for k := range us {
-					if us[k].journalled() && us[k].seq > tc.seq && cur[k] == keep {
+					if us[k].journalled() && us[k].op > tc.op && cur[k] == keep {
 						later = true
 					}
 				}
 				if !later {
 					continue
 				}
-				if m.orderedData && !dataKept(tc.ino, tc.seq) {
+				if m.orderedData && !dataKept(tc.ino, tc.op) {
 					for k := range us {
-						if us[k].journalled() && us[k].seq > tc.seq {
+						if us[k].journalled() && us[k].op > tc.op {
 							set(k, drop)
 						}
 					}
 					continue
 				}
 				for j := range us {
-					if us[j].lazy && us[j].ino == tc.ino && us[j].seq <= tc.seq {
+					if us[j].lazy && us[j].ino == tc.ino && us[j].op <= tc.op {
 						set(j, keep)
 					}
 				}

@@ -1,0 +1,70 @@
+package crash
+
+import (
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+
+	"iosim/vfs"
+)
+
+// checkpoint is PostgreSQL's checkpointer before 2018 ("fsyncgate"): write the
+// dirty pages, fsync; on failure retry the fsync, and once it succeeds consider
+// the checkpoint done.
+func checkpoint(env *Env) error {
+	p := env.Proc
+	fd, err := p.Open("/pg/base/1", unix.O_RDWR, 0)
+	if err != nil {
+		return err
+	}
+	if _, err := p.Pwrite(fd, fill('b', 8192), 0); err != nil {
+		return err
+	}
+	for try := 0; ; try++ {
+		err := p.Fsync(fd)
+		if err == nil {
+			break
+		}
+		if err != syscall.EIO || try > 3 {
+			return err
+		}
+	}
+	_, err = p.Write(1, []byte("checkpoint complete\n"))
+	return err
+}
+
+func pgSetup(fs *vfs.FS) error {
+	if err := fs.MkdirAll("/pg/base", 0o700); err != nil {
+		return err
+	}
+	return writeFile(fs, "/pg/base/1", fill('a', 8192))
+}
+
+func TestFsyncgate(t *testing.T) {
+	rules, err := vfs.ParseRules(1, "op=writeback,path=/pg/base/1,nth=1,err=EIO")
+	require.NoError(t, err)
+	rep, err := ExploreFunc(Options{}, pgSetup, func(env *Env) error {
+		env.FS.SetInjector(rules)
+		return checkpoint(env)
+	})
+	require.NoError(t, err)
+	var found *Vulnerability
+	for _, v := range rep.Vulnerabilities {
+		if v.Kind == "durability" && v.Path == "/pg/base/1" {
+			found = v
+		}
+	}
+	require.NotNil(t, found, "the retried fsync succeeded over lost data")
+	require.Equal(t, ModelNames(), found.Models)
+	require.Contains(t, found.Message, "fsync")
+	require.Contains(t, found.Fix, "do not retry")
+
+	// Without the fault nothing is lost.
+	rep, err = ExploreFunc(Options{}, pgSetup, checkpoint)
+	require.NoError(t, err)
+	require.Empty(t, rep.Vulnerabilities)
+	require.True(t, strings.Contains(strings.Join(rep.Models, ","), "ext4-ordered"))
+}
