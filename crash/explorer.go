@@ -353,9 +353,20 @@ var _ io.Writer = stdoutWriter{}
 type stdoutWriter struct{ e *Explorer }
 
 func (w stdoutWriter) Write(p []byte) (int, error) {
-	w.e.mu.Lock()
-	defer w.e.mu.Unlock()
-	w.e.announce(p)
-	w.e.after(callInfo{name: "write", stdout: true}, true, w.e.fs.Seq(), w.e.fs.Seq())
+	w.e.Announce(p)
 	return len(p), nil
 }
+
+// Announce records bytes the program wrote to its standard output outside the
+// calls the explorer sees (a Go workload's Env.Stdout, a replayed write to a
+// terminal or pipe): a crash point.
+func (e *Explorer) Announce(p []byte) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.announce(p)
+	seq := e.fs.Seq()
+	e.after(callInfo{name: "write", path: "(stdout)", stdout: true}, true, seq, seq)
+}
+
+// Unwrap returns the layer below the explorer.
+func (e *Explorer) Unwrap() sim.Handler { return e.next }

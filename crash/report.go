@@ -182,10 +182,7 @@ func (e *Explorer) record(v *verdict, sb sub) {
 		}
 		sort.Ints(lines)
 		lines = slices.Compact(lines)
-		key := f.Kind + "\x00" + f.Path + "\x00" + strings.Join(sig, ",")
-		if f.Kind == "checker" {
-			key = f.Kind + "\x00" + strings.Join(sig, ",")
-		}
+		key := f.Kind + "\x00" + f.Path + "\x00" + f.Message + "\x00" + strings.Join(sig, ",")
 		vu := e.vulns[key]
 		if vu == nil {
 			vu = &Vulnerability{Kind: f.Kind, Lines: lines, Message: f.Message, Path: f.Path, Ops: opsText,
@@ -221,6 +218,8 @@ func (e *Explorer) explain(f Finding, sb sub) (property, fix string) {
 		return "ordering: a file's data persists before the rename that replaces another with it", "fsync the file before renaming it over the old one"
 	case split:
 		return "atomicity of rename", "keep the old file until the new one is durable under another name, or recover from either name"
+	case len(sb.cause) == 0 && f.Kind != "durability":
+		return "atomicity across calls: the state between two calls is inconsistent even with nothing lost", "make the calls' effect atomic (write a new file and rename it) or let recovery repair the intermediate state"
 	case f.Kind == "durability" && len(sb.cause) == 0:
 		return "durability of acknowledged data (a writeback error was reported once, the retried fsync succeeded)", "treat a failed fsync as lost data: do not retry it, rewrite the data from a copy (or crash and recover from a log)"
 	case f.Kind == "durability":
@@ -264,9 +263,8 @@ func shrink(vs []*Vulnerability) []*Vulnerability {
 	for _, v := range vs {
 		minimal := true
 		for _, w := range vs {
-			if w != v && w.Kind == v.Kind && w.Path == v.Path && len(w.cause) < len(v.cause) && subset(w.cause, v.cause) {
+			if w != v && w.Kind == v.Kind && w.Path == v.Path && w.Message == v.Message && len(w.cause) < len(v.cause) && subset(w.cause, v.cause) {
 				minimal = false
-				w.States += 0
 				break
 			}
 		}

@@ -97,6 +97,24 @@ type Options struct {
 	Progress io.Writer
 	// MaxLineLen bounds a trace line (0: the parser's default).
 	MaxLineLen int
+
+	// Observe, when set, puts a layer at the top of the stack, nearest the
+	// program (crash exploration watches the calls there): it is given the file
+	// system and the layer below, and returns the new top.
+	Observe func(fs *vfs.FS, next sim.Handler) sim.Handler
+	// OnEvent, when set, is told the file and line of each event before it is
+	// replayed.
+	OnEvent func(file string, line int)
+	// Settle, when set, is called for every inode replay creates or fills in to
+	// stand for state from before the trace (inference, Root), after the change.
+	Settle func(ino *vfs.Inode)
+	// Stdout, when set, receives what each successful write(2) to fd 1 wrote
+	// when fd 1 is not a file of the model (a terminal, a pipe): what the
+	// program announced.
+	Stdout func(b []byte)
+	// RootAt is where in the model Root's tree goes (empty: at Root's own
+	// absolute path).
+	RootAt string
 }
 
 // Divergence is one call whose simulated result differs from the recorded one.
@@ -205,6 +223,9 @@ func Run(files []string, opts Options) (*Report, error) {
 		}
 		if err != nil {
 			return r.finish(parsers), err
+		}
+		if opts.OnEvent != nil {
+			opts.OnEvent(ev.File, ev.Line)
 		}
 		r.event(ev)
 		if opts.Progress != nil && r.report.Calls%200000 == 0 && r.report.Calls > 0 {
@@ -386,6 +407,9 @@ func newReplayer(opts Options, pl *plan) (*replayer, error) {
 			return nil, err
 		}
 	}
+	if opts.Observe != nil {
+		r.top = opts.Observe(fs, r.top)
+	}
 	max := opts.MaxDivergences
 	if max <= 0 {
 		max = 100
@@ -418,6 +442,18 @@ func newReplayer(opts Options, pl *plan) (*replayer, error) {
 	}
 	if err := fs.MkdirAll(cwd, 0o755); err != nil {
 		return nil, fmt.Errorf("replay: working directory %s: %w", cwd, err)
+	}
+	if opts.Settle != nil {
+		for p := pathpkg.Clean(cwd); ; p = pathpkg.Dir(p) {
+			defer func(p string) {
+				if ino, err := fs.Root().Resolve(p, true); err == nil {
+					opts.Settle(ino)
+				}
+			}(p)
+			if p == "/" {
+				break
+			}
+		}
 	}
 	r.world.cwd = cwd
 	return r, nil

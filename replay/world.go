@@ -168,6 +168,7 @@ func (w *world) ensure(abs string, kind uint32, target string) *vfs.Inode {
 		}
 		w.ext[ino.Ino()] = true
 		w.inferred++
+		w.settle(ino)
 		if last {
 			return ino
 		}
@@ -206,6 +207,7 @@ func (w *world) adjust(ino *vfs.Inode, st *strace.Node) {
 			_ = ino.Chmod(uint32(v) & 0o7777)
 		}
 	}
+	w.settle(ino)
 }
 
 // retypeFd handles an inferred file opened without O_DIRECTORY that a recorded
@@ -479,6 +481,15 @@ func (w *world) inject(ino *vfs.Inode, off int64, ev *strace.Event, idx int, cou
 	if len(b) > 0 {
 		_, _ = ino.WriteAt(b, off)
 	}
+	w.settle(ino)
+}
+
+// settle tells Options.Settle that ino now stands for state from before the
+// trace.
+func (w *world) settle(ino *vfs.Inode) {
+	if w.r.opts.Settle != nil {
+		w.r.opts.Settle(ino)
+	}
 }
 
 // entries creates in an inferred directory the entries a recorded getdents shows.
@@ -703,10 +714,24 @@ func (w *world) seedFromHost(root string) error {
 	if err != nil {
 		return err
 	}
-	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	at := w.r.opts.RootAt
+	return filepath.WalkDir(root, func(host string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
+		p := host
+		if at != "" {
+			rel, err := filepath.Rel(root, host)
+			if err != nil {
+				return err
+			}
+			p = pathpkg.Join(at, filepath.ToSlash(rel))
+		}
+		defer func() {
+			if ino, err := w.fs.Root().Resolve(p, false); err == nil {
+				w.settle(ino)
+			}
+		}()
 		info, err := d.Info()
 		if err != nil {
 			return err
@@ -721,13 +746,13 @@ func (w *world) seedFromHost(root string) error {
 				_ = ino.Chmod(perm)
 			}
 		case info.Mode()&os.ModeSymlink != 0:
-			t, err := os.Readlink(p)
+			t, err := os.Readlink(host)
 			if err != nil {
 				return err
 			}
 			return w.fs.Root().Symlink(t, p)
 		case info.Mode().IsRegular():
-			data, err := os.ReadFile(p)
+			data, err := os.ReadFile(host)
 			if err != nil {
 				return err
 			}

@@ -35,6 +35,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "replay":
 		return cmdReplay(args[1:], stdout, stderr)
+	case "crash":
+		return cmdCrash(args[1:], stdout, stderr)
 	case "syscalls":
 		return cmdSyscalls(args[1:], stdout, stderr)
 	case "interposers":
@@ -57,6 +59,7 @@ func usage(w io.Writer) {
 
 commands:
   replay TRACE...   replay strace files on the model (--verify checks every result)
+  crash TRACE...    explore the states a power loss during the traced run can leave
   syscalls          list the syscalls and how far the model covers them
   interposers       list the interposers that --stack takes
 
