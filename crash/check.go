@@ -44,18 +44,30 @@ func walk(dir *vfs.Inode, base string, fn func(p string, ino *vfs.Inode) error) 
 	return nil
 }
 
-// hashFS hashes the content of a file system: names, types, modes, sizes, data
-// and symlink targets.
-func hashFS(fs *vfs.FS, seed maphash.Seed) uint64 {
+// hashState hashes the content of a crashed file system: names, types, modes,
+// sizes, data and symlink targets. The data of a file with nothing in flight at
+// the crash point is its durable content, the same in every state until a sync
+// changes it: its hash comes from e.dataHash.
+func (e *Explorer) hashState(fs *vfs.FS, x *point) uint64 {
 	var h maphash.Hash
-	h.SetSeed(seed)
+	h.SetSeed(e.hseed)
 	var st vfs.Stat
 	_ = walk(fs.Root(), "/", func(p string, ino *vfs.Inode) error {
 		ino.Stat(&st)
 		fmt.Fprintf(&h, "%s\x00%o\x00%d\x00", p, st.Mode, ino.Size())
 		switch {
 		case ino.IsRegular():
-			h.Write(readAll(ino))
+			id := ino.Ino()
+			if x.inos[id] {
+				writeUint(&h, e.hashData(ino))
+				break
+			}
+			d, ok := e.dataHash[id]
+			if !ok {
+				d = e.hashData(ino)
+				e.dataHash[id] = d
+			}
+			writeUint(&h, d)
 		case ino.IsSymlink():
 			h.WriteString(ino.Target())
 		}
@@ -63,6 +75,41 @@ func hashFS(fs *vfs.FS, seed maphash.Seed) uint64 {
 		return nil
 	})
 	return h.Sum64()
+}
+
+func writeUint(h *maphash.Hash, v uint64) {
+	var b [8]byte
+	for k := range b {
+		b[k] = byte(v >> (8 * k))
+	}
+	h.Write(b[:])
+}
+
+// hashData hashes ino's bytes, reading them in pieces.
+func (e *Explorer) hashData(ino *vfs.Inode) uint64 {
+	var h maphash.Hash
+	h.SetSeed(e.hseed)
+	if e.buf == nil {
+		e.buf = make([]byte, 64<<10)
+	}
+	size := ino.Size()
+	for off := int64(0); off < size; {
+		n, _ := ino.ReadAt(e.buf[:min(int64(len(e.buf)), size-off)], off)
+		if n <= 0 {
+			break
+		}
+		h.Write(e.buf[:n])
+		off += int64(n)
+	}
+	return h.Sum64()
+}
+
+// Forget drops what the explorer remembers of ino's durable content (call it
+// when the content changes outside the explored calls, as Settle does).
+func (e *Explorer) Forget(ino uint64) {
+	e.mu.Lock()
+	delete(e.dataHash, ino)
+	e.mu.Unlock()
 }
 
 // inodes maps the inode numbers reachable in fs to a path and the inode.
@@ -204,8 +251,9 @@ func (AtomicReplace) Check(s *State) []Finding {
 }
 
 // Fsck checks the structure of the crashed file system: every entry resolves
-// to the inode it names, every file reads to its size, link counts match the
-// names found.
+// to the inode it names, every file with changes in flight at the crash point
+// reads to its size (the others hold their durable content), link counts match
+// the names found.
 type Fsck struct{}
 
 func (Fsck) Name() string { return "fsck" }
@@ -221,7 +269,7 @@ func (Fsck) Check(s *State) []Finding {
 		names[ino.Ino()]++
 		nlink[ino.Ino()] = ino.Nlink()
 		paths[ino.Ino()] = p
-		if ino.IsRegular() {
+		if ino.IsRegular() && s.x.inos[ino.Ino()] {
 			b := make([]byte, ino.Size())
 			if n, err := ino.ReadAt(b, 0); int64(n) != ino.Size() {
 				return fmt.Errorf("%s: reads %d of its %d bytes: %v", p, n, ino.Size(), err)

@@ -18,8 +18,8 @@ type Options struct {
 	Models []*Model
 	// Depth bounds the deviations from "everything in flight survived" a state
 	// may have: in-flight calls lost (or, for a journal, the journal cut at
-	// them), data torn, a rename split. 0 explores only the two extremes (all
-	// kept, only the durable state); the default (negative) is 1.
+	// them), data torn, a rename split. 0 means 1; a negative depth explores
+	// only the two extremes (all kept, only the durable state).
 	Depth int
 	// Sample draws this many more states per crash point at random (any subset
 	// allowed by the model, torn blocks), from Seed.
@@ -106,6 +106,8 @@ type Explorer struct {
 	lastPend []vfs.Pending
 
 	hseed    maphash.Seed
+	dataHash map[uint64]uint64 // hash of the durable data of files with nothing in flight
+	buf      []byte
 	verdicts map[verdictKey]*verdict
 	stateNo  int
 	vulns    map[string]*Vulnerability
@@ -149,7 +151,7 @@ func NewExplorer(fs *vfs.FS, next sim.Handler, opts Options) *Explorer {
 	if opts.Models == nil {
 		opts.Models = models
 	}
-	if opts.Depth < 0 {
+	if opts.Depth == 0 {
 		opts.Depth = 1
 	}
 	if opts.Checkers == nil {
@@ -159,7 +161,7 @@ func NewExplorer(fs *vfs.FS, next sim.Handler, opts Options) *Explorer {
 		opts.Jobs = 1
 	}
 	e := &Explorer{fs: fs, next: next, opts: opts, promises: map[uint64][]dataPromise{}, names: map[string]namePromise{},
-		truncated: map[uint64]bool{}, hseed: maphash.MakeSeed(), verdicts: map[verdictKey]*verdict{}, vulns: map[string]*Vulnerability{}, start: time.Now()}
+		truncated: map[uint64]bool{}, hseed: maphash.MakeSeed(), dataHash: map[uint64]uint64{}, verdicts: map[verdictKey]*verdict{}, vulns: map[string]*Vulnerability{}, start: time.Now()}
 	for _, m := range opts.Models {
 		e.rep.Models = append(e.rep.Models, m.Name)
 	}
@@ -260,6 +262,7 @@ func (e *Explorer) promise(ci callInfo, op Op) {
 		if hadPending(ci.ino) || ci.ino.IsDir() {
 			e.horizon = op.seq0
 		}
+		delete(e.dataHash, ci.ino.Ino())
 		if ci.ino.IsDir() {
 			e.promiseNames(ci.ino, op)
 		} else if ci.ino.IsRegular() {
@@ -267,10 +270,12 @@ func (e *Explorer) promise(ci callInfo, op Op) {
 		}
 		e.expect++
 	case syncAll:
+		clear(e.dataHash)
 		e.horizon = op.seq0
 		e.promiseAll(e.fs.Root(), op)
 		e.expect++
 	case syncCommit:
+		clear(e.dataHash)
 		e.horizon = op.seq0
 	}
 	if r := ci.rename; r != nil && r.replacing {
@@ -367,6 +372,9 @@ func (e *Explorer) Announce(p []byte) {
 	seq := e.fs.Seq()
 	e.after(callInfo{name: "write", path: "(stdout)", stdout: true}, true, seq, seq)
 }
+
+// History returns the recorded calls up to the crash point.
+func (s *State) History() []Op { return s.e.ops[:s.Point.Index+1] }
 
 // Unwrap returns the layer below the explorer.
 func (e *Explorer) Unwrap() sim.Handler { return e.next }

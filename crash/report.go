@@ -84,7 +84,7 @@ func (e *Explorer) buildAndCheck(x *point, cur []choice, name string, _ bool) *v
 			_ = crashed.Root().Unlink(x.replaceOf[k].dst)
 		}
 	}
-	key := verdictKey{h: hashFS(crashed, e.hseed), expect: e.expect}
+	key := verdictKey{h: e.hashState(crashed, x), expect: e.expect}
 	if v := e.verdicts[key]; v != nil {
 		return v
 	}
@@ -256,16 +256,24 @@ func (e *Explorer) report() *Report {
 	return &r
 }
 
-// shrink keeps, of the vulnerabilities with one kind and path, those whose
-// cause includes no other's: the fewest lost or reordered calls that fail.
+// shrink keeps, of the vulnerabilities with one finding, those whose cause
+// includes no other's: the fewest lost or reordered calls that fail. A
+// vulnerability dropped gives its models and states to the smaller ones (the
+// smaller loss is a state of the same models, or lies beyond their depth).
 func shrink(vs []*Vulnerability) []*Vulnerability {
+	sort.Slice(vs, func(a, b int) bool { return vs[a].key < vs[b].key })
 	var out []*Vulnerability
 	for _, v := range vs {
 		minimal := true
 		for _, w := range vs {
 			if w != v && w.Kind == v.Kind && w.Path == v.Path && w.Message == v.Message && len(w.cause) < len(v.cause) && subset(w.cause, v.cause) {
 				minimal = false
-				break
+				for _, m := range v.Models {
+					if !slices.Contains(w.Models, m) {
+						w.Models = append(w.Models, m)
+					}
+				}
+				w.States += v.States
 			}
 		}
 		if minimal {
@@ -374,7 +382,7 @@ func Merge(rs []*Report) *Report {
 		out.Failed += r.Failed
 		out.Seconds = max(out.Seconds, r.Seconds)
 		for _, v := range r.Vulnerabilities {
-			k := v.Kind + "\x00" + v.Path + "\x00" + strings.Join(v.Ops, "\x00")
+			k := v.Kind + "\x00" + v.Path + "\x00" + v.Message + "\x00" + strings.Join(v.Ops, "\x00")
 			if w := byKey[k]; w != nil {
 				w.States += v.States
 				for _, m := range v.Models {

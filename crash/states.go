@@ -58,6 +58,7 @@ type point struct {
 	// replace records of the renames still in flight, by unit
 	replaceOf map[int]*replaceRec
 	seen      map[string]string // closed choice vector → state name already built
+	inos      map[uint64]bool   // the inodes with data, allocation or size changes in flight
 }
 
 func (e *Explorer) units(pend []vfs.Pending) []unit {
@@ -97,7 +98,12 @@ func (e *Explorer) units(pend []vfs.Pending) []unit {
 func (e *Explorer) point() {
 	pend := e.fs.Pending()
 	e.lastPend = pend
-	x := &point{pend: pend, units: e.units(pend), op: e.ops[len(e.ops)-1], seen: map[string]string{}, replaceOf: map[int]*replaceRec{}}
+	x := &point{pend: pend, units: e.units(pend), op: e.ops[len(e.ops)-1], seen: map[string]string{}, replaceOf: map[int]*replaceRec{}, inos: map[uint64]bool{}}
+	for _, p := range pend {
+		if p.Kind != vfs.PendingAttr && p.Kind != vfs.PendingMeta {
+			x.inos[p.Ino] = true
+		}
+	}
 	for k := range e.replaces {
 		r := &e.replaces[k]
 		for j := range x.units {

@@ -20,7 +20,10 @@ func Explore(files []string, opts Options, copts crash.Options) (*crash.Report, 
 	}
 	opts.OnEvent = func(file string, line int) { e.SetPosition(file, line) }
 	opts.Stdout = func(b []byte) { e.Announce(b) }
-	opts.Settle = func(ino *vfs.Inode) { ino.FS().Settle(ino) }
+	opts.Settle = func(ino *vfs.Inode) {
+		ino.FS().Settle(ino)
+		e.Forget(ino.Ino())
+	}
 	rep, err := Run(files, opts)
 	if e == nil {
 		return nil, rep, err
