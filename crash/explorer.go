@@ -3,6 +3,8 @@ package crash
 import (
 	"hash/maphash"
 	"io"
+	"runtime"
+	"strings"
 	"slices"
 	"sort"
 	"sync"
@@ -235,7 +237,11 @@ func (e *Explorer) after(ci callInfo, ok bool, seq0, seq1 uint64) {
 		delete(e.truncated, ci.ino.Ino())
 		e.truncCloses = append(e.truncCloses, truncClose{ino: ci.ino.Ino(), op: len(e.ops)})
 	}
-	op := Op{Index: len(e.ops), File: e.file, Line: line, Call: ci.name, Path: ci.path, seq0: seq0, seq1: seq1, write: ci.write && ci.sync == syncNone}
+	file := e.file
+	if file == "" {
+		file, line = goCaller(line)
+	}
+	op := Op{Index: len(e.ops), File: file, Line: line, Call: ci.name, Path: ci.path, seq0: seq0, seq1: seq1, write: ci.write && ci.sync == syncNone}
 	e.ops = append(e.ops, op)
 	if ok {
 		e.promise(ci, op)
@@ -378,3 +384,23 @@ func (s *State) History() []Op { return s.e.ops[:s.Point.Index+1] }
 
 // Unwrap returns the layer below the explorer.
 func (e *Explorer) Unwrap() sim.Handler { return e.next }
+
+// goCaller returns the file and line of the Go workload's code that made the
+// current call: the first frame outside iosim's own packages and the libraries
+// its faces wrap. Without one it returns "" and n (the call's number).
+func goCaller(n int) (string, int) {
+	var pcs [32]uintptr
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(3, pcs[:])])
+	for {
+		f, more := frames.Next()
+		fn := f.Function
+		own := strings.HasPrefix(fn, "iosim/crash.") || strings.HasPrefix(fn, "iosim/sim.") || strings.HasPrefix(fn, "iosim/vfs.") ||
+			strings.HasPrefix(fn, "github.com/spf13/afero") || strings.HasPrefix(fn, "runtime.")
+		if !own || strings.HasSuffix(f.File, "_test.go") {
+			return f.File, f.Line
+		}
+		if !more {
+			return "", n
+		}
+	}
+}

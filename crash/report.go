@@ -213,8 +213,26 @@ func (e *Explorer) explain(f Finding, sb sub) (property, fix string) {
 			lostData = true
 		}
 	}
+	// a file whose data was lost or torn while the rename that replaced
+	// another with it survived
+	renamedData := false
+	for _, r := range e.replaces {
+		if r.op > sb.point.Index {
+			continue
+		}
+		kept, data := true, false
+		for _, c := range sb.cause {
+			if c.unit.kind == vfs.PendingMeta && c.op == r.op {
+				kept = false
+			}
+			if c.unit.ino == r.ino && (c.unit.data || c.unit.kind == vfs.PendingSize) {
+				data = true
+			}
+		}
+		renamedData = renamedData || kept && data
+	}
 	switch {
-	case f.Kind == "atomic-replace" && (lostData || torn):
+	case renamedData || f.Kind == "atomic-replace" && (lostData || torn):
 		return "ordering: a file's data persists before the rename that replaces another with it", "fsync the file before renaming it over the old one"
 	case split:
 		return "atomicity of rename", "keep the old file until the new one is durable under another name, or recover from either name"
