@@ -48,7 +48,7 @@ func walk(dir *vfs.Inode, base string, fn func(p string, ino *vfs.Inode) error) 
 // sizes, data and symlink targets. The data of a file with nothing in flight at
 // the crash point is its durable content, the same in every state until a sync
 // changes it: its hash comes from e.dataHash.
-func (e *Explorer) hashState(fs *vfs.FS, x *point) uint64 {
+func (e *Explorer) hashState(fs *vfs.FS, x *point, cur []choice, byIno map[uint64]*vfs.Inode) uint64 {
 	var h maphash.Hash
 	h.SetSeed(e.hseed)
 	var st vfs.Stat
@@ -58,8 +58,22 @@ func (e *Explorer) hashState(fs *vfs.FS, x *point) uint64 {
 		switch {
 		case ino.IsRegular():
 			id := ino.Ino()
+			byIno[id] = ino
 			if x.inos[id] {
-				writeUint(&h, e.hashData(ino))
+				// its data depends on its own units' choices alone
+				key := make([]byte, 8, 8+len(x.unitsOf[id]))
+				for k := range key {
+					key[k] = byte(id >> (8 * k))
+				}
+				for _, u := range x.unitsOf[id] {
+					key = append(key, byte(cur[u]))
+				}
+				d, ok := x.dataHash[string(key)]
+				if !ok {
+					d = e.hashData(ino)
+					x.dataHash[string(key)] = d
+				}
+				writeUint(&h, d)
 				break
 			}
 			d, ok := e.dataHash[id]
@@ -112,37 +126,11 @@ func (e *Explorer) Forget(ino uint64) {
 	e.mu.Unlock()
 }
 
-// inodes maps the inode numbers reachable in fs to a path and the inode.
-func inodes(fs *vfs.FS) map[uint64]*vfs.Inode {
-	m := map[uint64]*vfs.Inode{}
-	_ = walk(fs.Root(), "/", func(p string, ino *vfs.Inode) error {
-		m[ino.Ino()] = ino
-		return nil
-	})
-	return m
-}
-
 // changedSince reports whether the crash point has changes in flight to ino
 // (data, allocation, size) or, when path is set, namespace changes at path, made
 // after seq.
 func (s *State) changedSince(ino uint64, path string, seq uint64) bool {
-	for _, p := range s.x.pend {
-		if p.Seq <= seq {
-			continue
-		}
-		switch p.Kind {
-		case vfs.PendingMeta:
-			if path != "" && (p.Path == path || p.To == path) {
-				return true
-			}
-		case vfs.PendingAttr:
-		default:
-			if p.Ino == ino {
-				return true
-			}
-		}
-	}
-	return false
+	return s.x.dataSeq[ino] > seq || path != "" && s.x.metaSeq[path] > seq
 }
 
 // Durability checks that every byte a sync acknowledged (fsync, fdatasync,
@@ -156,7 +144,7 @@ func (Durability) Name() string { return "durability" }
 func (Durability) Check(s *State) []Finding {
 	e := s.e
 	var out []Finding
-	byIno := inodes(s.FS)
+	byIno := s.byIno
 	inos := make([]uint64, 0, len(e.promises))
 	for ino := range e.promises {
 		inos = append(inos, ino)

@@ -37,15 +37,16 @@ func (o Op) String() string {
 
 // callInfo is what the explorer learns of a call before it runs.
 type callInfo struct {
-	name    string
-	path    string
-	ino     *vfs.Inode // the fd's (or path's) inode, when there is one
-	sync    syncKind
-	stdout  bool
-	write   bool // data write (buffered unless O_SYNC/O_DSYNC)
-	rename  *renameInfo
-	closing bool // close of the last fd: auto_da_alloc's release
-	truncTo bool // truncate to zero (ftruncate/truncate 0, open O_TRUNC, creat)
+	name     string
+	path     string
+	ino      *vfs.Inode // the fd's (or path's) inode, when there is one
+	sync     syncKind
+	inFlight bool // the synced inode had changes in flight (ext4 then commits the running transaction)
+	stdout   bool
+	write    bool // data write (buffered unless O_SYNC/O_DSYNC)
+	rename   *renameInfo
+	closing  bool // close of the last fd: auto_da_alloc's release
+	truncTo  bool // truncate to zero (ftruncate/truncate 0, open O_TRUNC, creat)
 }
 
 type syncKind uint8

@@ -74,7 +74,7 @@ type causeOp struct {
 
 // buildAndCheck builds the state cur describes and returns its verdict (run now
 // or queued), or nil when the state was not built.
-func (e *Explorer) buildAndCheck(x *point, cur []choice, name string, _ bool) *verdict {
+func (e *Explorer) buildAndCheck(x *point, cur []choice, name string) *verdict {
 	crashed, err := e.fs.CrashWith(e.survivals(x, cur))
 	if err != nil {
 		panic(err) // the list is the one Pending returned under the same lock
@@ -84,14 +84,15 @@ func (e *Explorer) buildAndCheck(x *point, cur []choice, name string, _ bool) *v
 			_ = crashed.Root().Unlink(x.replaceOf[k].dst)
 		}
 	}
-	key := verdictKey{h: e.hashState(crashed, x), expect: e.expect}
+	byIno := map[uint64]*vfs.Inode{}
+	key := verdictKey{h: e.hashState(crashed, x, cur, byIno), expect: e.expect}
 	if v := e.verdicts[key]; v != nil {
 		return v
 	}
 	v := &verdict{}
 	e.verdicts[key] = v
 	e.rep.DistinctStates++
-	s := &State{FS: crashed, Stdout: slices.Clone(e.stdout), Point: x.op, Name: name, e: e, x: x}
+	s := &State{FS: crashed, Stdout: slices.Clone(e.stdout), Point: x.op, Name: name, e: e, x: x, byIno: byIno}
 	if e.onState != nil {
 		e.onState(s, nil)
 	}
@@ -136,8 +137,8 @@ func (e *Explorer) buildAndCheck(x *point, cur []choice, name string, _ bool) *v
 }
 
 // attribute records that model m reaches the state cur, whose verdict is v.
-func (e *Explorer) attribute(v *verdict, x *point, m *Model, cur []choice) {
-	sb := sub{model: m.Name, point: x.op, name: x.seen[string(cur)]}
+func (e *Explorer) attribute(v *verdict, x *point, m *Model, cur []choice, name string) {
+	sb := sub{model: m.Name, point: x.op, name: name}
 	for k, c := range cur {
 		if c != keep {
 			sb.cause = append(sb.cause, causeOp{verb: c.verb(), op: x.units[k].op, unit: &x.units[k]})

@@ -57,8 +57,12 @@ type point struct {
 	op    Op
 	// replace records of the renames still in flight, by unit
 	replaceOf map[int]*replaceRec
-	seen      map[string]string // closed choice vector → state name already built
+	seen      map[string]*seenState // closed choice vector → the state built for it
 	inos      map[uint64]bool   // the inodes with data, allocation or size changes in flight
+	unitsOf   map[uint64][]int  // their units
+	dataSeq   map[uint64]uint64 // inode → latest data, allocation or size change in flight
+	metaSeq   map[string]uint64 // path → latest namespace change in flight naming it
+	dataHash  map[string]uint64 // inode and its units' choices → hash of its data
 }
 
 func (e *Explorer) units(pend []vfs.Pending) []unit {
@@ -97,11 +101,24 @@ func (e *Explorer) units(pend []vfs.Pending) []unit {
 // point explores the crash point the last recorded op ends.
 func (e *Explorer) point() {
 	pend := e.fs.Pending()
-	e.lastPend = pend
-	x := &point{pend: pend, units: e.units(pend), op: e.ops[len(e.ops)-1], seen: map[string]string{}, replaceOf: map[int]*replaceRec{}, inos: map[uint64]bool{}}
+	x := &point{pend: pend, units: e.units(pend), op: e.ops[len(e.ops)-1], seen: map[string]*seenState{}, replaceOf: map[int]*replaceRec{}, inos: map[uint64]bool{}}
+	x.unitsOf, x.dataSeq, x.metaSeq, x.dataHash = map[uint64][]int{}, map[uint64]uint64{}, map[string]uint64{}, map[string]uint64{}
 	for _, p := range pend {
-		if p.Kind != vfs.PendingAttr && p.Kind != vfs.PendingMeta {
+		switch p.Kind {
+		case vfs.PendingAttr:
+		case vfs.PendingMeta:
+			x.metaSeq[p.Path] = max(x.metaSeq[p.Path], p.Seq)
+			if p.To != "" {
+				x.metaSeq[p.To] = max(x.metaSeq[p.To], p.Seq)
+			}
+		default:
 			x.inos[p.Ino] = true
+			x.dataSeq[p.Ino] = max(x.dataSeq[p.Ino], p.Seq)
+		}
+	}
+	for k := range x.units {
+		if u := &x.units[k]; x.inos[u.ino] && u.kind != vfs.PendingMeta && u.kind != vfs.PendingAttr {
+			x.unitsOf[u.ino] = append(x.unitsOf[u.ino], k)
 		}
 	}
 	for k := range e.replaces {
@@ -219,8 +236,8 @@ func (e *Explorer) close(x *point, m *Model, cur []choice, forced []bool) {
 	whole := func(k int) bool { return cur[k] == keep }
 	// dataKept: the data of ino written by calls up to op survives whole
 	dataKept := func(ino uint64, op int) bool {
-		for k := range us {
-			if us[k].data && us[k].ino == ino && us[k].op <= op && !whole(k) {
+		for _, k := range x.unitsOf[ino] {
+			if us[k].data && us[k].op <= op && !whole(k) {
 				return false
 			}
 		}
@@ -302,26 +319,31 @@ func (e *Explorer) close(x *point, m *Model, cur []choice, forced []bool) {
 	}
 }
 
-// emit builds, deduplicates and checks the state cur describes.
+// seenState is a state (a closed choice vector) already met at a point.
+type seenState struct {
+	name string
+	v    *verdict // nil: another shard's
+}
+
+// emit builds, deduplicates and checks the state cur describes, and attributes
+// its verdict to model m.
 func (e *Explorer) emit(x *point, m *Model, orig []choice, forced []bool, label string) {
 	cur := append([]choice(nil), orig...)
 	e.close(x, m, cur, forced)
 	e.rep.States++
 	key := string(cur)
-	name, ok := x.seen[key]
+	st, ok := x.seen[key]
 	if !ok {
-		name = e.stateName(x, cur, label)
-		x.seen[key] = name
+		st = &seenState{name: e.stateName(x, cur, label)}
+		x.seen[key] = st
+		e.stateNo++
+		if e.opts.Shards <= 1 || (e.stateNo-1)%e.opts.Shards == e.opts.Shard {
+			st.v = e.buildAndCheck(x, cur, st.name)
+		}
 	}
-	e.stateNo++
-	if e.opts.Shards > 1 && (e.stateNo-1)%e.opts.Shards != e.opts.Shard {
-		return
+	if st.v != nil {
+		e.attribute(st.v, x, m, cur, st.name)
 	}
-	v := e.buildAndCheck(x, cur, name, ok)
-	if v == nil {
-		return
-	}
-	e.attribute(v, x, m, cur)
 }
 
 // stateName is a stable name for a state: the crash point and its deviations.

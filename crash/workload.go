@@ -160,6 +160,7 @@ func (f *aferoFile) writeInfo() callInfo {
 	ci.write = true
 	if f.sync {
 		ci.sync = syncFile
+		ci.inFlight = true
 	}
 	return ci
 }
@@ -185,6 +186,7 @@ func (f *aferoFile) Truncate(size int64) error {
 func (f *aferoFile) Sync() error {
 	ci := f.info("Sync")
 	ci.sync = syncFile
+	ci.inFlight = ci.ino != nil && ci.ino.InFlight()
 	return f.e.step(ci, f.File.Sync)
 }
 

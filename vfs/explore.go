@@ -40,3 +40,22 @@ func (fs *FS) Settle(i *Inode) {
 	}
 	i.pend.sizeSeq, i.pend.attrSeq = 0, 0
 }
+
+// InFlight reports whether i has changes not yet durable: dirty or
+// device-cached data, allocation, size or attribute changes, or a namespace
+// operation naming it.
+func (i *Inode) InFlight() bool {
+	fs := i.fs
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	p := &i.pend
+	if len(p.dirty) > 0 || len(p.ranges) > 0 || len(p.dev) > 0 || p.sizeSeq != 0 || p.attrSeq != 0 {
+		return true
+	}
+	for _, op := range fs.metaLog {
+		if op.node == i || op.node2 == i {
+			return true
+		}
+	}
+	return false
+}
