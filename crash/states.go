@@ -58,11 +58,11 @@ type point struct {
 	// replace records of the renames still in flight, by unit
 	replaceOf map[int]*replaceRec
 	seen      map[string]*seenState // closed choice vector → the state built for it
-	inos      map[uint64]bool   // the inodes with data, allocation or size changes in flight
-	unitsOf   map[uint64][]int  // their units
-	dataSeq   map[uint64]uint64 // inode → latest data, allocation or size change in flight
-	metaSeq   map[string]uint64 // path → latest namespace change in flight naming it
-	dataHash  map[string]uint64 // inode and its units' choices → hash of its data
+	inos      map[uint64]bool       // the inodes with data, allocation or size changes in flight
+	unitsOf   map[uint64][]int      // their units
+	dataSeq   map[uint64]uint64     // inode → latest data, allocation or size change in flight
+	metaSeq   map[string]uint64     // path → latest namespace change in flight naming it
+	dataHash  map[string]uint64     // inode and its units' choices → hash of its data
 }
 
 func (e *Explorer) units(pend []vfs.Pending) []unit {
