@@ -5,10 +5,11 @@ import (
 	"context"
 	"fmt"
 	"hash/maphash"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"iosim/vfs"
@@ -145,12 +146,7 @@ func (Durability) Check(s *State) []Finding {
 	e := s.e
 	var out []Finding
 	byIno := s.byIno
-	inos := make([]uint64, 0, len(e.promises))
-	for ino := range e.promises {
-		inos = append(inos, ino)
-	}
-	sort.Slice(inos, func(a, b int) bool { return inos[a] < inos[b] })
-	for _, id := range inos {
+	for _, id := range slices.Sorted(maps.Keys(e.promises)) {
 		got := byIno[id]
 		if got == nil {
 			continue // the name was never promised
@@ -168,12 +164,7 @@ func (Durability) Check(s *State) []Finding {
 			}
 		}
 	}
-	names := make([]string, 0, len(e.names))
-	for n := range e.names {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(e.names)) {
 		p := e.names[n]
 		if s.changedSince(0, n, p.seq) {
 			continue
@@ -268,13 +259,8 @@ func (Fsck) Check(s *State) []Finding {
 	if err != nil {
 		return []Finding{{Kind: "fsck", Message: err.Error()}}
 	}
-	ids := make([]uint64, 0, len(names))
-	for id := range names {
-		ids = append(ids, id)
-	}
-	sort.Slice(ids, func(a, b int) bool { return ids[a] < ids[b] })
 	var out []Finding
-	for _, id := range ids {
+	for _, id := range slices.Sorted(maps.Keys(names)) {
 		if names[id] != nlink[id] {
 			out = append(out, Finding{Kind: "fsck", Path: paths[id], Message: fmt.Sprintf("link count %d, %d names", nlink[id], names[id])})
 		}

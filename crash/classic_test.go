@@ -53,7 +53,9 @@ var configCheck = CheckFunc{ID: "app", F: func(s *State) []Finding {
 	return out
 }}
 
-func unsafeUpdate(env *Env) error {
+// writeTemp writes the new config to /data/config.tmp (fsynced when sync is
+// set) and renames it over /data/config.
+func writeTemp(env *Env, sync bool) error {
 	p := env.Proc
 	fd, err := p.Open("/data/config.tmp", unix.O_WRONLY|unix.O_CREAT|unix.O_TRUNC, 0o644)
 	if err != nil {
@@ -62,10 +64,20 @@ func unsafeUpdate(env *Env) error {
 	if _, err := p.Write(fd, newConfig); err != nil {
 		return err
 	}
+	if sync {
+		if err := p.Fsync(fd); err != nil {
+			return err
+		}
+	}
 	if err := p.Close(fd); err != nil {
 		return err
 	}
-	if err := p.Rename("/data/config.tmp", "/data/config"); err != nil {
+	return p.Rename("/data/config.tmp", "/data/config")
+}
+
+func unsafeUpdate(env *Env) error {
+	p := env.Proc
+	if err := writeTemp(env, false); err != nil {
 		return err
 	}
 	if _, err := p.Write(1, []byte("Updated\n")); err != nil {
@@ -79,20 +91,7 @@ func unsafeUpdate(env *Env) error {
 
 func safeUpdate(env *Env) error {
 	p := env.Proc
-	fd, err := p.Open("/data/config.tmp", unix.O_WRONLY|unix.O_CREAT|unix.O_TRUNC, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := p.Write(fd, newConfig); err != nil {
-		return err
-	}
-	if err := p.Fsync(fd); err != nil {
-		return err
-	}
-	if err := p.Close(fd); err != nil {
-		return err
-	}
-	if err := p.Rename("/data/config.tmp", "/data/config"); err != nil {
+	if err := writeTemp(env, true); err != nil {
 		return err
 	}
 	dir, err := p.Open("/data", unix.O_RDONLY|unix.O_DIRECTORY, 0)

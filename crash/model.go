@@ -36,6 +36,9 @@ type Model struct {
 	// splitRename: a rename over an existing file may persist as the removal of
 	// the destination alone.
 	splitRename bool
+	// dataJournal: data goes through the journal with the metadata, in call
+	// order, and is never torn (no delayed allocation either).
+	dataJournal bool
 }
 
 // Sources cited by the rules.
@@ -49,6 +52,7 @@ const (
 	srcCommit    = "Documentation/filesystems/ext4.rst, commit=nrsec: \"sync all data and metadata every nrsec seconds\" (default 5): a commit may happen between any two calls"
 	srcDelalloc  = "Documentation/filesystems/ext4.rst, delalloc: blocks are allocated, and i_disksize moved, when the data is written back (fs/ext4/inode.c mpage_map_and_submit_extent)"
 	srcAutoDa    = "Documentation/filesystems/ext4.rst, auto_da_alloc: \"replace-via-rename and replace-via-truncate ... the allocation of any delayed allocation blocks are forced such that the new file's blocks ... are allocated ... before the rename() operation is committed\" (fs/ext4/namei.c ext4_rename, fs/ext4/file.c ext4_release_file)"
+	srcExt4DJ    = "Documentation/filesystems/ext4.rst, data=journal: \"All data are committed into the journal prior to being written into the main file system.\" and: \"delalloc ... is not supported with data=journal\" (fs/ext4/super.c)"
 	srcALICEAPM  = "ALICE (Pillai et al., OSDI'14) §4.1 and alicedefaultfs.py: operations between two sync barriers persist in any order; appends may persist as a size change over garbage or zeros; writes split in parts"
 	srcALICESplt = "alicedefaultfs.py (rename = delete destination entry, delete source entry, create destination entry; each may persist alone)"
 )
@@ -89,6 +93,16 @@ var models = []*Model{
 			{"auto_da_alloc still allocates the blocks (the size commits with the rename) but does not wait for the data", srcAutoDa},
 		},
 		journal: true, autoDaAlloc: true,
+	},
+	{
+		Name: "ext4-journal",
+		Doc:  "ext4 with data=journal: data and metadata journalled together, in order",
+		Rules: []Rule{
+			{"every change, data included, commits in call order, a whole call at a time; a commit may happen between any two calls", srcExt4DJ},
+			{"fsync of a file with changes in flight commits every change made before it", srcJBD2},
+			{"a journalled block is written whole: no torn data", srcExt4DJ},
+		},
+		journal: true, dataJournal: true,
 	},
 	{
 		Name: "alice",

@@ -21,9 +21,10 @@ type unit struct {
 	meta  vfs.Pending
 }
 
-// journalled reports whether u is metadata that commits with the running
-// transaction (not a delayed-allocation size change, which commits at writeback).
-func (u *unit) journalled() bool { return !u.data && !u.lazy }
+// journalled reports whether u commits with the running transaction under m:
+// metadata other than a delayed-allocation size change (which commits at
+// writeback), and with data journalling everything.
+func (u *unit) journalled(m *Model) bool { return m.dataJournal || !u.data && !u.lazy }
 
 // choice is what a state does with a unit.
 type choice uint8
@@ -89,7 +90,7 @@ func (e *Explorer) units(pend []vfs.Pending) []unit {
 			j = len(us)
 			idx[kk] = j
 			u := unit{op: op, kind: kind, ino: p.Ino, data: kind == vfs.PendingWrite, meta: p}
-			u.lazy = kind == vfs.PendingSize && op >= 0 && e.ops[op].write
+			u.lazy = kind == vfs.PendingSize && op >= 0 && e.ops[op].write // ignored by dataJournal models
 			us = append(us, u)
 		}
 		us[j].items = append(us[j].items, k)
@@ -146,7 +147,7 @@ func (e *Explorer) exploreModel(x *point, m *Model) {
 		u := &x.units[k]
 		// op < 0: changes no recorded call made (the atime the explorer's own
 		// reads touch): kept, as they are no part of the program's history
-		forced[k] = u.op < 0 || m.journal && u.journalled() && u.seq <= e.horizon
+		forced[k] = u.op < 0 || m.journal && u.journalled(m) && u.seq <= e.horizon
 	}
 	base := make([]choice, n)
 	e.emit(x, m, base, forced, "all")
@@ -209,7 +210,7 @@ func modelIndex(m *Model) int {
 func (e *Explorer) variants(x *point, m *Model, k int) []choice {
 	u := &x.units[k]
 	vs := []choice{drop}
-	if u.data {
+	if u.data && !m.dataJournal {
 		if e.fs.BlockSize() > vfs.SectorSize {
 			vs = append(vs, tornH)
 		}
@@ -254,13 +255,13 @@ func (e *Explorer) close(x *point, m *Model, cur []choice, forced []bool) {
 		if m.journal {
 			cut := -2 // the first call whose journalled change is lost
 			for k := range us {
-				if us[k].journalled() && cur[k] != keep && (cut == -2 || us[k].op < cut) {
+				if us[k].journalled(m) && cur[k] != keep && (cut == -2 || us[k].op < cut) {
 					cut = us[k].op
 				}
 			}
 			if cut != -2 {
 				for k := range us {
-					if !us[k].data && us[k].op >= cut && cur[k] == keep {
+					if (m.dataJournal || !us[k].data) && us[k].op >= cut && cur[k] == keep {
 						set(k, drop)
 					}
 				}
@@ -291,7 +292,7 @@ func (e *Explorer) close(x *point, m *Model, cur []choice, forced []bool) {
 			for _, tc := range e.truncCloses {
 				later := false
 				for k := range us {
-					if us[k].journalled() && us[k].op > tc.op && cur[k] == keep {
+					if us[k].journalled(m) && us[k].op > tc.op && cur[k] == keep {
 						later = true
 					}
 				}
@@ -300,7 +301,7 @@ func (e *Explorer) close(x *point, m *Model, cur []choice, forced []bool) {
 				}
 				if m.orderedData && !dataKept(tc.ino, tc.op) {
 					for k := range us {
-						if us[k].journalled() && us[k].op > tc.op {
+						if us[k].journalled(m) && us[k].op > tc.op {
 							set(k, drop)
 						}
 					}
