@@ -201,6 +201,15 @@ func (e *Explorer) Syscall(c sim.Call) sim.Result {
 	seq0 := e.fs.Seq()
 	res := e.next.Syscall(c)
 	seq1 := e.fs.Seq()
+	if ci.file != nil && res.Errno == 0 {
+		// an O_SYNC/O_DSYNC write acknowledges the bytes it wrote
+		ci.n = res.Ret
+		if c.Nr == sim.SYS_PWRITE64 || c.Nr == sim.SYS_PWRITEV || c.Nr == sim.SYS_PWRITEV2 && c.Args[3] >= 0 {
+			ci.off = c.Args[3]
+		} else {
+			ci.off = ci.file.Offset() - res.Ret
+		}
+	}
 	if ci.stdout && res.Errno == 0 {
 		e.announce(stdoutBytes(&c, res.Ret))
 	}
@@ -272,6 +281,10 @@ func (e *Explorer) promise(ci callInfo, op Op) {
 		delete(e.dataHash, ci.ino.Ino())
 		if ci.ino.IsDir() {
 			e.promiseNames(ci.ino, op)
+		} else if ci.ino.IsRegular() && ci.file != nil {
+			b := make([]byte, ci.n)
+			n, _ := ci.ino.ReadAt(b, ci.off)
+			e.promises[ci.ino.Ino()] = append(e.promises[ci.ino.Ino()], dataPromise{off: ci.off, data: b[:n], seq: op.seq1, op: op.Index})
 		} else if ci.ino.IsRegular() {
 			e.promises[ci.ino.Ino()] = []dataPromise{{data: readAll(ci.ino), seq: op.seq1, op: op.Index}}
 		}

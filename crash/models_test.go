@@ -115,3 +115,45 @@ func TestDurabilityOfNames(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, rep.Vulnerabilities)
 }
+
+// An O_DSYNC write promises the bytes it wrote, not the rest of the file:
+// losing an earlier buffered write elsewhere in the file is no durability
+// failure, losing the O_DSYNC bytes (a writeback fault) is.
+func TestDurabilityOfDsyncWrites(t *testing.T) {
+	workload := func(env *Env) error {
+		fd, err := openW(env, "/f", 0)
+		if err != nil {
+			return err
+		}
+		if _, err := env.Proc.Pwrite(fd, fill('b', 4096), 0); err != nil {
+			return err
+		}
+		sfd, err := openW(env, "/f", unix.O_DSYNC)
+		if err != nil {
+			return err
+		}
+		_, err = env.Proc.Pwrite(sfd, fill('c', 4096), 8192)
+		return err
+	}
+	setup := func(fs *vfs.FS) error { return writeFile(fs, "/f", fill('a', 16384)) }
+	rep, err := ExploreFunc(Options{}, setup, workload)
+	require.NoError(t, err)
+	require.Empty(t, rep.Vulnerabilities)
+
+	rules, err := vfs.ParseRules(1, "op=writeback,path=/f,nth=1,err=EIO")
+	require.NoError(t, err)
+	rep, err = ExploreFunc(Options{}, setup, func(env *Env) error {
+		env.FS.SetInjector(rules)
+		fd, err := openW(env, "/f", unix.O_DSYNC)
+		if err != nil {
+			return err
+		}
+		_, err = env.Proc.Pwrite(fd, fill('c', 4096), 8192)
+		require.Equal(t, unix.EIO, err)
+		// the retried write succeeds: its bytes are promised again
+		_, err = env.Proc.Pwrite(fd, fill('c', 4096), 8192)
+		return err
+	})
+	require.NoError(t, err)
+	require.Empty(t, rep.Vulnerabilities, "the retried O_DSYNC write made its bytes durable")
+}

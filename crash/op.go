@@ -41,7 +41,10 @@ type callInfo struct {
 	path     string
 	ino      *vfs.Inode // the fd's (or path's) inode, when there is one
 	sync     syncKind
-	inFlight bool // the synced inode had changes in flight (ext4 then commits the running transaction)
+	inFlight bool      // the synced inode had changes in flight (ext4 then commits the running transaction)
+	file     *sim.File // an O_SYNC/O_DSYNC write's description
+	off      int64     // and where it wrote (set after the call)
+	n        int64
 	stdout   bool
 	write    bool // data write (buffered unless O_SYNC/O_DSYNC)
 	rename   *renameInfo
@@ -138,6 +141,7 @@ func inspect(c *sim.Call) callInfo {
 		ci.write = true
 		if f := t.File(int(c.Args[0])); f != nil && f.Flags()&syscall.O_DSYNC != 0 {
 			ci.sync = syncFile
+			ci.file = f
 		}
 	case sim.SYS_FSYNC, sim.SYS_FDATASYNC:
 		fdPath(c.Args[0])
@@ -181,11 +185,11 @@ func inspect(c *sim.Call) callInfo {
 			}
 		}
 		ci.rename, ci.path = r, r.src+" -> "+r.dst
+	case sim.SYS_FALLOCATE, sim.SYS_FCHMOD, sim.SYS_FCHOWN, sim.SYS_FSETXATTR, sim.SYS_FREMOVEXATTR:
+		fdPath(c.Args[0])
 	default:
 		if c.Path != "" {
 			ci.path = absPath(t, pathDirfd(c), c.Path)
-		} else if c.Nr != sim.SYS_READ && c.Nr != sim.SYS_PREAD64 {
-			fdPath(c.Args[0])
 		}
 	}
 	return ci

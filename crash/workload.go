@@ -159,8 +159,9 @@ func (f *aferoFile) writeInfo() callInfo {
 	ci := f.info("Write")
 	ci.write = true
 	if f.sync {
-		ci.sync = syncFile
-		ci.inFlight = true
+		// an O_SYNC write through afero commits (ext4's journal); the bytes it
+		// acknowledged are not recorded as a promise
+		ci.sync = syncCommit
 	}
 	return ci
 }
