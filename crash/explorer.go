@@ -369,9 +369,6 @@ func (e *Explorer) Finish() *Report {
 	return e.report()
 }
 
-// Stdout returns what the program wrote to its standard output so far.
-func (e *Explorer) Stdout() []byte { return e.stdout }
-
 var _ io.Writer = stdoutWriter{}
 
 // stdoutWriter is a Go workload's standard output.

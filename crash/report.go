@@ -26,6 +26,9 @@ type Report struct {
 	ByKind          map[string]int   `json:"vulnerabilities_by_kind"`
 	Vulnerabilities []*Vulnerability `json:"vulnerabilities"`
 	Shard           string           `json:"shard,omitempty"`
+	// Unbuilt counts states vfs could not build because what was in flight
+	// changed under the explorer (calls made outside the explored seam).
+	Unbuilt int `json:"unbuilt,omitempty"`
 }
 
 // Vulnerability is a group of failing states with one cause: the calls whose
@@ -77,7 +80,10 @@ type causeOp struct {
 func (e *Explorer) buildAndCheck(x *point, cur []choice, name string) *verdict {
 	crashed, err := e.fs.CrashWith(e.survivals(x, cur))
 	if err != nil {
-		panic(err) // the list is the one Pending returned under the same lock
+		// the pending list changed since the point was taken: only another
+		// thread of the program, outside the explored calls, could do that
+		e.rep.Unbuilt++
+		return nil
 	}
 	for k, c := range cur {
 		if c == splitRn {
@@ -93,9 +99,6 @@ func (e *Explorer) buildAndCheck(x *point, cur []choice, name string) *verdict {
 	e.verdicts[key] = v
 	e.rep.DistinctStates++
 	s := &State{FS: crashed, Stdout: slices.Clone(e.stdout), Point: x.op, Name: name, e: e, x: x, byIno: byIno}
-	if e.onState != nil {
-		e.onState(s, nil)
-	}
 	var serial, parallel []Checker
 	for _, c := range e.opts.Checkers {
 		if _, ok := c.(ParallelChecker); ok {
