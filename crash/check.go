@@ -135,7 +135,8 @@ func (s *State) changedSince(ino uint64, path string, seq uint64) bool {
 }
 
 // Durability checks that every byte a sync acknowledged (fsync, fdatasync,
-// sync, syncfs, an O_SYNC or O_DSYNC write) reads back, in whichever file still
+// sync, syncfs, an O_SYNC or O_DSYNC write, the completion of an AIO fsync or
+// fdsync) reads back, in whichever file still
 // has that inode, unless changed since; and that every name a synced directory
 // (or sync) made durable names the same inode, unless changed since.
 type Durability struct{}

@@ -52,7 +52,8 @@
 // # Limits
 //
 // The explorer keeps every recorded call and every distinct state's verdict:
-// memory grows with the trace. Promises of msync(MS_SYNC) and of AIO fsync
-// completions are not recorded (msync commits the journal for the ext4
-// models); Go workloads' process exits are not seen.
+// memory grows with the trace. Promises of msync(MS_SYNC) are not recorded
+// (msync commits the journal for the ext4 models); an O_SYNC write through the
+// afero face commits without a promise; Go workloads' process exits are not
+// seen.
 package crash

@@ -103,6 +103,8 @@ type Explorer struct {
 	// what the program was promised
 	horizon     uint64 // journal models: metadata with Seq <= horizon is committed
 	promises    map[uint64][]dataPromise
+	aioSync     map[[2]uint64]aioSync // (context, iocb number) → an fsync iocb submitted
+	aioCount    map[uint64]uint64     // context → iocbs submitted
 	names       map[string]namePromise
 	replaces    []replaceRec
 	truncCloses []truncClose
@@ -145,6 +147,45 @@ type replaceRec struct {
 	newIndex int
 }
 
+// aioSync is an fsync or fdsync iocb, done at submission (as the model runs
+// it) and acknowledged by its completion event.
+type aioSync struct {
+	ino  uint64
+	data []byte
+	seq  uint64
+}
+
+// aioDone follows io_submit (the model numbers a context's iocbs from 1 in
+// submission order, as IoEvent.Obj says) and io_getevents: a completion of an
+// fsync iocb with result 0 promises the file's content as the fsync found it.
+func (e *Explorer) aioDone(c *sim.Call, ci callInfo, ret int64) (acked bool) {
+	ctx := uint64(c.Args[0])
+	if ci.events {
+		evs, _ := c.Obj.([]sim.IoEvent)
+		for _, ev := range evs[:min(int(ret), len(evs))] {
+			k := [2]uint64{ctx, ev.Obj}
+			if a, ok := e.aioSync[k]; ok {
+				delete(e.aioSync, k)
+				if ev.Res == 0 {
+					// op: the crash point this call makes (after appends it)
+					e.promises[a.ino] = []dataPromise{{data: a.data, seq: a.seq, op: len(e.ops)}}
+					e.expect++
+					acked = true
+				}
+			}
+		}
+		return acked
+	}
+	for k, ino := range ci.aio[:min(int(ret), len(ci.aio))] {
+		n := e.aioCount[ctx] + uint64(k) + 1
+		if ino != nil && ino.IsRegular() {
+			e.aioSync[[2]uint64{ctx, n}] = aioSync{ino: ino.Ino(), data: readAll(ino), seq: e.fs.Seq()}
+		}
+	}
+	e.aioCount[ctx] += uint64(max(ret, 0))
+	return false
+}
+
 type truncClose struct {
 	ino uint64
 	op  int // the close
@@ -165,7 +206,7 @@ func NewExplorer(fs *vfs.FS, next sim.Handler, opts Options) *Explorer {
 		opts.Jobs = 1
 	}
 	e := &Explorer{fs: fs, next: next, opts: opts, promises: map[uint64][]dataPromise{}, names: map[string]namePromise{},
-		truncated: map[uint64]bool{}, hseed: maphash.MakeSeed(), dataHash: map[uint64]uint64{}, verdicts: map[verdictKey]*verdict{}, vulns: map[string]*Vulnerability{}, start: time.Now()}
+		truncated: map[uint64]bool{}, aioSync: map[[2]uint64]aioSync{}, aioCount: map[uint64]uint64{}, hseed: maphash.MakeSeed(), dataHash: map[uint64]uint64{}, verdicts: map[verdictKey]*verdict{}, vulns: map[string]*Vulnerability{}, start: time.Now()}
 	for _, m := range opts.Models {
 		e.rep.Models = append(e.rep.Models, m.Name)
 	}
@@ -210,6 +251,9 @@ func (e *Explorer) Syscall(c sim.Call) sim.Result {
 			ci.off = ci.file.Offset() - res.Ret
 		}
 	}
+	if res.Errno == 0 && (ci.aio != nil || ci.events) {
+		ci.acked = e.aioDone(&c, ci, res.Ret)
+	}
 	if ci.stdout && res.Errno == 0 {
 		e.announce(stdoutBytes(&c, res.Ret))
 	}
@@ -244,7 +288,7 @@ func (e *Explorer) after(ci callInfo, ok bool, seq0, seq1 uint64) {
 	}
 	// the close of a file truncated to zero starts its writeback (auto_da_alloc)
 	daClose := ok && ci.closing && ci.ino != nil && e.truncated[ci.ino.Ino()]
-	changed := seq1 != seq0 || ci.stdout || (ok && ci.sync != syncNone) || daClose
+	changed := seq1 != seq0 || ci.stdout || (ok && ci.sync != syncNone) || daClose || ci.acked
 	if !changed && !e.opts.EveryCall {
 		return
 	}

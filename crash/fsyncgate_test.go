@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
+	"iosim/sim"
 	"iosim/vfs"
 )
 
@@ -67,4 +68,51 @@ func TestFsyncgate(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, rep.Vulnerabilities)
 	require.True(t, strings.Contains(strings.Join(rep.Models, ","), "ext4-ordered"))
+}
+
+// The same through Linux AIO: an IOCB_CMD_FSYNC completion with result 0
+// acknowledges the data, and after a writeback error the retried one lies.
+func TestFsyncgateAIO(t *testing.T) {
+	checkpointAIO := func(env *Env) error {
+		p := env.Proc
+		fd, err := p.Open("/pg/base/1", unix.O_RDWR, 0)
+		if err != nil {
+			return err
+		}
+		if _, err := p.Pwrite(fd, fill('b', 8192), 0); err != nil {
+			return err
+		}
+		ctx, err := p.IoSetup(4)
+		if err != nil {
+			return err
+		}
+		evs := make([]sim.IoEvent, 1)
+		for try := 0; try < 3; try++ {
+			if _, err := p.IoSubmit(ctx, []*sim.Iocb{{Opcode: sim.IOCB_CMD_FSYNC, Fd: uint32(fd)}}); err != nil {
+				return err
+			}
+			if _, err := p.IoGetevents(ctx, 1, 1, evs, nil); err != nil {
+				return err
+			}
+			if evs[0].Res == 0 {
+				break
+			}
+		}
+		_, err = p.Write(1, []byte("checkpoint complete\n"))
+		return err
+	}
+	rules, err := vfs.ParseRules(1, "op=writeback,path=/pg/base/1,nth=1,err=EIO")
+	require.NoError(t, err)
+	rep, err := ExploreFunc(Options{}, pgSetup, func(env *Env) error {
+		env.FS.SetInjector(rules)
+		return checkpointAIO(env)
+	})
+	require.NoError(t, err)
+	require.Len(t, rep.Vulnerabilities, 1)
+	require.Equal(t, "durability", rep.Vulnerabilities[0].Kind)
+	require.Contains(t, rep.Vulnerabilities[0].Message, "io_getevents")
+
+	rep, err = ExploreFunc(Options{}, pgSetup, checkpointAIO)
+	require.NoError(t, err)
+	require.Empty(t, rep.Vulnerabilities)
 }

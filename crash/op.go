@@ -45,6 +45,9 @@ type callInfo struct {
 	file     *sim.File // an O_SYNC/O_DSYNC write's description
 	off      int64     // and where it wrote (set after the call)
 	n        int64
+	aio      []*vfs.Inode // io_submit: per iocb, the inode an fsync/fdsync iocb syncs
+	events   bool         // io_getevents: completions acknowledge what they did
+	acked    bool         // an AIO fsync completion acknowledged a file (set after the call)
 	stdout   bool
 	write    bool // data write (buffered unless O_SYNC/O_DSYNC)
 	rename   *renameInfo
@@ -150,6 +153,19 @@ func inspect(c *sim.Call) callInfo {
 		ci.sync = syncAll
 	case sim.SYS_MSYNC, sim.SYS_SYNC_FILE_RANGE:
 		ci.sync = syncCommit
+	case sim.SYS_IO_SUBMIT:
+		if cbs, ok := c.Obj.([]*sim.Iocb); ok {
+			for _, cb := range cbs {
+				if cb != nil && (cb.Opcode == sim.IOCB_CMD_FSYNC || cb.Opcode == sim.IOCB_CMD_FDSYNC) {
+					ci.aio = append(ci.aio, fdInode(t, int64(cb.Fd)))
+					ci.sync = syncCommit // ext4 commits the running transaction
+				} else {
+					ci.aio = append(ci.aio, nil)
+				}
+			}
+		}
+	case sim.SYS_IO_GETEVENTS:
+		ci.events = true
 	case sim.SYS_FTRUNCATE:
 		fdPath(c.Args[0])
 		ci.truncTo = c.Args[1] == 0
