@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 
@@ -78,6 +79,12 @@ func cmdCrash(args []string, stdout, stderr io.Writer) int {
 		if b, ok := builtinCheckers[c]; ok {
 			copts.Checkers = append(copts.Checkers, b)
 			continue
+		}
+		if !strings.ContainsAny(c, " \t/") {
+			if _, err := exec.LookPath(c); err != nil {
+				fmt.Fprintf(stderr, "iosim crash: --checker %q: neither a built-in check (durability, atomic-replace, fsck) nor a command found in PATH\n", c)
+				return 2
+			}
 		}
 		if *workDir == "" {
 			fmt.Fprintf(stderr, "iosim crash: --checker %q is a command: it needs --workload-dir (the traced directory it checks)\n", c)

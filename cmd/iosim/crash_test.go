@@ -205,6 +205,8 @@ func TestCrashBadInput(t *testing.T) {
 		{[]string{"crash", "--shard", "3/3", crashData + "update.safe.strace"}},
 		{[]string{"crash", "--root", "nocolon", crashData + "update.safe.strace"}},
 		{[]string{"crash", "--checker", "true", crashData + "update.safe.strace"}},
+		{[]string{"crash", "--checker", "durabilty", crashData + "update.safe.strace"}},
+		{[]string{"crash", "--merge", crashData + "update.safe.strace"}},
 		{[]string{"crash"}},
 	} {
 		code, _, errOut := runCmd(c.args...)
