@@ -160,8 +160,7 @@ func (e *Explorer) attribute(v *verdict, x *point, m *Model, cur []choice, name 
 func (e *Explorer) record(v *verdict, sb sub) {
 	for _, f := range v.findings {
 		var sig []string
-		var lines []int
-		var opsText []string
+		lines, opsText := []int{}, []string{}
 		var cause []int
 		seen := map[string]bool{}
 		maxKept := -1
