@@ -49,17 +49,27 @@ func walk(dir *vfs.Inode, base string, fn func(p string, ino *vfs.Inode) error) 
 // sizes, data and symlink targets. The data of a file with nothing in flight at
 // the crash point is its durable content, the same in every state until a sync
 // changes it: its hash comes from e.dataHash.
-func (e *Explorer) hashState(fs *vfs.FS, x *point, cur []choice, byIno map[uint64]*vfs.Inode) uint64 {
+//
+// The same walk fills sc: what Durability and Fsck need of the namespace.
+func (e *Explorer) hashState(fs *vfs.FS, x *point, cur []choice, sc *scan) uint64 {
 	var h maphash.Hash
 	h.SetSeed(e.hseed)
 	var st vfs.Stat
-	_ = walk(fs.Root(), "/", func(p string, ino *vfs.Inode) error {
+	sc.err = walk(fs.Root(), "/", func(p string, ino *vfs.Inode) error {
 		ino.Stat(&st)
 		fmt.Fprintf(&h, "%s\x00%o\x00%d\x00", p, st.Mode, ino.Size())
+		if !ino.IsDir() {
+			id := ino.Ino()
+			if sc.names[id] == 0 {
+				sc.paths[id] = p
+			}
+			sc.names[id]++
+			sc.nlink[id] = ino.Nlink()
+		}
 		switch {
 		case ino.IsRegular():
 			id := ino.Ino()
-			byIno[id] = ino
+			sc.byIno[id] = ino
 			if x.inos[id] {
 				// its data depends on its own units' choices alone
 				key := make([]byte, 8, 8+len(x.unitsOf[id]))
@@ -71,7 +81,11 @@ func (e *Explorer) hashState(fs *vfs.FS, x *point, cur []choice, byIno map[uint6
 				}
 				d, ok := x.dataHash[string(key)]
 				if !ok {
-					d = e.hashData(ino)
+					var full bool
+					d, full = e.hashData(ino)
+					if !full {
+						return fmt.Errorf("%s: does not read to its size %d", p, ino.Size())
+					}
 					x.dataHash[string(key)] = d
 				}
 				writeUint(&h, d)
@@ -79,7 +93,7 @@ func (e *Explorer) hashState(fs *vfs.FS, x *point, cur []choice, byIno map[uint6
 			}
 			d, ok := e.dataHash[id]
 			if !ok {
-				d = e.hashData(ino)
+				d, _ = e.hashData(ino)
 				e.dataHash[id] = d
 			}
 			writeUint(&h, d)
@@ -100,15 +114,30 @@ func writeUint(h *maphash.Hash, v uint64) {
 	h.Write(b[:])
 }
 
-// hashData hashes ino's bytes, reading them in pieces.
-func (e *Explorer) hashData(ino *vfs.Inode) uint64 {
+// scan is what the hashing walk of a state found.
+type scan struct {
+	byIno map[uint64]*vfs.Inode // regular files
+	names map[uint64]uint32     // names of each non-directory
+	nlink map[uint64]uint32
+	paths map[uint64]string
+	err   error // the walk stopped: an entry that does not resolve, a short read
+}
+
+func newScan() *scan {
+	return &scan{byIno: map[uint64]*vfs.Inode{}, names: map[uint64]uint32{}, nlink: map[uint64]uint32{}, paths: map[uint64]string{}}
+}
+
+// hashData hashes ino's bytes, reading them in pieces; full reports whether
+// they read to its size.
+func (e *Explorer) hashData(ino *vfs.Inode) (sum uint64, full bool) {
 	var h maphash.Hash
 	h.SetSeed(e.hseed)
 	if e.buf == nil {
 		e.buf = make([]byte, 64<<10)
 	}
 	size := ino.Size()
-	for off := int64(0); off < size; {
+	off := int64(0)
+	for off < size {
 		n, _ := ino.ReadAt(e.buf[:min(int64(len(e.buf)), size-off)], off)
 		if n <= 0 {
 			break
@@ -116,7 +145,7 @@ func (e *Explorer) hashData(ino *vfs.Inode) uint64 {
 		h.Write(e.buf[:n])
 		off += int64(n)
 	}
-	return h.Sum64()
+	return h.Sum64(), off == size
 }
 
 // Forget drops what the explorer remembers of ino's durable content (call it
@@ -146,7 +175,7 @@ func (Durability) Name() string { return "durability" }
 func (Durability) Check(s *State) []Finding {
 	e := s.e
 	var out []Finding
-	byIno := s.byIno
+	byIno := s.scan.byIno
 	for _, id := range slices.Sorted(maps.Keys(e.promises)) {
 		got := byIno[id]
 		if got == nil {
@@ -230,40 +259,23 @@ func (AtomicReplace) Check(s *State) []Finding {
 	return out
 }
 
-// Fsck checks the structure of the crashed file system: every entry resolves
-// to the inode it names, every file with changes in flight at the crash point
-// reads to its size (the others hold their durable content), link counts match
-// the names found.
+// Fsck checks the structure of the crashed file system, as the walk that
+// hashes each state found it: every entry resolves to the inode it names,
+// every file with changes in flight at the crash point reads to its size (the
+// others hold their durable content), link counts match the names found.
 type Fsck struct{}
 
 func (Fsck) Name() string { return "fsck" }
 
 func (Fsck) Check(s *State) []Finding {
-	names := map[uint64]uint32{}
-	nlink := map[uint64]uint32{}
-	paths := map[uint64]string{}
-	err := walk(s.FS.Root(), "/", func(p string, ino *vfs.Inode) error {
-		if ino.IsDir() {
-			return nil
-		}
-		names[ino.Ino()]++
-		nlink[ino.Ino()] = ino.Nlink()
-		paths[ino.Ino()] = p
-		if ino.IsRegular() && s.x.inos[ino.Ino()] {
-			b := make([]byte, ino.Size())
-			if n, err := ino.ReadAt(b, 0); int64(n) != ino.Size() {
-				return fmt.Errorf("%s: reads %d of its %d bytes: %v", p, n, ino.Size(), err)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return []Finding{{Kind: "fsck", Message: err.Error()}}
+	sc := s.scan
+	if sc.err != nil {
+		return []Finding{{Kind: "fsck", Message: sc.err.Error()}}
 	}
 	var out []Finding
-	for _, id := range slices.Sorted(maps.Keys(names)) {
-		if names[id] != nlink[id] {
-			out = append(out, Finding{Kind: "fsck", Path: paths[id], Message: fmt.Sprintf("link count %d, %d names", nlink[id], names[id])})
+	for _, id := range slices.Sorted(maps.Keys(sc.names)) {
+		if sc.names[id] != sc.nlink[id] {
+			out = append(out, Finding{Kind: "fsck", Path: sc.paths[id], Message: fmt.Sprintf("link count %d, %d names", sc.nlink[id], sc.names[id])})
 		}
 	}
 	return out

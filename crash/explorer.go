@@ -78,9 +78,9 @@ type State struct {
 	// Name is a stable name of the state (crash point, model's choice).
 	Name string
 
-	e     *Explorer
-	x     *point
-	byIno map[uint64]*vfs.Inode // the regular files reachable in FS
+	e    *Explorer
+	x    *point
+	scan *scan // what hashing FS found of its namespace
 }
 
 // Explorer observes a program's calls, and at each crash point builds the crash

@@ -90,15 +90,15 @@ func (e *Explorer) buildAndCheck(x *point, cur []choice, name string) *verdict {
 			_ = crashed.Root().Unlink(x.replaceOf[k].dst)
 		}
 	}
-	byIno := map[uint64]*vfs.Inode{}
-	key := verdictKey{h: e.hashState(crashed, x, cur, byIno), expect: e.expect}
+	sc := newScan()
+	key := verdictKey{h: e.hashState(crashed, x, cur, sc), expect: e.expect}
 	if v := e.verdicts[key]; v != nil {
 		return v
 	}
 	v := &verdict{}
 	e.verdicts[key] = v
 	e.rep.DistinctStates++
-	s := &State{FS: crashed, Stdout: slices.Clone(e.stdout), Point: x.op, Name: name, e: e, x: x, byIno: byIno}
+	s := &State{FS: crashed, Stdout: slices.Clone(e.stdout), Point: x.op, Name: name, e: e, x: x, scan: sc}
 	var serial, parallel []Checker
 	for _, c := range e.opts.Checkers {
 		if _, ok := c.(ParallelChecker); ok {
