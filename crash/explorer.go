@@ -125,11 +125,22 @@ type Explorer struct {
 	onState  func(s *State, models []string) // crashtest's per-state hook
 }
 
+// dataPromise is what a sync acknowledged of a file: its whole content (size
+// and hash), or the bytes an O_SYNC/O_DSYNC write wrote at off.
 type dataPromise struct {
-	off  int64
-	data []byte
-	seq  uint64
-	op   int
+	whole bool
+	size  int64
+	sum   uint64
+	off   int64
+	data  []byte
+	seq   uint64
+	op    int
+}
+
+// wholeFile is the promise that ino reads back as it reads now.
+func (e *Explorer) wholeFile(ino *vfs.Inode, seq uint64, op int) dataPromise {
+	sum, _ := e.hashData(ino)
+	return dataPromise{whole: true, size: ino.Size(), sum: sum, seq: seq, op: op}
 }
 
 type namePromise struct {
@@ -150,9 +161,8 @@ type replaceRec struct {
 // aioSync is an fsync or fdsync iocb, done at submission (as the model runs
 // it) and acknowledged by its completion event.
 type aioSync struct {
-	ino  uint64
-	data []byte
-	seq  uint64
+	ino uint64
+	p   dataPromise
 }
 
 // aioDone follows io_submit (the model numbers a context's iocbs from 1 in
@@ -168,7 +178,8 @@ func (e *Explorer) aioDone(c *sim.Call, ci callInfo, ret int64) (acked bool) {
 				delete(e.aioSync, k)
 				if ev.Res == 0 {
 					// op: the crash point this call makes (after appends it)
-					e.promises[a.ino] = []dataPromise{{data: a.data, seq: a.seq, op: len(e.ops)}}
+					a.p.op = len(e.ops)
+					e.promises[a.ino] = []dataPromise{a.p}
 					e.expect++
 					acked = true
 				}
@@ -179,7 +190,7 @@ func (e *Explorer) aioDone(c *sim.Call, ci callInfo, ret int64) (acked bool) {
 	for k, ino := range ci.aio[:min(int(ret), len(ci.aio))] {
 		n := e.aioCount[ctx] + uint64(k) + 1
 		if ino != nil && ino.IsRegular() {
-			e.aioSync[[2]uint64{ctx, n}] = aioSync{ino: ino.Ino(), data: readAll(ino), seq: e.fs.Seq()}
+			e.aioSync[[2]uint64{ctx, n}] = aioSync{ino: ino.Ino(), p: e.wholeFile(ino, e.fs.Seq(), 0)}
 		}
 	}
 	e.aioCount[ctx] += uint64(max(ret, 0))
@@ -330,7 +341,7 @@ func (e *Explorer) promise(ci callInfo, op Op) {
 			n, _ := ci.ino.ReadAt(b, ci.off)
 			e.promises[ci.ino.Ino()] = append(e.promises[ci.ino.Ino()], dataPromise{off: ci.off, data: b[:n], seq: op.seq1, op: op.Index})
 		} else if ci.ino.IsRegular() {
-			e.promises[ci.ino.Ino()] = []dataPromise{{data: readAll(ci.ino), seq: op.seq1, op: op.Index}}
+			e.promises[ci.ino.Ino()] = []dataPromise{e.wholeFile(ci.ino, op.seq1, op.Index)}
 		}
 		e.expect++
 	case syncAll:
@@ -381,7 +392,7 @@ func (e *Explorer) promiseAll(dir *vfs.Inode, op Op) {
 		case c.IsDir():
 			e.promiseAll(c, op)
 		case c.IsRegular():
-			e.promises[c.Ino()] = []dataPromise{{data: readAll(c), seq: op.seq1, op: op.Index}}
+			e.promises[c.Ino()] = []dataPromise{e.wholeFile(c, op.seq1, op.Index)}
 		}
 	}
 }
