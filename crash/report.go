@@ -46,8 +46,9 @@ type Vulnerability struct {
 	State    string   `json:"state"`
 	States   int      `json:"states"`
 
-	key   string
-	cause []int // op indexes, for shrinking
+	key      string
+	cause    []int // op indexes, for shrinking
+	pointIdx int
 }
 
 type verdictKey struct {
@@ -189,9 +190,14 @@ func (e *Explorer) record(v *verdict, sb sub) {
 		vu := e.vulns[key]
 		if vu == nil {
 			vu = &Vulnerability{Kind: f.Kind, Lines: lines, Message: f.Message, Path: f.Path, Ops: opsText,
-				Point: sb.point.String(), State: sb.name, key: key, cause: cause}
+				Point: sb.point.String(), State: sb.name, key: key, cause: cause, pointIdx: sb.point.Index}
 			vu.Property, vu.Fix = e.explain(f, sb)
 			e.vulns[key] = vu
+		}
+		if p := sb.point.Index; p < vu.pointIdx || p == vu.pointIdx && sb.name < vu.State {
+			// the earliest state shows the group, whatever order parallel
+			// checkers finish in
+			vu.Point, vu.State, vu.pointIdx = sb.point.String(), sb.name, p
 		}
 		vu.States++
 		if !slices.Contains(vu.Models, sb.model) {

@@ -214,3 +214,28 @@ func TestCrashBadInput(t *testing.T) {
 		require.NotEmpty(t, errOut)
 	}
 }
+
+// The same input, options and seed give the same report (but for the timing
+// fields); --every-call makes more crash points; the JSON has the summary.
+func TestCrashDeterministic(t *testing.T) {
+	root := "--root=" + crashData + "update.snapshot:/tmp/rec/unsafe/app"
+	strip := func(out string) map[string]any {
+		var m map[string]any
+		require.NoError(t, json.Unmarshal([]byte(out), &m))
+		for _, k := range []string{"states", "distinct_states", "failed", "states_per_second", "vulnerabilities"} {
+			require.Contains(t, m, k)
+		}
+		delete(m, "states_per_second")
+		delete(m, "seconds")
+		return m
+	}
+	args := []string{"crash", "--json", "--sample", "30", "--seed", "9", "--depth", "2", root, crashData + "update.unsafe.strace"}
+	_, a, _ := runCmd(args...)
+	_, b, _ := runCmd(args...)
+	require.Equal(t, strip(a), strip(b))
+	require.Greater(t, strip(a)["states"].(float64), 0.0)
+
+	_, every, _ := runCmd("crash", "--json", "--every-call", root, crashData+"update.unsafe.strace")
+	_, dflt, _ := runCmd("crash", "--json", root, crashData+"update.unsafe.strace")
+	require.Greater(t, strip(every)["crash_points"].(float64), strip(dflt)["crash_points"].(float64))
+}
