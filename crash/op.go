@@ -168,23 +168,23 @@ func inspect(c *sim.Call) callInfo {
 		ci.events = true
 	case sim.SYS_FTRUNCATE:
 		fdPath(c.Args[0])
-		ci.truncTo = c.Args[1] == 0
+		ci.truncTo = c.Args[1] == 0 && nonEmpty(ci.ino)
 	case sim.SYS_TRUNCATE:
 		ci.path = absPath(t, atFdcwd, c.Path)
 		ci.ino = resolveAt(t, atFdcwd, c.Path)
-		ci.truncTo = c.Args[1] == 0
+		ci.truncTo = c.Args[1] == 0 && nonEmpty(ci.ino)
 	case sim.SYS_CLOSE:
 		fdPath(c.Args[0])
 		ci.closing = true
 	case sim.SYS_OPEN:
 		ci.path = absPath(t, atFdcwd, c.Path)
-		ci.truncTo = c.Args[1]&syscall.O_TRUNC != 0
+		ci.truncTo = c.Args[1]&syscall.O_TRUNC != 0 && nonEmpty(resolveAt(t, atFdcwd, c.Path))
 	case sim.SYS_OPENAT:
 		ci.path = absPath(t, c.Args[0], c.Path)
-		ci.truncTo = c.Args[2]&syscall.O_TRUNC != 0
+		ci.truncTo = c.Args[2]&syscall.O_TRUNC != 0 && nonEmpty(resolveAt(t, c.Args[0], c.Path))
 	case sim.SYS_CREAT:
 		ci.path = absPath(t, atFdcwd, c.Path)
-		ci.truncTo = true
+		ci.truncTo = nonEmpty(resolveAt(t, atFdcwd, c.Path))
 	case sim.SYS_RENAME, sim.SYS_RENAMEAT, sim.SYS_RENAMEAT2:
 		od, nd := int64(atFdcwd), int64(atFdcwd)
 		if c.Nr != sim.SYS_RENAME {
@@ -210,6 +210,12 @@ func inspect(c *sim.Call) callInfo {
 	}
 	return ci
 }
+
+// nonEmpty reports whether ino is a regular file with data: truncating it to
+// zero runs ext4_truncate, which arms auto_da_alloc's flush at close
+// (EXT4_STATE_DA_ALLOC_CLOSE); an O_TRUNC open that creates the file, or
+// finds it empty, truncates nothing.
+func nonEmpty(ino *vfs.Inode) bool { return ino != nil && ino.IsRegular() && ino.Size() > 0 }
 
 // pathDirfd returns the dirfd of an *at call (in Args[0]), else AT_FDCWD.
 func pathDirfd(c *sim.Call) int64 {

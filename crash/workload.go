@@ -87,7 +87,8 @@ func (a *aferoFs) Open(name string) (afero.File, error) { return a.OpenFile(name
 
 func (a *aferoFs) OpenFile(name string, flag int, perm os.FileMode) (afero.File, error) {
 	var f afero.File
-	err := a.e.step(callInfo{name: "OpenFile", path: name, truncTo: flag&os.O_TRUNC != 0}, func() (err error) {
+	old, _ := a.fs.Root().Resolve(name, true)
+	err := a.e.step(callInfo{name: "OpenFile", path: name, truncTo: flag&os.O_TRUNC != 0 && nonEmpty(old)}, func() (err error) {
 		f, err = a.fs.OpenFile(name, flag, perm)
 		return err
 	})
@@ -180,7 +181,7 @@ func (f *aferoFile) WriteString(s string) (int, error) { return f.Write([]byte(s
 
 func (f *aferoFile) Truncate(size int64) error {
 	ci := f.info("Truncate")
-	ci.truncTo = size == 0
+	ci.truncTo = size == 0 && nonEmpty(ci.ino)
 	return f.e.step(ci, func() error { return f.File.Truncate(size) })
 }
 
