@@ -54,10 +54,11 @@ func walk(dir *vfs.Inode, base string, fn func(p string, ino *vfs.Inode) error) 
 func (e *Explorer) hashState(fs *vfs.FS, x *point, cur []choice, sc *scan) uint64 {
 	var h maphash.Hash
 	h.SetSeed(e.hseed)
-	var st vfs.Stat
 	sc.err = walk(fs.Root(), "/", func(p string, ino *vfs.Inode) error {
-		ino.Stat(&st)
-		fmt.Fprintf(&h, "%s\x00%o\x00%d\x00", p, st.Mode, ino.Size())
+		h.WriteString(p)
+		h.WriteByte(0)
+		writeUint(&h, uint64(ino.Mode()))
+		writeUint(&h, uint64(ino.Size()))
 		if !ino.IsDir() {
 			id := ino.Ino()
 			if sc.names[id] == 0 {
