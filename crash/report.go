@@ -79,7 +79,7 @@ type causeOp struct {
 // buildAndCheck builds the state cur describes and returns its verdict (run now
 // or queued), or nil when the state was not built.
 func (e *Explorer) buildAndCheck(x *point, cur []choice, name string) *verdict {
-	crashed, err := e.fs.CrashWith(e.survivals(x, cur))
+	crashed, err := e.fs.CrashFrom(x.pend, x.seq, e.survivals(x, cur))
 	if err != nil {
 		// the pending list changed since the point was taken: only another
 		// thread of the program, outside the explored calls, could do that

@@ -54,6 +54,7 @@ func (c choice) verb() string {
 // point is a crash point being explored.
 type point struct {
 	pend  []vfs.Pending
+	seq   uint64 // fs's Seq when pend was taken
 	units []unit
 	op    Op
 	// replace records of the renames still in flight, by unit
@@ -101,8 +102,9 @@ func (e *Explorer) units(pend []vfs.Pending) []unit {
 
 // point explores the crash point the last recorded op ends.
 func (e *Explorer) point() {
+	seq := e.fs.Seq()
 	pend := e.fs.Pending()
-	x := &point{pend: pend, units: e.units(pend), op: e.ops[len(e.ops)-1], seen: map[string]*seenState{}, replaceOf: map[int]*replaceRec{}, inos: map[uint64]bool{}}
+	x := &point{pend: pend, seq: seq, units: e.units(pend), op: e.ops[len(e.ops)-1], seen: map[string]*seenState{}, replaceOf: map[int]*replaceRec{}, inos: map[uint64]bool{}}
 	x.unitsOf, x.dataSeq, x.metaSeq, x.dataHash = map[uint64][]int{}, map[uint64]uint64{}, map[string]uint64{}, map[string]uint64{}
 	for _, p := range pend {
 		switch p.Kind {

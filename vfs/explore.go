@@ -1,5 +1,7 @@
 package vfs
 
+import "fmt"
+
 // Hooks for crash exploration (package crash): what an observer of the calls
 // needs beyond Pending and CrashWith.
 
@@ -58,4 +60,21 @@ func (i *Inode) InFlight() bool {
 		}
 	}
 	return false
+}
+
+// CrashFrom is CrashWith for a list Pending returned earlier, sparing its
+// recomputation when many states are built at one crash point. The caller
+// guarantees that nothing changed fs since that Pending call; a change that
+// recorded a new pending change (Seq moved since seq) is detected and is an
+// error, a sync in between is not.
+func (fs *FS) CrashFrom(pend []Pending, seq uint64, keep []Survival) (*FS, error) {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	if fs.seq != seq {
+		return nil, fmt.Errorf("vfs: CrashFrom: the file system changed since the pending list was taken")
+	}
+	if len(keep) != len(pend) {
+		return nil, fmt.Errorf("vfs: CrashFrom: %d survival choices for %d pending changes", len(keep), len(pend))
+	}
+	return fs.crashWith(pend, keep), nil
 }
