@@ -41,6 +41,7 @@ func (w *world) resize(ino *vfs.Inode, size int64) {
 	}
 	_ = ino.Truncate(size)
 	w.changed(ino.Ino())
+	w.settle(ino)
 }
 
 // chmod sets an inferred file's permission bits.
@@ -50,6 +51,7 @@ func (w *world) chmod(ino *vfs.Inode, perm uint32) {
 	}
 	_ = ino.Chmod(perm)
 	w.changed(ino.Ino())
+	w.settle(ino)
 }
 
 // writeAt writes b at off into a file, when it does not hold it already.
@@ -64,6 +66,15 @@ func (w *world) writeAt(ino *vfs.Inode, b []byte, off int64) {
 	}
 	_, _ = ino.WriteAt(b, off)
 	w.changed(ino.Ino())
+	w.settle(ino)
+}
+
+// settle tells Options.Settle that ino now stands for state from before the
+// trace.
+func (w *world) settle(ino *vfs.Inode) {
+	if w.r.opts.Settle != nil {
+		w.r.opts.Settle(ino)
+	}
 }
 
 // fileOf returns the inode fd refers to in t's process: the kernel's, or, for an

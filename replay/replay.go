@@ -99,12 +99,29 @@ type Options struct {
 	Progress io.Writer
 	// MaxLineLen bounds a trace line (0: the parser's default).
 	MaxLineLen int
+	// FS configures the model's file system (vfs.New's options).
+	FS []vfs.Option
 	// Device, when set, prices the calls with its time model (sim.WithDevice)
 	// and the report carries Timing.
 	Device *iodevice.Profile
 	// Timing, with Device, compares the model's time of each call with the
 	// duration recorded by strace -T (Report.Timing.Classes, DeviceBound).
 	Timing bool
+
+	// Observe, when set, puts a layer at the top of the stack, nearest the
+	// program (crash exploration watches the calls there): it is given the file
+	// system and the layer below, and returns the new top.
+	Observe func(fs *vfs.FS, next sim.Handler) sim.Handler
+	// OnEvent, when set, is told the file and line of each event before it is
+	// replayed.
+	OnEvent func(file string, line int)
+	// Settle, when set, is called for every inode replay creates or fills in to
+	// stand for state from before the trace (inference, Root), after the change.
+	Settle func(ino *vfs.Inode)
+	// Stdout, when set, receives what each successful write(2) to fd 1 wrote
+	// when fd 1 is not a file of the model (a terminal, a pipe): what the
+	// program announced.
+	Stdout func(b []byte)
 }
 
 // Divergence is one call whose simulated result differs from the recorded one.
@@ -223,6 +240,9 @@ func Run(files []string, opts Options) (*Report, error) {
 			rep := r.finish(parsers)
 			rep.Error = err.Error()
 			return rep, err
+		}
+		if opts.OnEvent != nil {
+			opts.OnEvent(ev.File, ev.Line)
 		}
 		r.event(ev)
 		if opts.Progress != nil && r.report.Calls%200000 == 0 && r.report.Calls > 0 {
@@ -402,7 +422,7 @@ func (r *replayer) shows() traceSubset {
 type closeKey struct{ pid, line int }
 
 func newReplayer(opts Options, pl *plan) (*replayer, error) {
-	fs := vfs.New()
+	fs := vfs.New(opts.FS...)
 	var kopts []sim.Option
 	if opts.Device != nil {
 		kopts = append(kopts, sim.WithDevice(opts.Device))
@@ -424,6 +444,9 @@ func newReplayer(opts Options, pl *plan) (*replayer, error) {
 	if opts.Device != nil {
 		r.timer = newTimer(r.top, k, opts.Timing)
 		r.top = r.timer
+	}
+	if opts.Observe != nil {
+		r.top = opts.Observe(fs, r.top)
 	}
 	max := opts.MaxDivergences
 	if max <= 0 {
@@ -463,6 +486,18 @@ func newReplayer(opts Options, pl *plan) (*replayer, error) {
 	}
 	if ino, err := fs.Root().Resolve(cwd, true); err == nil && known != nil && cwd != "/" {
 		r.world.ext[ino.Ino()] = ino
+	}
+	if opts.Settle != nil {
+		for p := pathpkg.Clean(cwd); ; p = pathpkg.Dir(p) {
+			defer func(p string) {
+				if ino, err := fs.Root().Resolve(p, true); err == nil {
+					opts.Settle(ino)
+				}
+			}(p)
+			if p == "/" {
+				break
+			}
+		}
 	}
 	r.world.cwd = cwd
 	return r, nil

@@ -178,6 +178,7 @@ func (w *world) ensure(abs string, kind uint32, target string) *vfs.Inode {
 		w.ext[ino.Ino()] = ino
 		w.inferred++
 		w.changed(0)
+		w.settle(ino)
 		if last {
 			return ino
 		}
@@ -417,6 +418,11 @@ func (w *world) seedFromHost(spec string) error {
 			return err
 		}
 		p := pathpkg.Join(mount, filepath.ToSlash(rel))
+		defer func() {
+			if ino, err := w.fs.Root().Resolve(p, false); err == nil {
+				w.settle(ino)
+			}
+		}()
 		perm := uint32(info.Mode().Perm())
 		switch {
 		case d.IsDir():

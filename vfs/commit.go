@@ -42,6 +42,13 @@ func WithPeriodicCommit(commit, expire time.Duration) Option {
 	return func(c *config) { c.commit, c.expire = Timespec(commit), Timespec(expire) }
 }
 
+// WithCancel says whether a create and the remove of the same name cancel out
+// when no commit can fall between them (the default: on), so that a program
+// that never syncs keeps flat memory. A crash explorer whose persistence model
+// lets a commit fall between any two calls turns it off: with it, no crash
+// state after the remove keeps the create alone.
+func WithCancel(on bool) Option { return func(c *config) { c.noCancel = !on } }
+
 // lock takes fs.mu and runs the periodic commit and writeback that are due.
 func (fs *FS) lock() {
 	fs.mu.Lock()
@@ -145,7 +152,7 @@ func (fs *FS) commitLocked() {
 // remove.
 func (fs *FS) cancelCreate(dir *Inode, name string, node *Inode) bool {
 	op := node.created
-	if fs.noCancel || node.nlink != 0 || node.metaRefs != 1 || op == nil || op.dead || op.dir != dir || op.rec.name != name ||
+	if fs.cfg.noCancel || node.nlink != 0 || node.metaRefs != 1 || op == nil || op.dead || op.dir != dir || op.rec.name != name ||
 		fs.metaEnts[entKey{dir.ino, name}] != 1 {
 		return false
 	}

@@ -77,7 +77,7 @@ func Replay(snap *CrashSnapshot, keep []Survival) *CrashState { return snap.repl
 
 // SetCancel turns off (or back on) the cancelling of a create by the remove
 // of its name (cancelCreate), so that tests compare with and without.
-func SetCancel(fs *FS, on bool) { fs.noCancel = !on }
+func SetCancel(fs *FS, on bool) { fs.cfg.noCancel = !on }
 
 // Retained counts what fs keeps for pending changes: inodes on its pending
 // lists, namespace operations (cancelled ones included), durable records.

@@ -47,6 +47,7 @@ type config struct {
 	dev         uint64
 	commit      Timespec // periodic commit interval (0: none), see WithPeriodicCommit
 	expire      Timespec // dirty data written back after this long
+	noCancel    bool     // a create and its remove never cancel out, see WithCancel
 }
 
 // Option configures New.
@@ -128,7 +129,6 @@ type FS struct {
 	// running); nextExpire when the earliest dirty data expires (0: none).
 	txnExpires Timespec
 	nextExpire Timespec
-	noCancel   bool // tests: cancelCreate never cancels
 }
 
 // New returns an empty file system: a root directory (mode 0755) that is durable.

@@ -42,6 +42,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdRun(args[1:], stdout, stderr)
 	case "fio":
 		return cmdFio(args[1:], stdout, stderr)
+	case "crash":
+		return cmdCrash(args[1:], stdout, stderr)
 	case "syscalls":
 		return cmdSyscalls(args[1:], stdout, stderr)
 	case "interposers":
@@ -70,6 +72,7 @@ commands:
   replay TRACE...   replay strace files on the model (--verify checks every result)
   run PATH...       run scenario files (--rewrite regenerates their outputs)
   fio JOBFILE       run a fio job file on the model (--output-format=json as fio)
+  crash TRACE...    explore the states a power loss during the traced run can leave
   syscalls          list the syscalls and how far the model covers them
   interposers       list the interposers that --stack takes
   devices           list the bundled device profiles that --device takes

@@ -1,0 +1,171 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+
+	"iosim/crash"
+	"iosim/replay"
+)
+
+// builtinCheckers are the checks --checker names.
+var builtinCheckers = map[string]crash.Checker{
+	"durability":     crash.Durability{},
+	"atomic-replace": crash.AtomicReplace{},
+	"fsck":           crash.Fsck{},
+}
+
+func cmdCrash(args []string, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("crash", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	var modelsF, checkers, stack stackFlag
+	fl.Var(&modelsF, "model", "persistence `MODEL` (posix, ext4-ordered, ext4-writeback, alice, or all; comma-separated or repeated; default all)")
+	fl.Var(&checkers, "checker", "`NAME` of a built-in check (durability, atomic-replace, fsck) or a command line run through the shell with CRASHED_DIR STDOUT_FILE appended (exit 0: consistent); repeatable; default: the three built-in checks")
+	fl.Var(&stack, "stack", "interposer `NAME[:key=value,...]` between the program and the model, repeatable")
+	depth := fl.Int("depth", 1, "at most `K` calls lost, torn or reordered per state")
+	sample := fl.Int("sample", 0, "draw `N` more states per crash point at random, beyond the depth")
+	seed := fl.Uint64("seed", 1, "seed of --sample")
+	every := fl.Bool("every-call", false, "a crash point after every call, not only after calls that change what could become durable")
+	workDir := fl.String("workload-dir", "", "the traced `DIR` the program owns: what an external checker gets, materialised")
+	jobs := fl.Int("jobs", 1, "external checkers run at once")
+	root := fl.String("root", "", "initial state: `SNAPSHOT:/traced/path`, a host copy of the program's directory made before the run (default: inferred from the trace)")
+	cwd := fl.String("cwd", "", "the traced program's initial working directory (default: inferred)")
+	keepGoing := fl.Bool("keep-going", false, "count malformed trace lines and go on")
+	asJSON := fl.Bool("json", false, "print the report as JSON")
+	shard := fl.String("shard", "", "check only shard `I/N` of the states (0 <= I < N); merge the reports with --merge")
+	merge := fl.Bool("merge", false, "the arguments are JSON reports of shards: print them merged")
+	listModels := fl.Bool("models", false, "print the persistence models' rules and their sources")
+	fl.Usage = func() {
+		fmt.Fprint(stderr, "usage: iosim crash [flags] TRACE...\n       iosim crash --merge REPORT.json...\n\nExplores the states a power loss at any point of the traced run can leave, under\npersistence models, and reports the vulnerabilities found (exit 1 if any).\n\nflags:\n")
+		fl.PrintDefaults()
+	}
+	if err := fl.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if *listModels {
+		for _, m := range crash.Models() {
+			fmt.Fprintln(stdout, m.Describe())
+		}
+		return 0
+	}
+	if fl.NArg() == 0 {
+		fmt.Fprintln(stderr, "iosim crash: no trace files given")
+		fl.Usage()
+		return 2
+	}
+	if *merge {
+		return crashMerge(fl.Args(), *asJSON, stdout, stderr)
+	}
+	ms, err := crash.ParseModels(strings.Join(modelsF, ","))
+	if err != nil {
+		fmt.Fprintf(stderr, "iosim crash: --model: %v\n", err)
+		return 2
+	}
+	copts := crash.Options{Models: ms, Depth: *depth, Sample: *sample, Seed: *seed, EveryCall: *every, Jobs: *jobs}
+	for _, c := range checkers {
+		if b, ok := builtinCheckers[c]; ok {
+			copts.Checkers = append(copts.Checkers, b)
+			continue
+		}
+		if !strings.ContainsAny(c, " \t/") {
+			if _, err := exec.LookPath(c); err != nil {
+				fmt.Fprintf(stderr, "iosim crash: --checker %q: neither a built-in check (durability, atomic-replace, fsck) nor a command found in PATH\n", c)
+				return 2
+			}
+		}
+		if *workDir == "" {
+			fmt.Fprintf(stderr, "iosim crash: --checker %q is a command: it needs --workload-dir (the traced directory it checks)\n", c)
+			return 2
+		}
+		copts.Checkers = append(copts.Checkers, crash.External{Command: c, Dir: *workDir})
+	}
+	if *shard != "" {
+		i, n, ok := parseShard(*shard)
+		if !ok {
+			fmt.Fprintf(stderr, "iosim crash: --shard %q: want I/N with 0 <= I < N\n", *shard)
+			return 2
+		}
+		copts.Shard, copts.Shards = i, n
+	}
+	ropts := replay.Options{KeepGoing: *keepGoing, Stack: stack, Cwd: *cwd}
+	if *root != "" {
+		snap, at, ok := strings.Cut(*root, ":")
+		if !ok || snap == "" || !strings.HasPrefix(at, "/") {
+			fmt.Fprintf(stderr, "iosim crash: --root %q: want SNAPSHOT:/traced/path\n", *root)
+			return 2
+		}
+		if st, err := os.Stat(snap); err != nil || !st.IsDir() {
+			fmt.Fprintf(stderr, "iosim crash: --root: %s is not a directory\n", snap)
+			return 2
+		}
+		ropts.Root = snap + ":" + at
+	}
+	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		bar := progressbar.NewOptions64(-1, progressbar.OptionSetWriter(stderr), progressbar.OptionSetDescription("crash states"),
+			progressbar.OptionClearOnFinish())
+		copts.Progress = func(points, states int) { _ = bar.Set(states) }
+		defer bar.Finish()
+	}
+	rep, _, err := replay.Explore(fl.Args(), ropts, copts)
+	if err != nil {
+		fmt.Fprintf(stderr, "iosim crash: %v\n", err)
+		return 2
+	}
+	return printCrash(rep, *asJSON, stdout, stderr)
+}
+
+func printCrash(rep *crash.Report, asJSON bool, stdout, stderr io.Writer) int {
+	if asJSON {
+		if err := rep.WriteJSON(stdout); err != nil {
+			fmt.Fprintf(stderr, "iosim crash: %v\n", err)
+			return 2
+		}
+	} else {
+		rep.WriteText(stdout)
+	}
+	if len(rep.Vulnerabilities) > 0 {
+		return 1
+	}
+	return 0
+}
+
+func parseShard(s string) (i, n int, ok bool) {
+	a, b, found := strings.Cut(s, "/")
+	if !found {
+		return 0, 0, false
+	}
+	i, err1 := strconv.Atoi(a)
+	n, err2 := strconv.Atoi(b)
+	return i, n, err1 == nil && err2 == nil && n > 0 && i >= 0 && i < n
+}
+
+func crashMerge(files []string, asJSON bool, stdout, stderr io.Writer) int {
+	var rs []*crash.Report
+	for _, name := range files {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			fmt.Fprintf(stderr, "iosim crash --merge: %v\n", err)
+			return 2
+		}
+		var r crash.Report
+		if err := json.Unmarshal(b, &r); err != nil {
+			fmt.Fprintf(stderr, "iosim crash --merge: %s: not a crash report: %v\n", name, err)
+			return 2
+		}
+		rs = append(rs, &r)
+	}
+	return printCrash(crash.Merge(rs), asJSON, stdout, stderr)
+}

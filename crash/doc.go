@@ -1,0 +1,59 @@
+// Package crash explores what a power loss at any moment of a program's run
+// can leave on disk, under persistence models of real file systems, and
+// reports what the program relied on that a crash breaks.
+//
+// # Crash points and states
+//
+// An Explorer sits on the syscall seam (it is a sim.Handler) or wraps the afero
+// face, and sees every call of the program. A crash point follows every call
+// that changed what could become durable (vfs's Seq moved), that synced, or
+// that wrote to standard output (Options.EveryCall: every call). At a point it
+// takes vfs's Pending list and groups it into units: the changes of one call of
+// one kind on one inode (the blocks a write dirtied, a size change, a
+// namespace operation). A state is a choice per unit (kept, lost, torn at
+// sector boundaries, written in part, or for ALICE's model a split rename),
+// closed under the model's rules (see Model) and built with vfs.CrashWith.
+// The states of a point are: everything kept; only the durable state; every
+// combination of at most Options.Depth deviations from everything kept; and
+// Options.Sample random ones. States are deduplicated twice: by their closed
+// choice vector at the point (built once whatever the model), and by a hash of
+// their content and of what the program had been promised and had announced
+// (checked once whatever the point).
+//
+// # Models
+//
+// Models() lists the persistence models, each a table of rules with their
+// sources (iosim crash --models prints them): posix, ext4-ordered,
+// ext4-writeback, ext4-journal and alice. Every model keeps what vfs made
+// durable. vfs's own rules are ext4's where ext4 is stronger than POSIX
+// (metadata operations commit in order: a directory fsync also commits the
+// operations made before it), so posix and alice here never lose what such a
+// commit made durable: they are as weak as POSIX allows above that floor.
+//
+// # Checks and reports
+//
+// Checkers (Durability, AtomicReplace, Fsck, External in ALICE's convention,
+// or any Checker) see each distinct state once. What fails is grouped into
+// Vulnerabilities by cause, as ALICE groups its dynamic vulnerabilities: the
+// finding and the calls whose changes the state lost, tore or split; a group
+// whose cause contains another's with the same finding is folded into the
+// smaller one. Each names the persistence property relied on, the models under
+// which it breaks and, where the pattern is known, a fix.
+//
+// Report fields are deterministic for the same input, options and seed, but
+// for StatesPerSecond and Seconds. Options.Shard/Shards split the states
+// (every shard enumerates all of them and builds its share); Merge combines
+// shard reports.
+//
+// Entry points: ExploreFunc for Go workloads (package crashtest wraps it for
+// tests), NewExplorer for a caller's own stack, and replay.Explore for strace
+// files.
+//
+// # Limits
+//
+// The explorer keeps every recorded call and every distinct state's verdict:
+// memory grows with the trace. Promises of msync(MS_SYNC) are not recorded
+// (msync commits the journal for the ext4 models); an O_SYNC write through the
+// afero face commits without a promise; Go workloads' process exits are not
+// seen.
+package crash

@@ -1,0 +1,171 @@
+package crash
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+
+	"iosim/vfs"
+)
+
+// breaksUnder explores workload under each model with a property check and
+// returns the models under which it fails.
+func breaksUnder(t *testing.T, setup Setup, workload func(*Env) error, holds func(*State) bool) []string {
+	t.Helper()
+	var out []string
+	for _, m := range Models() {
+		check := CheckFunc{ID: "property", F: func(s *State) []Finding {
+			if holds(s) {
+				return nil
+			}
+			return []Finding{{Kind: "property", Message: "broken"}}
+		}}
+		rep, err := ExploreFunc(Options{Models: []*Model{m}, Depth: 2, Checkers: []Checker{check}}, setup, workload)
+		require.NoError(t, err)
+		if len(rep.Vulnerabilities) > 0 {
+			out = append(out, m.Name)
+		}
+	}
+	return out
+}
+
+// ext4's fsync commits the whole running transaction: a file created before
+// the fsync of another file survives with it (fs/ext4/fsync.c); posix and
+// ALICE promise nothing of the sort.
+func TestFsyncCommitsOtherFilesEntries(t *testing.T) {
+	setup := func(fs *vfs.FS) error { return fs.Mkdir("/d", 0o755) }
+	workload := func(env *Env) error {
+		if err := create(env, "/d/a"); err != nil {
+			return err
+		}
+		fd, err := openW(env, "/d/b", unix.O_CREAT)
+		if err != nil {
+			return err
+		}
+		if _, err := env.Proc.Write(fd, []byte("b")); err != nil {
+			return err
+		}
+		if err := env.Proc.Fsync(fd); err != nil {
+			return err
+		}
+		_, err = env.Proc.Write(1, []byte("synced\n"))
+		return err
+	}
+	holds := func(s *State) bool {
+		_, a := s.ReadFile("/d/a")
+		return a || !bytes.Contains(s.Stdout, []byte("synced"))
+	}
+	require.Equal(t, []string{"posix", "alice"}, breaksUnder(t, setup, workload, holds))
+}
+
+// auto_da_alloc's truncate case: a file truncated to zero, rewritten and
+// closed has its data committed with the next transaction, so an operation
+// after the close that survives implies the data; before the close the file
+// can be empty (the zero-length-file reports that led to auto_da_alloc).
+func TestTruncateRewriteClose(t *testing.T) {
+	setup := func(fs *vfs.FS) error { return writeFile(fs, "/f", fill('a', 5000)) }
+	workload := func(env *Env) error {
+		fd, err := openW(env, "/f", unix.O_TRUNC)
+		if err != nil {
+			return err
+		}
+		if _, err := env.Proc.Write(fd, fill('b', 6000)); err != nil {
+			return err
+		}
+		if err := env.Proc.Close(fd); err != nil {
+			return err
+		}
+		return create(env, "/g")
+	}
+	holds := func(s *State) bool {
+		got, _ := s.ReadFile("/f")
+		_, g := s.ReadFile("/g")
+		return !g || bytes.Equal(got, fill('b', 6000))
+	}
+	require.Equal(t, []string{"posix", "ext4-writeback", "alice"}, breaksUnder(t, setup, workload, holds))
+}
+
+// Durability: a name is promised only by syncing its directory; a file's
+// data by fsync, found by inode wherever it is named.
+func TestDurabilityOfNames(t *testing.T) {
+	setup := func(fs *vfs.FS) error { return fs.Mkdir("/d", 0o755) }
+	dirSynced := func(env *Env) error {
+		if err := create(env, "/d/a"); err != nil {
+			return err
+		}
+		dir, err := env.Proc.Open("/d", unix.O_RDONLY|unix.O_DIRECTORY, 0)
+		if err != nil {
+			return err
+		}
+		return env.Proc.Fsync(dir)
+	}
+	rep, err := ExploreFunc(Options{}, setup, dirSynced)
+	require.NoError(t, err)
+	require.Empty(t, rep.Vulnerabilities)
+
+	// The same name removed by a later unsynced unlink is no longer promised.
+	rep, err = ExploreFunc(Options{}, setup, func(env *Env) error {
+		if err := dirSynced(env); err != nil {
+			return err
+		}
+		return env.Proc.Unlink("/d/a")
+	})
+	require.NoError(t, err)
+	require.Empty(t, rep.Vulnerabilities)
+}
+
+// An O_DSYNC write promises the bytes it wrote, not the rest of the file:
+// losing an earlier buffered write elsewhere in the file is no durability
+// failure, losing the O_DSYNC bytes (a writeback fault) is.
+func TestDurabilityOfDsyncWrites(t *testing.T) {
+	workload := func(env *Env) error {
+		fd, err := openW(env, "/f", 0)
+		if err != nil {
+			return err
+		}
+		if _, err := env.Proc.Pwrite(fd, fill('b', 4096), 0); err != nil {
+			return err
+		}
+		sfd, err := openW(env, "/f", unix.O_DSYNC)
+		if err != nil {
+			return err
+		}
+		_, err = env.Proc.Pwrite(sfd, fill('c', 4096), 8192)
+		return err
+	}
+	setup := func(fs *vfs.FS) error { return writeFile(fs, "/f", fill('a', 16384)) }
+	rep, err := ExploreFunc(Options{}, setup, workload)
+	require.NoError(t, err)
+	require.Empty(t, rep.Vulnerabilities)
+
+	rules, err := vfs.ParseRules(1, "writeback@/f#nth=1=EIO")
+	require.NoError(t, err)
+	rep, err = ExploreFunc(Options{}, setup, func(env *Env) error {
+		env.FS.SetInjector(rules)
+		fd, err := openW(env, "/f", unix.O_DSYNC)
+		if err != nil {
+			return err
+		}
+		_, err = env.Proc.Pwrite(fd, fill('c', 4096), 8192)
+		require.Equal(t, unix.EIO, err)
+		// the retried write succeeds: its bytes are promised again
+		_, err = env.Proc.Pwrite(fd, fill('c', 4096), 8192)
+		return err
+	})
+	require.NoError(t, err)
+	require.Empty(t, rep.Vulnerabilities, "the retried O_DSYNC write made its bytes durable")
+}
+
+// Fsck reports what the hashing walk found wrong.
+func TestFsckFindings(t *testing.T) {
+	sc := newScan()
+	sc.names[7], sc.nlink[7], sc.paths[7] = 2, 1, "/a"
+	sc.names[8], sc.nlink[8], sc.paths[8] = 1, 1, "/b"
+	got := Fsck{}.Check(&State{scan: sc})
+	require.Equal(t, []Finding{{Kind: "fsck", Path: "/a", Message: "link count 1, 2 names"}}, got)
+
+	sc.err = unix.EIO
+	require.Equal(t, []Finding{{Kind: "fsck", Message: "input/output error"}}, Fsck{}.Check(&State{scan: sc}))
+}

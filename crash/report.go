@@ -1,0 +1,436 @@
+package crash
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"iosim/vfs"
+)
+
+// Report is what an exploration found. Every field but StatesPerSecond and
+// Seconds is the same for the same input, options and seed.
+type Report struct {
+	Models          []string         `json:"models"`
+	CrashPoints     int              `json:"crash_points"`
+	States          int              `json:"states"`
+	DistinctStates  int              `json:"distinct_states"`
+	Checked         int              `json:"checked"`
+	Failed          int              `json:"failed"`
+	StatesPerSecond float64          `json:"states_per_second"`
+	Seconds         float64          `json:"seconds"`
+	ByKind          map[string]int   `json:"vulnerabilities_by_kind"`
+	Vulnerabilities []*Vulnerability `json:"vulnerabilities"`
+	Shard           string           `json:"shard,omitempty"`
+	// Unbuilt counts states vfs could not build because what was in flight
+	// changed under the explorer (calls made outside the explored seam).
+	Unbuilt int `json:"unbuilt,omitempty"`
+}
+
+// Vulnerability is a group of failing states with one cause: the calls whose
+// changes were lost, torn or reordered, and what a checker found.
+type Vulnerability struct {
+	Kind     string   `json:"kind"`
+	Lines    []int    `json:"lines"`
+	Models   []string `json:"models"`
+	Message  string   `json:"message"`
+	Path     string   `json:"path,omitempty"`
+	Ops      []string `json:"ops"`
+	Property string   `json:"property"`
+	Fix      string   `json:"fix,omitempty"`
+	Point    string   `json:"crash_point"`
+	State    string   `json:"state"`
+	States   int      `json:"states"`
+
+	key      string
+	cause    []int // op indexes, for shrinking
+	pointIdx int
+}
+
+type verdictKey struct {
+	h      uint64
+	expect uint64
+}
+
+type verdict struct {
+	done     bool
+	findings []Finding
+	subs     []sub
+}
+
+// sub is one (state, model) waiting for a verdict.
+type sub struct {
+	model string
+	point Op
+	name  string
+	cause []causeOp
+}
+
+type causeOp struct {
+	verb string
+	op   int
+	unit *unit
+}
+
+// buildAndCheck builds the state cur describes and returns its verdict (run now
+// or queued), or nil when the state was not built.
+func (e *Explorer) buildAndCheck(x *point, cur []choice, name string) *verdict {
+	crashed, err := e.fs.CrashFrom(x.pend, x.seq, e.survivals(x, cur))
+	if err != nil {
+		// the pending list changed since the point was taken: only another
+		// thread of the program, outside the explored calls, could do that
+		e.rep.Unbuilt++
+		return nil
+	}
+	for k, c := range cur {
+		if c == splitRn {
+			_ = crashed.Root().Unlink(x.replaceOf[k].dst)
+		}
+	}
+	sc := newScan()
+	key := verdictKey{h: e.hashState(crashed, x, cur, sc), expect: e.expect}
+	if v := e.verdicts[key]; v != nil {
+		return v
+	}
+	v := &verdict{}
+	e.verdicts[key] = v
+	e.rep.DistinctStates++
+	s := &State{FS: crashed, Stdout: slices.Clone(e.stdout), Point: x.op, Name: name, e: e, x: x, scan: sc}
+	var serial, parallel []Checker
+	for _, c := range e.opts.Checkers {
+		if _, ok := c.(ParallelChecker); ok {
+			parallel = append(parallel, c)
+		} else {
+			serial = append(serial, c)
+		}
+	}
+	var fs []Finding
+	for _, c := range serial {
+		fs = append(fs, c.Check(s)...)
+	}
+	e.rep.Checked++
+	if len(parallel) == 0 {
+		v.done, v.findings = true, fs
+		if len(fs) > 0 {
+			e.rep.Failed++
+		}
+		return v
+	}
+	e.wg.Add(1)
+	e.work <- func() {
+		all := fs
+		for _, c := range parallel {
+			all = append(all, c.Check(s)...)
+		}
+		e.vmu.Lock()
+		defer e.vmu.Unlock()
+		v.done, v.findings = true, all
+		if len(all) > 0 {
+			e.rep.Failed++
+		}
+		for _, sb := range v.subs {
+			e.record(v, sb)
+		}
+		v.subs = nil
+	}
+	return v
+}
+
+// attribute records that model m reaches the state cur, whose verdict is v.
+func (e *Explorer) attribute(v *verdict, x *point, m *Model, cur []choice, name string) {
+	sb := sub{model: m.Name, point: x.op, name: name}
+	for k, c := range cur {
+		if c != keep {
+			sb.cause = append(sb.cause, causeOp{verb: c.verb(), op: x.units[k].op, unit: &x.units[k]})
+		}
+	}
+	e.vmu.Lock()
+	defer e.vmu.Unlock()
+	if !v.done {
+		v.subs = append(v.subs, sb)
+		return
+	}
+	e.record(v, sb)
+}
+
+// record adds a failing (state, model) to its vulnerabilities. vmu held.
+func (e *Explorer) record(v *verdict, sb sub) {
+	for _, f := range v.findings {
+		var sig []string
+		lines, opsText := []int{}, []string{}
+		var cause []int
+		seen := map[string]bool{}
+		maxKept := -1
+		for _, c := range sb.cause {
+			maxKept = max(maxKept, c.op)
+		}
+		for _, c := range sb.cause {
+			k := fmt.Sprintf("%s %d", c.verb, c.op)
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			sig = append(sig, k)
+			cause = append(cause, c.op)
+			if c.op >= 0 {
+				o := e.ops[c.op]
+				lines = append(lines, o.Line)
+				opsText = append(opsText, c.verb+" "+o.String())
+			} else {
+				opsText = append(opsText, c.verb+" (state from before the trace)")
+			}
+		}
+		sort.Ints(lines)
+		lines = slices.Compact(lines)
+		key := f.Kind + "\x00" + f.Path + "\x00" + f.Message + "\x00" + strings.Join(sig, ",")
+		vu := e.vulns[key]
+		if vu == nil {
+			vu = &Vulnerability{Kind: f.Kind, Lines: lines, Message: f.Message, Path: f.Path, Ops: opsText,
+				Point: sb.point.String(), State: sb.name, key: key, cause: cause, pointIdx: sb.point.Index}
+			vu.Property, vu.Fix = e.explain(f, sb)
+			e.vulns[key] = vu
+		}
+		if p := sb.point.Index; p < vu.pointIdx || p == vu.pointIdx && sb.name < vu.State {
+			// the earliest state shows the group, whatever order parallel
+			// checkers finish in
+			vu.Point, vu.State, vu.pointIdx = sb.point.String(), sb.name, p
+		}
+		vu.States++
+		if !slices.Contains(vu.Models, sb.model) {
+			vu.Models = append(vu.Models, sb.model)
+		}
+	}
+}
+
+// explain names the persistence property a failing state shows the program
+// relied on, and a fix where the pattern is known.
+func (e *Explorer) explain(f Finding, sb sub) (property, fix string) {
+	var lostMeta, lostData, torn, split bool
+	for _, c := range sb.cause {
+		switch {
+		case c.verb == "split":
+			split = true
+		case c.verb == "torn" || c.verb == "partly written":
+			torn = true
+		case c.unit.kind == vfs.PendingMeta:
+			lostMeta = true
+		case c.unit.data || c.unit.kind == vfs.PendingSize:
+			lostData = true
+		}
+	}
+	// a file whose data was lost or torn while the rename that replaced
+	// another with it survived
+	renamedData := false
+	for _, r := range e.replaces {
+		if r.op > sb.point.Index {
+			continue
+		}
+		kept, data := true, false
+		for _, c := range sb.cause {
+			if c.unit.kind == vfs.PendingMeta && c.op == r.op {
+				kept = false
+			}
+			if c.unit.ino == r.ino && (c.unit.data || c.unit.kind == vfs.PendingSize) {
+				data = true
+			}
+		}
+		renamedData = renamedData || kept && data
+	}
+	switch {
+	case renamedData || f.Kind == "atomic-replace" && (lostData || torn):
+		return "ordering: a file's data persists before the rename that replaces another with it", "fsync the file before renaming it over the old one"
+	case split:
+		return "atomicity of rename", "keep the old file until the new one is durable under another name, or recover from either name"
+	case len(sb.cause) == 0 && f.Kind != "durability":
+		return "atomicity across calls: the state between two calls is inconsistent even with nothing lost", "make the calls' effect atomic (write a new file and rename it) or let recovery repair the intermediate state"
+	case f.Kind == "durability" && len(sb.cause) == 0:
+		return "durability of acknowledged data (a writeback error was reported once, the retried fsync succeeded)", "treat a failed fsync as lost data: do not retry it, rewrite the data from a copy (or crash and recover from a log)"
+	case f.Kind == "durability":
+		return "durability of a name", "fsync the directory after creating, renaming or unlinking"
+	case torn:
+		return "atomicity of a multi-sector write", "write a checksummed record, or write a new file and rename it"
+	case lostMeta && lostData:
+		return "ordering of data and directory operations before later operations", "fsync the file before renaming it, then fsync the directory"
+	case lostMeta:
+		return "ordering or durability of directory operations", "fsync the directory after creating, renaming or unlinking, before announcing or depending on it"
+	case lostData:
+		return "ordering or durability of writes before later operations", "fsync (or fdatasync) the file before announcing or depending on its content"
+	}
+	return "durability of what the program announced", "make changes durable (fsync the file, then its directory) before announcing them"
+}
+
+// report builds the report. e.mu held.
+func (e *Explorer) report() *Report {
+	r := e.rep
+	el := time.Since(e.start).Seconds()
+	r.Seconds = el
+	if el > 0 {
+		r.StatesPerSecond = float64(r.States) / el
+	}
+	if e.opts.Shards > 1 {
+		r.Shard = fmt.Sprintf("%d/%d", e.opts.Shard, e.opts.Shards)
+	}
+	var vs []*Vulnerability
+	for _, v := range e.vulns {
+		vs = append(vs, v)
+	}
+	r.Vulnerabilities = shrink(vs)
+	r.finish()
+	return &r
+}
+
+// shrink keeps, of the vulnerabilities with one finding, those whose cause
+// includes no other's: the fewest lost or reordered calls that fail. A
+// vulnerability dropped gives its models and states to the smaller ones (the
+// smaller loss is a state of the same models, or lies beyond their depth).
+func shrink(vs []*Vulnerability) []*Vulnerability {
+	sort.Slice(vs, func(a, b int) bool { return vs[a].key < vs[b].key })
+	var out []*Vulnerability
+	for _, v := range vs {
+		minimal := true
+		for _, w := range vs {
+			if w != v && w.Kind == v.Kind && w.Path == v.Path && w.Message == v.Message && len(w.cause) < len(v.cause) && subset(w.cause, v.cause) {
+				minimal = false
+				for _, m := range v.Models {
+					if !slices.Contains(w.Models, m) {
+						w.Models = append(w.Models, m)
+					}
+				}
+				w.States += v.States
+			}
+		}
+		if minimal {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func subset(a, b []int) bool {
+	for _, x := range a {
+		if !slices.Contains(b, x) {
+			return false
+		}
+	}
+	return true
+}
+
+// finish sorts the vulnerabilities and counts them by kind.
+func (r *Report) finish() {
+	for _, v := range r.Vulnerabilities {
+		sort.Slice(v.Models, func(a, b int) bool { return modelOrder(v.Models[a]) < modelOrder(v.Models[b]) })
+	}
+	sort.SliceStable(r.Vulnerabilities, func(a, b int) bool {
+		va, vb := r.Vulnerabilities[a], r.Vulnerabilities[b]
+		if c := slices.Compare(va.Lines, vb.Lines); c != 0 {
+			return c < 0
+		}
+		if va.Kind != vb.Kind {
+			return va.Kind < vb.Kind
+		}
+		return va.Path+va.Message < vb.Path+vb.Message
+	})
+	r.ByKind = map[string]int{}
+	for _, v := range r.Vulnerabilities {
+		r.ByKind[v.Kind]++
+	}
+}
+
+func modelOrder(name string) int {
+	if m := ModelByName(name); m != nil {
+		return modelIndex(m)
+	}
+	return len(models)
+}
+
+// WriteText prints the report for people.
+func (r *Report) WriteText(w io.Writer) {
+	for k, v := range r.Vulnerabilities {
+		fmt.Fprintf(w, "vulnerability %d: %s", k+1, v.Kind)
+		if v.Path != "" {
+			fmt.Fprintf(w, " %s", v.Path)
+		}
+		fmt.Fprintf(w, " (models: %s; %d states)\n", strings.Join(v.Models, ", "), v.States)
+		fmt.Fprintf(w, "  %s\n", v.Message)
+		fmt.Fprintf(w, "  crash after %s\n", v.Point)
+		for _, o := range v.Ops {
+			fmt.Fprintf(w, "    %s\n", o)
+		}
+		if len(v.Ops) == 0 {
+			fmt.Fprintf(w, "    (nothing in flight was lost: what the program announced or was acknowledged is not durable)\n")
+		}
+		fmt.Fprintf(w, "  relies on: %s\n", v.Property)
+		if v.Fix != "" {
+			fmt.Fprintf(w, "  fix: %s\n", v.Fix)
+		}
+		fmt.Fprintf(w, "  state: %s\n", v.State)
+	}
+	fmt.Fprintf(w, "models: %s\n", strings.Join(r.Models, ", "))
+	fmt.Fprintf(w, "crash points: %d   states: %d   distinct: %d   checked: %d   failed: %d   states/s: %.0f\n",
+		r.CrashPoints, r.States, r.DistinctStates, r.Checked, r.Failed, r.StatesPerSecond)
+	var kinds []string
+	for k, n := range r.ByKind {
+		kinds = append(kinds, fmt.Sprintf("%s %d", k, n))
+	}
+	sort.Strings(kinds)
+	fmt.Fprintf(w, "vulnerabilities: %d", len(r.Vulnerabilities))
+	if len(kinds) > 0 {
+		fmt.Fprintf(w, " (%s)", strings.Join(kinds, ", "))
+	}
+	fmt.Fprintln(w)
+}
+
+// WriteJSON prints the report as JSON.
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// Merge combines shard reports into one: counts add up, vulnerabilities with
+// the same kind, path and operations merge their models and state counts.
+func Merge(rs []*Report) *Report {
+	out := &Report{}
+	byKey := map[string]*Vulnerability{}
+	for _, r := range rs {
+		for _, m := range r.Models {
+			if !slices.Contains(out.Models, m) {
+				out.Models = append(out.Models, m)
+			}
+		}
+		out.CrashPoints = max(out.CrashPoints, r.CrashPoints)
+		out.States += r.States
+		out.DistinctStates += r.DistinctStates
+		out.Checked += r.Checked
+		out.Failed += r.Failed
+		out.Seconds = max(out.Seconds, r.Seconds)
+		for _, v := range r.Vulnerabilities {
+			k := v.Kind + "\x00" + v.Path + "\x00" + v.Message + "\x00" + strings.Join(v.Ops, "\x00")
+			if w := byKey[k]; w != nil {
+				w.States += v.States
+				for _, m := range v.Models {
+					if !slices.Contains(w.Models, m) {
+						w.Models = append(w.Models, m)
+					}
+				}
+				continue
+			}
+			c := *v
+			c.Models = slices.Clone(v.Models)
+			byKey[k] = &c
+			out.Vulnerabilities = append(out.Vulnerabilities, &c)
+		}
+	}
+	if len(rs) > 0 {
+		out.States /= len(rs) // every shard enumerates every state; each checks its share
+	}
+	if out.Seconds > 0 {
+		out.StatesPerSecond = float64(out.States) / out.Seconds
+	}
+	out.finish()
+	return out
+}

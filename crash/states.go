@@ -1,0 +1,409 @@
+package crash
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+
+	"iosim/vfs"
+)
+
+// unit is the changes of one call of one kind on one inode: what a state keeps,
+// loses or tears as a whole.
+type unit struct {
+	items []int // indexes into the pending list
+	op    int   // the call that made it (-1: before the first recorded call)
+	kind  vfs.PendingKind
+	ino   uint64
+	seq   uint64 // the latest change's
+	lazy  bool   // a size change made by a buffered write (delayed allocation)
+	data  bool   // data blocks (write, device-write)
+	meta  vfs.Pending
+}
+
+// journalled reports whether u commits with the running transaction under m:
+// metadata other than a delayed-allocation size change (which commits at
+// writeback), and with data journalling everything.
+func (u *unit) journalled(m *Model) bool { return m.dataJournal || !u.data && !u.lazy }
+
+// choice is what a state does with a unit.
+type choice uint8
+
+const (
+	keep    choice = iota
+	drop           // lost (for a journal: the journal cut before it)
+	tornH          // data: every block keeps its first half of sectors
+	prefixB        // data: only the first half of the blocks
+	splitRn        // a rename over a file: only the destination's removal
+)
+
+func (c choice) verb() string {
+	switch c {
+	case drop:
+		return "lost"
+	case tornH:
+		return "torn"
+	case prefixB:
+		return "partly written"
+	case splitRn:
+		return "split"
+	}
+	return "kept"
+}
+
+// point is a crash point being explored.
+type point struct {
+	pend  []vfs.Pending
+	seq   uint64 // fs's Seq when pend was taken
+	units []unit
+	op    Op
+	// replace records of the renames still in flight, by unit
+	replaceOf map[int]*replaceRec
+	seen      map[string]*seenState // closed choice vector → the state built for it
+	inos      map[uint64]bool       // the inodes with data, allocation or size changes in flight
+	unitsOf   map[uint64][]int      // their units
+	dataSeq   map[uint64]uint64     // inode → latest data, allocation or size change in flight
+	metaSeq   map[string]uint64     // path → latest namespace change in flight naming it
+	dataHash  map[string]uint64     // inode and its units' choices → hash of its data
+}
+
+func (e *Explorer) units(pend []vfs.Pending) []unit {
+	type key struct {
+		op   int
+		kind vfs.PendingKind
+		ino  uint64
+		seq  uint64
+	}
+	idx := map[key]int{}
+	var us []unit
+	for k, p := range pend {
+		op := e.opOf(p.Seq)
+		kind := p.Kind
+		if kind == vfs.PendingDevice {
+			kind = vfs.PendingWrite
+		}
+		kk := key{op: op, kind: kind, ino: p.Ino}
+		if p.Kind == vfs.PendingMeta {
+			kk.seq = p.Seq
+		}
+		j, ok := idx[kk]
+		if !ok {
+			j = len(us)
+			idx[kk] = j
+			u := unit{op: op, kind: kind, ino: p.Ino, data: kind == vfs.PendingWrite, meta: p}
+			u.lazy = kind == vfs.PendingSize && op >= 0 && e.ops[op].write // ignored by dataJournal models
+			us = append(us, u)
+		}
+		us[j].items = append(us[j].items, k)
+		us[j].seq = max(us[j].seq, p.Seq)
+	}
+	return us
+}
+
+// point explores the crash point the last recorded op ends.
+func (e *Explorer) point() {
+	seq := e.fs.Seq()
+	pend := e.fs.Pending()
+	x := &point{pend: pend, seq: seq, units: e.units(pend), op: e.ops[len(e.ops)-1], seen: map[string]*seenState{}, replaceOf: map[int]*replaceRec{}, inos: map[uint64]bool{}}
+	x.unitsOf, x.dataSeq, x.metaSeq, x.dataHash = map[uint64][]int{}, map[uint64]uint64{}, map[string]uint64{}, map[string]uint64{}
+	for _, p := range pend {
+		switch p.Kind {
+		case vfs.PendingAttr:
+		case vfs.PendingMeta:
+			x.metaSeq[p.Path] = max(x.metaSeq[p.Path], p.Seq)
+			if p.To != "" {
+				x.metaSeq[p.To] = max(x.metaSeq[p.To], p.Seq)
+			}
+		default:
+			x.inos[p.Ino] = true
+			x.dataSeq[p.Ino] = max(x.dataSeq[p.Ino], p.Seq)
+		}
+	}
+	for k := range x.units {
+		if u := &x.units[k]; x.inos[u.ino] && u.kind != vfs.PendingMeta && u.kind != vfs.PendingAttr {
+			x.unitsOf[u.ino] = append(x.unitsOf[u.ino], k)
+		}
+	}
+	for k := range e.replaces {
+		r := &e.replaces[k]
+		for j := range x.units {
+			u := &x.units[j]
+			if u.kind == vfs.PendingMeta && u.op == r.op && u.meta.Op == "rename" {
+				x.replaceOf[j] = r
+			}
+		}
+	}
+	e.rep.CrashPoints++
+	for _, m := range e.opts.Models {
+		e.exploreModel(x, m)
+	}
+	if e.opts.Progress != nil {
+		e.opts.Progress(e.rep.CrashPoints, e.rep.States)
+	}
+}
+
+func (e *Explorer) exploreModel(x *point, m *Model) {
+	n := len(x.units)
+	forced := make([]bool, n)
+	for k := range x.units {
+		u := &x.units[k]
+		// op < 0: changes no recorded call made (the atime the explorer's own
+		// reads touch): kept, as they are no part of the program's history
+		forced[k] = u.op < 0 || m.journal && u.journalled(m) && u.seq <= e.horizon
+	}
+	base := make([]choice, n)
+	e.emit(x, m, base, forced, "all")
+	strict := make([]choice, n)
+	for k := range strict {
+		if !forced[k] {
+			strict[k] = drop
+		}
+	}
+	e.emit(x, m, strict, forced, "durable")
+	// every combination of up to Depth deviations from base
+	var rec func(from, depth int, cur []choice)
+	rec = func(from, depth int, cur []choice) {
+		for k := from; k < n; k++ {
+			if forced[k] {
+				continue
+			}
+			for _, c := range e.variants(x, m, k) {
+				cur[k] = c
+				e.emit(x, m, cur, forced, "")
+				if depth > 1 {
+					rec(k+1, depth-1, cur)
+				}
+				cur[k] = keep
+			}
+		}
+	}
+	if e.opts.Depth > 0 {
+		rec(0, e.opts.Depth, make([]choice, n))
+	}
+	if e.opts.Sample > 0 {
+		rng := rand.New(rand.NewPCG(e.opts.Seed, uint64(len(e.ops))<<8|uint64(modelIndex(m))))
+		for range e.opts.Sample {
+			cur := make([]choice, n)
+			for k := range cur {
+				if forced[k] {
+					continue
+				}
+				switch vs := e.variants(x, m, k); {
+				case rng.IntN(2) == 0:
+				case len(vs) > 0:
+					cur[k] = vs[rng.IntN(len(vs))]
+				}
+			}
+			e.emit(x, m, cur, forced, "")
+		}
+	}
+}
+
+func modelIndex(m *Model) int {
+	for k, mm := range models {
+		if mm == m {
+			return k
+		}
+	}
+	return len(models)
+}
+
+// variants lists the deviations a model allows for unit k.
+func (e *Explorer) variants(x *point, m *Model, k int) []choice {
+	u := &x.units[k]
+	if u.kind == vfs.PendingAttr && !e.permChange(u.op) {
+		// only times: no state differs in what checks see
+		return nil
+	}
+	vs := []choice{drop}
+	if u.data && !m.dataJournal {
+		if e.fs.BlockSize() > vfs.SectorSize {
+			vs = append(vs, tornH)
+		}
+		if len(u.items) > 1 {
+			vs = append(vs, prefixB)
+		}
+	}
+	if m.splitRename && x.replaceOf[k] != nil {
+		vs = append(vs, splitRn)
+	}
+	return vs
+}
+
+// close makes cur a choice the model allows, changing what the deviations
+// imply (a journal cut drops every later journalled unit; data that did not
+// reach disk keeps the metadata that would expose it from committing).
+func (e *Explorer) close(x *point, m *Model, cur []choice, forced []bool) {
+	us := x.units
+	for k := range cur {
+		if forced[k] {
+			cur[k] = keep
+		}
+	}
+	whole := func(k int) bool { return cur[k] == keep }
+	// dataKept: the data of ino written by calls up to op survives whole
+	dataKept := func(ino uint64, op int) bool {
+		for _, k := range x.unitsOf[ino] {
+			if us[k].data && us[k].op <= op && !whole(k) {
+				return false
+			}
+		}
+		return true
+	}
+	for range len(us) + 2 {
+		changed := false
+		set := func(k int, c choice) {
+			if cur[k] != c && !forced[k] {
+				cur[k] = c
+				changed = true
+			}
+		}
+		if m.journal {
+			cut := -2 // the first call whose journalled change is lost
+			for k := range us {
+				if us[k].journalled(m) && cur[k] != keep && (cut == -2 || us[k].op < cut) {
+					cut = us[k].op
+				}
+			}
+			if cut != -2 {
+				for k := range us {
+					if (m.dataJournal || !us[k].data) && us[k].op >= cut && cur[k] == keep {
+						set(k, drop)
+					}
+				}
+			}
+		}
+		if m.orderedData {
+			for k := range us {
+				if us[k].lazy && cur[k] == keep && !dataKept(us[k].ino, us[k].op) {
+					set(k, drop)
+				}
+			}
+		}
+		if m.autoDaAlloc {
+			for k, r := range x.replaceOf {
+				if cur[k] != keep {
+					continue
+				}
+				if m.orderedData && !dataKept(r.ino, r.op) {
+					set(k, drop)
+					continue
+				}
+				for j := range us {
+					if us[j].lazy && us[j].ino == r.ino && us[j].op <= r.op {
+						set(j, keep)
+					}
+				}
+			}
+			for _, tc := range e.truncCloses {
+				later := false
+				for k := range us {
+					if us[k].journalled(m) && us[k].op > tc.op && cur[k] == keep {
+						later = true
+					}
+				}
+				if !later {
+					continue
+				}
+				if m.orderedData && !dataKept(tc.ino, tc.op) {
+					for k := range us {
+						if us[k].journalled(m) && us[k].op > tc.op {
+							set(k, drop)
+						}
+					}
+					continue
+				}
+				for j := range us {
+					if us[j].lazy && us[j].ino == tc.ino && us[j].op <= tc.op {
+						set(j, keep)
+					}
+				}
+			}
+		}
+		if !changed {
+			return
+		}
+	}
+}
+
+// seenState is a state (a closed choice vector) already met at a point.
+type seenState struct {
+	name string
+	v    *verdict // nil: another shard's
+}
+
+// emit builds, deduplicates and checks the state cur describes, and attributes
+// its verdict to model m.
+func (e *Explorer) emit(x *point, m *Model, orig []choice, forced []bool, label string) {
+	cur := append([]choice(nil), orig...)
+	e.close(x, m, cur, forced)
+	e.rep.States++
+	key := string(cur)
+	st, ok := x.seen[key]
+	if !ok {
+		st = &seenState{name: e.stateName(x, cur, label)}
+		x.seen[key] = st
+		e.stateNo++
+		if e.opts.Shards <= 1 || (e.stateNo-1)%e.opts.Shards == e.opts.Shard {
+			st.v = e.buildAndCheck(x, cur, st.name)
+		}
+	}
+	if st.v != nil {
+		e.attribute(st.v, x, m, cur, st.name)
+	}
+}
+
+// stateName is a stable name for a state: the crash point and its deviations.
+func (e *Explorer) stateName(x *point, cur []choice, label string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "p%03d-line%d", x.op.Index, x.op.Line)
+	if label != "" {
+		b.WriteString("-" + label)
+		return b.String()
+	}
+	for k, c := range cur {
+		if c != keep {
+			u := &x.units[k]
+			line := 0
+			if u.op >= 0 {
+				line = e.ops[u.op].Line
+			}
+			fmt.Fprintf(&b, "-%s%d%s", shortVerb(c), line, u.kind.String()[:1])
+		}
+	}
+	return b.String()
+}
+
+func shortVerb(c choice) string {
+	return [...]string{"k", "l", "t", "p", "s"}[c]
+}
+
+// survivals turns unit choices into vfs's survival list.
+func (e *Explorer) survivals(x *point, cur []choice) []vfs.Survival {
+	s := make([]vfs.Survival, len(x.pend))
+	nsec := e.fs.BlockSize() / vfs.SectorSize
+	half := uint64(1)<<(nsec/2) - 1
+	for k, u := range x.units {
+		for j, it := range u.items {
+			switch cur[k] {
+			case keep, splitRn:
+				s[it].Keep = cur[k] == keep
+			case tornH:
+				s[it] = vfs.Survival{Keep: true, Sectors: half}
+			case prefixB:
+				s[it].Keep = j < (len(u.items)+1)/2
+			}
+		}
+	}
+	return s
+}
+
+// permChange reports whether op changes a mode or owner (its attribute change
+// is more than times).
+func (e *Explorer) permChange(op int) bool {
+	if op < 0 {
+		return false
+	}
+	c := strings.ToLower(e.ops[op].Call)
+	return strings.Contains(c, "chmod") || strings.Contains(c, "chown") || strings.Contains(c, "setxattr") || strings.Contains(c, "removexattr")
+}
