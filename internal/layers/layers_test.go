@@ -1,5 +1,6 @@
 // Package layers holds the test that keeps iosim's dependency graph pointing down:
-// cmd → scenario / replay / strace / crash → interposer → sim → vfs. A package may
+// cmd → scenarios → replay / fio / crashtest → strace / crash → interposer /
+// stdio → sim → vfs / device → faultrule. A package may
 // import only packages of lower rank (or the same package's test helpers).
 package layers
 
@@ -21,16 +22,19 @@ const module = "iosim"
 // Packages at the same rank (strace, replay, crash, scenario) do not import each
 // other except as listed in sameRankOK.
 var rank = map[string]int{
-	"vfs":        0,
-	"sim":        1,
-	"interposer": 2,
-	"stdio":      2,
-	"strace":     3,
-	"crash":      3,
-	"replay":     4,
-	"fio":        4,
-	"scenarios":  5,
-	"cmd/iosim":  6,
+	"faultrule":  0,
+	"vfs":        1,
+	"device":     1,
+	"sim":        2,
+	"interposer": 3,
+	"stdio":      3,
+	"strace":     4,
+	"crash":      4,
+	"replay":     5,
+	"fio":        5,
+	"crashtest":  5,
+	"scenarios":  6,
+	"cmd/iosim":  7,
 }
 
 func pkgOf(dir string) (string, bool) {
