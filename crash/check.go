@@ -296,7 +296,9 @@ func (Fsck) Check(s *State) []Finding {
 // External runs a command line in ALICE's convention: through the shell, with
 // the crashed state of Dir materialised in a temporary directory and a file of
 // what the program had written to its standard output appended as arguments;
-// exit status 0 means consistent.
+// exit status 0 means consistent. The command runs in the working directory of
+// the caller, so relative paths in it mean what they mean to the user; each
+// run has a temporary directory of its own, in TMPDIR, removed when it ends.
 type External struct {
 	Command string
 	Dir     string // the traced directory the program owns
@@ -319,8 +321,12 @@ func (x External) Check(s *State) []Finding {
 	if err := os.WriteFile(out, s.Stdout, 0o644); err != nil {
 		return []Finding{{Kind: "checker", Message: err.Error()}}
 	}
+	scratch := filepath.Join(tmp, "tmp")
+	if err := os.Mkdir(scratch, 0o755); err != nil {
+		return []Finding{{Kind: "checker", Message: err.Error()}}
+	}
 	cmd := exec.CommandContext(context.Background(), "/bin/sh", "-c", x.Command+` "$0" "$1"`, dir, out)
-	cmd.Dir = tmp
+	cmd.Env = append(os.Environ(), "TMPDIR="+scratch)
 	b, err := cmd.CombinedOutput()
 	if err == nil {
 		return nil

@@ -78,6 +78,22 @@ func TestCrashExternalChecker(t *testing.T) {
 		"--checker", checker, crashData+"update.safe.strace")
 	require.Equal(t, 0, code, errOut)
 	require.Empty(t, r.Vulnerabilities)
+
+	// A checker named by a path relative to where iosim runs is found there.
+	data, err := filepath.Abs(crashData)
+	require.NoError(t, err)
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "links.sh"), []byte(`test -e "$1/link1"; a=$?; test -e "$1/link2"; b=$?
+if [ $a != $b ]; then echo "one link without the other"; exit 1; fi
+`), 0o644))
+	t.Chdir(dir)
+	code, r, errOut = crashRun(t, "--root="+data+"/update.snapshot:/tmp/rec/unsafe/app", "--workload-dir=/tmp/rec/unsafe/app",
+		"--checker", "sh links.sh", data+"/update.unsafe.strace")
+	require.Equal(t, 1, code, errOut)
+	require.NotEmpty(t, r.Vulnerabilities)
+	for _, v := range r.Vulnerabilities {
+		require.Contains(t, v.Message, "one link without the other", "the checker ran (not: cannot open links.sh)")
+	}
 }
 
 // The classic unsafe update, recorded: the built-in checks find the renamed
