@@ -899,3 +899,40 @@ func TestListingsOfPartialTraces(t *testing.T) {
 	rep := requireDivergences(t, some, 0)
 	require.True(t, slices.ContainsFunc(rep.Notes, func(n string) bool { return strings.Contains(n, "1 directory listing(s) taken as recorded") }), "%v", rep.Notes)
 }
+
+// TestPreexistingFileShown: what vectored reads, a collapse or insert, and
+// SEEK_DATA/SEEK_HOLE show of a file from before the trace is inferred, so
+// the calls replay as recorded, with and without a layer that holds data.
+func TestPreexistingFileShown(t *testing.T) {
+	lines := []string{
+		`openat(AT_FDCWD, "pre1", O_RDONLY) = 3`,
+		`readv(3, [{iov_base="abc", iov_len=100}, {iov_base="def", iov_len=200}], 2) = 300`,
+		`preadv(3, [{iov_base="bc", iov_len=100}, {iov_base="xyz", iov_len=200}], 2, 1) = 300`,
+		`preadv2(3, [{iov_base="", iov_len=100}, {iov_base="", iov_len=200}], 2, 4900, 0) = 100`,
+		`preadv2(3, [{iov_base="", iov_len=100}], 1, -1, 0) = 100`,
+		`close(3) = 0`,
+		`openat(AT_FDCWD, "pre2", O_RDWR) = 3`,
+		`fallocate(3, FALLOC_FL_COLLAPSE_RANGE, 0, 4096) = 0`,
+		`fallocate(3, FALLOC_FL_INSERT_RANGE, 4096, 4096) = 0`,
+		`close(3) = 0`,
+		`openat(AT_FDCWD, "pre3", O_RDONLY) = 3`,
+		`lseek(3, 0, SEEK_DATA) = 0`,
+		`lseek(3, 0, SEEK_HOLE) = 9000`,
+		`lseek(3, 16384, SEEK_DATA) = 20480`,
+		`lseek(3, 20480, SEEK_HOLE) = 24576`,
+		`close(3) = 0`,
+	}
+	requireDivergences(t, lines, 0)
+	rep, err := Run([]string{writeTrace(t, strings.Join(append(lines, ""), "\n"))},
+		Options{Verify: true, Cwd: "/w", Stack: []string{"filecache:path=/w"}})
+	require.NoError(t, err)
+	require.Zero(t, rep.Divergences, "%v", rep.DivergenceList)
+	// Only files from before the trace are inferred: one the trace made
+	// holds what it wrote.
+	requireDivergences(t, []string{
+		`openat(AT_FDCWD, "made", O_RDWR|O_CREAT|O_EXCL, 0644) = 3`,
+		`write(3, "0123456789", 10) = 10`,
+		`preadv(3, [{iov_base="0123456789", iov_len=100}, {iov_base="", iov_len=200}], 2, 0) = 300`,
+		`lseek(3, 0, SEEK_HOLE) = 9000`,
+	}, 2)
+}
