@@ -936,3 +936,16 @@ func TestPreexistingFileShown(t *testing.T) {
 		`lseek(3, 0, SEEK_HOLE) = 9000`,
 	}, 2)
 }
+
+// TestDirOpenedAsFileFlags: a directory opened without O_DIRECTORY and found
+// to be one keeps the flags of its open, as F_GETFL shows them (glibc's
+// fdopendir checks them).
+func TestDirOpenedAsFileFlags(t *testing.T) {
+	requireDivergences(t, []string{
+		`openat(AT_FDCWD, "dir", O_RDONLY|O_NONBLOCK) = 3`,
+		`newfstatat(3, "", {st_mode=S_IFDIR|0755, st_size=4096, ...}, AT_EMPTY_PATH) = 0`,
+		`fcntl(3, F_GETFL) = 0x8800 (flags O_RDONLY|O_NONBLOCK|O_LARGEFILE)`,
+		`getdents64(3, 0x5581 /* 2 entries */, 32768) = 48`,
+		`fcntl(3, F_GETFL) = 0x8800 (flags O_RDONLY|O_NONBLOCK|O_LARGEFILE)`,
+	}, 0)
+}
