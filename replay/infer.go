@@ -345,6 +345,11 @@ func (w *world) inferPathUse(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim
 	case ev.Errno == syscall.ENOTDIR && removeDir:
 		w.ensure(abs, vfs.S_IFREG, "")
 	}
+	if nr == sim.SYS_RENAMEAT2 && (ok && c.Args[4]&unix.RENAME_EXCHANGE != 0 ||
+		ev.Errno == syscall.EEXIST && c.Args[4]&unix.RENAME_NOREPLACE != 0) {
+		// Exchanged with, or not replacing, a name that existed.
+		w.ensure(w.abs(t, c.Args[2], c.Path2), vfs.S_IFREG, "")
+	}
 }
 
 // inferReadlink: EINVAL names something that is not a link; a target shown whole

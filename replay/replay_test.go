@@ -949,3 +949,13 @@ func TestDirOpenedAsFileFlags(t *testing.T) {
 		`fcntl(3, F_GETFL) = 0x8800 (flags O_RDONLY|O_NONBLOCK|O_LARGEFILE)`,
 	}, 0)
 }
+
+// TestRenameExchangeInfers: renameat2 with RENAME_EXCHANGE shows that both
+// names existed before the trace; RENAME_NOREPLACE's EEXIST that the new one did.
+func TestRenameExchangeInfers(t *testing.T) {
+	requireDivergences(t, []string{
+		`renameat2(AT_FDCWD, "p2", AT_FDCWD, "p3", RENAME_EXCHANGE) = 0`,
+		`renameat2(AT_FDCWD, "p2", AT_FDCWD, "p4", RENAME_NOREPLACE) = -1 EEXIST (File exists)`,
+		`renameat2(AT_FDCWD, "p2", AT_FDCWD, "p4", RENAME_EXCHANGE) = 0`,
+	}, 0)
+}
