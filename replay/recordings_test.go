@@ -170,3 +170,10 @@ func TestAIOBadAddressRecording(t *testing.T) {
 		require.NotContains(t, k, "io_")
 	}
 }
+
+// TestAIOTimeoutRecording: io_getevents returned fewer events than min_nr
+// when its timeout ran out (an fdatasync iocb still in flight); the model,
+// which completes every iocb at submission, returns as many as Linux did.
+func TestAIOTimeoutRecording(t *testing.T) {
+	replayClean(t, Options{}, recordings+"aio-timeout.strace")
+}
