@@ -396,10 +396,22 @@ func MatchGlob(glob, p string) bool {
 	return ok
 }
 
-// ErrnoByName returns the Linux errno called name ("EIO").
+// errnoAliases are the names Linux gives a second time to an errno: strace
+// prints EOPNOTSUPP for 95 (x/sys/unix says ENOTSUP), and glibc's headers
+// define EWOULDBLOCK and EDEADLOCK as EAGAIN and EDEADLK.
+var errnoAliases = map[string]syscall.Errno{
+	"EOPNOTSUPP": unix.EOPNOTSUPP, "ENOTSUP": unix.ENOTSUP,
+	"EWOULDBLOCK": unix.EWOULDBLOCK, "EDEADLOCK": unix.EDEADLOCK,
+}
+
+// ErrnoByName returns the Linux errno called name ("EIO"), by any of its
+// names (EOPNOTSUPP and ENOTSUP, EAGAIN and EWOULDBLOCK).
 func ErrnoByName(name string) (syscall.Errno, bool) {
 	if !strings.HasPrefix(name, "E") {
 		return 0, false
+	}
+	if e, ok := errnoAliases[name]; ok {
+		return e, true
 	}
 	for e := syscall.Errno(1); e < 256; e++ {
 		if unix.ErrnoName(e) == name {
@@ -409,9 +421,12 @@ func ErrnoByName(name string) (syscall.Errno, bool) {
 	return 0, false
 }
 
-// ErrnoName returns the Linux name of e ("EIO"), or "errno N" for a number Linux
-// does not name.
+// ErrnoName returns the name strace prints for e ("EIO"; EOPNOTSUPP for 95), or
+// "errno N" for a number Linux does not name.
 func ErrnoName(e syscall.Errno) string {
+	if e == unix.EOPNOTSUPP {
+		return "EOPNOTSUPP"
+	}
 	if n := unix.ErrnoName(e); n != "" {
 		return n
 	}

@@ -87,6 +87,16 @@ func TestErrnoNames(t *testing.T) {
 		require.Equal(t, e, got)
 		require.Equal(t, name, faultrule.ErrnoName(e))
 	}
+	// Linux's second names parse; 95 prints as strace prints it.
+	for name, e := range map[string]unix.Errno{"EOPNOTSUPP": 95, "ENOTSUP": 95, "EWOULDBLOCK": unix.EAGAIN, "EDEADLOCK": unix.EDEADLK} {
+		got, ok := faultrule.ErrnoByName(name)
+		require.True(t, ok, name)
+		require.Equal(t, e, got, name)
+	}
+	require.Equal(t, "EOPNOTSUPP", faultrule.ErrnoName(unix.EOPNOTSUPP))
+	r, err := faultrule.Parse("fallocate=ENOTSUP", nil)
+	require.NoError(t, err)
+	require.Equal(t, "fallocate=EOPNOTSUPP", r.String())
 	_, ok := faultrule.ErrnoByName("EWHAT")
 	require.False(t, ok)
 	require.Equal(t, "errno 9999", faultrule.ErrnoName(9999))
@@ -182,7 +192,7 @@ func TestRoundTripText(t *testing.T) {
 			eff = append(eff, "corrupt")
 		}
 		if r.Errno != 0 {
-			eff = append(eff, unix.ErrnoName(r.Errno))
+			eff = append(eff, faultrule.ErrnoName(r.Errno))
 		}
 		s := head + strings.Join(rapid.Permutation(trig).Draw(t, "triggers"), "") + "=" +
 			strings.Join(rapid.Permutation(eff).Draw(t, "effects"), "+")

@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"iosim/faultrule"
 	"iosim/sim"
 )
 
@@ -151,10 +152,11 @@ func errnoDesc(e syscall.Errno) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
-// errnoName is the errno's symbolic name ("ENOENT").
+// errnoName is the errno's symbolic name as strace prints it ("ENOENT",
+// EOPNOTSUPP for 95).
 func errnoName(e syscall.Errno) string {
-	if n := unix.ErrnoName(e); n != "" {
-		return n
+	if unix.ErrnoName(e) != "" {
+		return faultrule.ErrnoName(e)
 	}
 	return "E" + strconv.Itoa(int(e))
 }
