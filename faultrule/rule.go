@@ -242,7 +242,9 @@ func (p *parser) trigger(r *Rule) error {
 		*dst = n
 	case "p":
 		f, err := strconv.ParseFloat(v, 64)
-		if err != nil || !(f > 0 && f <= 1) || strconv.FormatFloat(f, 'g', -1, 64) != v {
+		// Any decimal spelling (0.5, .5, 1.0, 0.00001, 1e-5); it prints in
+		// Go's shortest form.
+		if err != nil || !(f > 0 && f <= 1) || v[0] == '+' || v[0] == '-' || strings.Trim(v, "0123456789.eE+-") != "" {
 			return p.fail(vat, "want a probability 0 < p <= 1 after p= (0.25), got %q", v)
 		}
 		if r.P != 0 {
