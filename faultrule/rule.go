@@ -340,7 +340,8 @@ func (r Rule) String() string {
 	b.WriteByte('=')
 	var eff []string
 	if r.Delay > 0 {
-		eff = append(eff, "delay:"+r.Delay.String())
+		// in ASCII, as typed: 1.5us, not time.Duration's 1.5µs
+		eff = append(eff, "delay:"+strings.Replace(r.Delay.String(), "µs", "us", 1))
 	}
 	if r.HasShort {
 		eff = append(eff, "short:"+strconv.FormatInt(r.Short, 10))

@@ -94,6 +94,13 @@ func TestProbabilitySpellings(t *testing.T) {
 	}
 }
 
+// TestDelayPrintsASCII: a delay prints as it is typed (us, not µs).
+func TestDelayPrintsASCII(t *testing.T) {
+	r, err := faultrule.Parse("write=delay:1.5us", nil)
+	require.NoError(t, err)
+	require.Equal(t, "write=delay:1.5us", r.String())
+}
+
 func TestErrnoNames(t *testing.T) {
 	for name, e := range map[string]unix.Errno{"EIO": unix.EIO, "ENOSPC": unix.ENOSPC, "EROFS": unix.EROFS, "EDQUOT": unix.EDQUOT, "EAGAIN": unix.EAGAIN} {
 		got, ok := faultrule.ErrnoByName(name)
