@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -38,16 +37,8 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, "usage: iosim replay [flags] TRACE...\n\nReplays strace files (several files: the per-task files of strace -ff) on the model.\n\nflags:\n")
 		fl.PrintDefaults()
 	}
-	if err := fl.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	if fl.NArg() == 0 {
-		fmt.Fprintln(stderr, "iosim replay: no trace files given")
-		fl.Usage()
-		return 2
+	if code, done := parseFlags(fl, args, func(n int) bool { return n > 0 }, "iosim replay: no trace files given", stderr); done {
+		return code
 	}
 	opts := replay.Options{Verify: *verify, KeepGoing: *keepGoing, Stack: stack, Root: *root, Cwd: *cwd, MaxDivergences: *maxDiv}
 	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
