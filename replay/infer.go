@@ -146,6 +146,10 @@ func (w *world) before(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call)
 		if ok {
 			w.inferShift(t, c)
 		}
+	case sim.SYS_IO_SUBMIT:
+		if cbs, _ := c.Obj.([]*sim.Iocb); len(cbs) > 0 {
+			w.r.noteAioReads(t, uint64(c.Args[0]), cbs)
+		}
 	case sim.SYS_COPY_FILE_RANGE, sim.SYS_SENDFILE:
 		if ok {
 			w.inferCopySource(t, nr, ev, c)

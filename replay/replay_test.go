@@ -959,3 +959,27 @@ func TestRenameExchangeInfers(t *testing.T) {
 		`renameat2(AT_FDCWD, "p2", AT_FDCWD, "p4", RENAME_EXCHANGE) = 0`,
 	}, 0)
 }
+
+// TestAioReadOfPreexistingFile: the completions of AIO reads of a file from
+// before the trace show its size, as a pread's count does; they are inferred,
+// not divergences. A read of a file the trace made is still compared.
+func TestAioReadOfPreexistingFile(t *testing.T) {
+	lines := []string{
+		`io_setup(8, [0x7f00]) = 0`,
+		`openat(AT_FDCWD, "pre", O_RDONLY) = 3`,
+		`openat(AT_FDCWD, "made", O_RDWR|O_CREAT|O_TRUNC, 0644) = 4`,
+		`io_submit(0x7f00, 3, [{aio_data=0x1, aio_lio_opcode=IOCB_CMD_PREAD, aio_fildes=3, aio_buf=0x1000, aio_nbytes=4096, aio_offset=0}, ` +
+			`{aio_data=0x2, aio_lio_opcode=IOCB_CMD_PREADV, aio_fildes=3, aio_buf=[{iov_base=0x2000, iov_len=4096}, {iov_base=0x3000, iov_len=4096}], aio_offset=4096}, ` +
+			`{aio_data=0x3, aio_lio_opcode=IOCB_CMD_PREAD, aio_fildes=4, aio_buf=0x4000, aio_nbytes=4096, aio_offset=0}]) = 3`,
+		`io_getevents(0x7f00, 3, 8, [{data=0x2, obj=0x10, res=5000, res2=0}, {data=0x1, obj=0x20, res=4096, res2=0}, {data=0x3, obj=0x30, res=%s, res2=0}], NULL) = 3`,
+		`fstat(3, {st_mode=S_IFREG|0644, st_size=9096, ...}) = 0`,
+		`io_destroy(0x7f00) = 0`,
+	}
+	trace := func(res string) []string {
+		out := slices.Clone(lines)
+		out[4] = fmt.Sprintf(out[4], res)
+		return out
+	}
+	requireDivergences(t, trace("0"), 0)
+	requireDivergences(t, trace("10"), 1)
+}
