@@ -119,6 +119,13 @@ func (w *world) before(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call)
 	case sim.SYS_TRUNCATE, sim.SYS_CHMOD, sim.SYS_LINK, sim.SYS_RENAME, sim.SYS_RENAMEAT, sim.SYS_RENAMEAT2,
 		sim.SYS_LINKAT, sim.SYS_UNLINK, sim.SYS_UNLINKAT, sim.SYS_RMDIR, sim.SYS_CHDIR:
 		w.inferPathUse(t, nr, ev, c, ok)
+		if ok {
+			w.inferNewName(t, nr, c)
+		}
+	case sim.SYS_SYMLINK, sim.SYS_SYMLINKAT:
+		if ok {
+			w.inferNewName(t, nr, c)
+		}
 	case sim.SYS_MKDIR, sim.SYS_MKDIRAT:
 		abs := w.abs(t, pathDirfd(nr, c), c.Path)
 		if ev.Errno == syscall.EEXIST {
@@ -353,6 +360,27 @@ func (w *world) inferPathUse(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim
 		ev.Errno == syscall.EEXIST && c.Args[4]&unix.RENAME_NOREPLACE != 0) {
 		// Exchanged with, or not replacing, a name that existed.
 		w.ensure(w.abs(t, c.Args[2], c.Path2), vfs.S_IFREG, "")
+	}
+}
+
+// inferNewName: a call that made a name (symlink, link, rename) shows that
+// the directory the name went in existed.
+func (w *world) inferNewName(t *sim.Task, nr sim.Sysno, c *sim.Call) {
+	var abs string
+	switch nr {
+	case sim.SYS_SYMLINK, sim.SYS_SYMLINKAT:
+		abs = w.abs(t, pathDirfd(nr, c), c.Path)
+	case sim.SYS_LINK, sim.SYS_LINKAT, sim.SYS_RENAME, sim.SYS_RENAMEAT, sim.SYS_RENAMEAT2:
+		dirfd := int64(atFdcwd)
+		if i := sim.Info(nr).Slot(sim.ArgDirfd, 1); i >= 0 {
+			dirfd = c.Args[i]
+		}
+		abs = w.abs(t, dirfd, c.Path2)
+	default:
+		return
+	}
+	if abs != "" {
+		w.ensure(parentDir(abs), vfs.S_IFDIR, "")
 	}
 }
 

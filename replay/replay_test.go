@@ -983,3 +983,22 @@ func TestAioReadOfPreexistingFile(t *testing.T) {
 	requireDivergences(t, trace("0"), 0)
 	requireDivergences(t, trace("10"), 1)
 }
+
+// TestNewNameInfersDirectory: symlink, link and rename into a directory from
+// before the trace show that the directory existed; one the trace removed
+// stays removed.
+func TestNewNameInfersDirectory(t *testing.T) {
+	requireDivergences(t, []string{
+		`symlinkat("a", AT_FDCWD, "src/l2") = 0`,
+		`symlink("a", "/w/src2/l2") = 0`,
+		`link("f1", "dir2/b") = 0`,
+		`rename("f2", "dir3/b") = 0`,
+		`linkat(AT_FDCWD, "f3", AT_FDCWD, "dir4/b", 0) = 0`,
+		`renameat2(AT_FDCWD, "f4", AT_FDCWD, "dir5/b", RENAME_NOREPLACE) = 0`,
+	}, 0)
+	requireDivergences(t, []string{
+		`mkdir("gone", 0755) = 0`,
+		`rmdir("gone") = 0`,
+		`symlink("a", "gone/l") = 0`,
+	}, 1)
+}
