@@ -1002,3 +1002,16 @@ func TestNewNameInfersDirectory(t *testing.T) {
 		`symlink("a", "gone/l") = 0`,
 	}, 1)
 }
+
+// TestSubsetWithoutClose: a trace of opens without any close nor the
+// start-up calls (strace -e trace=openat,write) leaves out the closes that
+// freed the fds it shows reused; a trace with closes does not.
+func TestSubsetWithoutClose(t *testing.T) {
+	lines := []string{
+		`openat(AT_FDCWD, "/etc/ld.so.cache", O_RDONLY|O_CLOEXEC) = 3`,
+		`openat(AT_FDCWD, "/lib/libc.so.6", O_RDONLY|O_CLOEXEC) = 3`,
+		`write(1, "hi\n", 3) = 3`,
+	}
+	requireDivergences(t, lines, 0)
+	requireDivergences(t, append(slices.Clone(lines), `close(9) = -1 EBADF (Bad file descriptor)`), 1)
+}
