@@ -431,7 +431,8 @@ func fdArgs(c *sim.Call) (a, b int) {
 		}
 		return
 	case sim.SYS_SYMLINKAT:
-		if len(c.Path2) == 0 || c.Path2[0] != '/' {
+		// the link's path (Path) is relative to the dirfd, not the target (Path2)
+		if len(c.Path) == 0 || c.Path[0] != '/' {
 			a = 1
 		}
 		return

@@ -177,3 +177,17 @@ func TestFileCacheWorldChanged(t *testing.T) {
 	_, _, ok = sim.ServedFd(q.Handler(), p.Task(), other)
 	require.False(t, ok, "a file the cache does not hold is not served")
 }
+
+// TestFileCacheVirtualDirfd: a served (virtual) fd given as the directory of
+// a relative path answers as the kernel would for that file, ENOTDIR, for
+// symlinkat too, whose relative path is the link's, not the target's.
+func TestFileCacheVirtualDirfd(t *testing.T) {
+	_, k, p := newWorld(t)
+	fc := interposer.NewFileCache(k, msbPath)
+	q := p.Through(fc)
+	q.Open(msbPath, unix.O_RDONLY, 0)          // learnt
+	fd, _ := q.Open(msbPath, unix.O_RDONLY, 0) // virtual: the kernel does not hold it
+	require.Equal(t, unix.ENOTDIR, q.Symlinkat("/abs/target", fd, "link"))
+	require.Equal(t, unix.ENOTDIR, q.Symlinkat("rel/target", fd, "link"))
+	require.Equal(t, unix.ENOTDIR, q.Mkdirat(fd, "d", 0o755))
+}
