@@ -414,28 +414,32 @@ func classify(c *sim.Call) (effect, int) {
 // relative), for the hidden/virtual checks.
 func fdArgs(c *sim.Call) (a, b int) {
 	a, b = -1, -1
+	if in := sim.Info(c.Nr); in.Slot(sim.ArgDirfd, 0) >= 0 {
+		// Each dirfd (from the table) counts when the path after it is
+		// relative.
+		slots := [2]*int{&a, &b}
+		n := 0
+		for k, arg := range in.Args {
+			if arg.Kind != sim.ArgDirfd || n == 2 {
+				continue
+			}
+			var p string
+			for _, next := range in.Args[k+1:] {
+				if next.Kind == sim.ArgPath || next.Kind == sim.ArgPath2 {
+					if p = c.Path; next.Kind == sim.ArgPath2 {
+						p = c.Path2
+					}
+					break
+				}
+			}
+			if len(p) == 0 || p[0] != '/' {
+				*slots[n] = k
+				n++
+			}
+		}
+		return
+	}
 	switch c.Nr {
-	case sim.SYS_NEWFSTATAT, sim.SYS_STATX, sim.SYS_UNLINKAT, sim.SYS_READLINKAT,
-		sim.SYS_MKDIRAT, sim.SYS_FCHMODAT, sim.SYS_FCHOWNAT, sim.SYS_UTIMENSAT,
-		sim.SYS_FACCESSAT, sim.SYS_FACCESSAT2:
-		if len(c.Path) == 0 || c.Path[0] != '/' {
-			a = 0
-		}
-		return
-	case sim.SYS_RENAMEAT, sim.SYS_RENAMEAT2, sim.SYS_LINKAT:
-		if len(c.Path) == 0 || c.Path[0] != '/' {
-			a = 0
-		}
-		if len(c.Path2) == 0 || c.Path2[0] != '/' {
-			b = 2
-		}
-		return
-	case sim.SYS_SYMLINKAT:
-		// the link's path (Path) is relative to the dirfd, not the target (Path2)
-		if len(c.Path) == 0 || c.Path[0] != '/' {
-			a = 1
-		}
-		return
 	case sim.SYS_COPY_FILE_RANGE, sim.SYS_SENDFILE, sim.SYS_SPLICE:
 		return 0, 2
 	case sim.SYS_MMAP:
