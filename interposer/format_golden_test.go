@@ -100,3 +100,11 @@ func TestFormatErrnoAsStrace(t *testing.T) {
 	got := string(appendCall(nil, c, sim.Result{Ret: -1, Errno: unix.EOPNOTSUPP}, 32))
 	require.Equal(t, "fsync(3) = -1 EOPNOTSUPP (Operation not supported)", got)
 }
+
+// TestFormatGetcwd: getcwd's path prints without the NUL its result counts,
+// as strace prints it, so that the line replays.
+func TestFormatGetcwd(t *testing.T) {
+	c := &sim.Call{Nr: sim.SYS_GETCWD, Buf: append([]byte("/w/d\x00"), make([]byte, 59)...)}
+	c.Args[1] = int64(len(c.Buf))
+	require.Equal(t, `getcwd("/w/d", 64) = 5`, string(appendCall(nil, c, sim.Result{Ret: 5}, 32)))
+}
