@@ -174,6 +174,8 @@ func appendCall(b []byte, c *sim.Call, r sim.Result, strsize int) []byte {
 	switch in := sim.Info(c.Nr); {
 	case c.Nr == sim.SYS_FCNTL:
 		b = appendFcntlArgs(b, c)
+	case c.Nr == sim.SYS_IO_SETUP || c.Nr == sim.SYS_IO_DESTROY || c.Nr == sim.SYS_IO_SUBMIT || c.Nr == sim.SYS_IO_GETEVENTS:
+		b = appendAioArgs(b, c, r, strsize)
 	case in.Args == nil || in.Props&sim.Custom != 0:
 		b = appendGenericArgs(b, c)
 	default:
@@ -341,6 +343,127 @@ func appendFcntlArgs(b []byte, c *sim.Call) []byte {
 	}
 	b = append(b, ", "...)
 	return append(b, fakeAddr...)
+}
+
+// appendHex writes v as strace prints addresses and aio_data: 0, or 0x...
+func appendHex(b []byte, v uint64) []byte {
+	if v == 0 {
+		return append(b, '0')
+	}
+	return strconv.AppendUint(append(b, "0x"...), v, 16)
+}
+
+// iocbOps names the IOCB_CMD_* opcodes (4 is unused).
+var iocbOps = [...]string{"IOCB_CMD_PREAD", "IOCB_CMD_PWRITE", "IOCB_CMD_FSYNC", "IOCB_CMD_FDSYNC",
+	"", "IOCB_CMD_POLL", "IOCB_CMD_NOOP", "IOCB_CMD_PREADV", "IOCB_CMD_PWRITEV"}
+
+// appendAioArgs writes the arguments of io_setup, io_destroy, io_submit and
+// io_getevents as strace does: the context in hex, each iocb's fields (the
+// bytes of a write's buffer, the address of a read's), the events returned
+// and the timeout.
+func appendAioArgs(b []byte, c *sim.Call, r sim.Result, strsize int) []byte {
+	switch c.Nr {
+	case sim.SYS_IO_SETUP:
+		b = strconv.AppendInt(b, c.Args[0], 10)
+		b = append(b, ", "...)
+		if ctx, ok := c.Obj.(*sim.AioContext); ok && ctx != nil && r.Errno == 0 {
+			return append(appendHex(append(b, '['), uint64(*ctx)), ']')
+		}
+		return append(b, fakeAddr...)
+	case sim.SYS_IO_DESTROY:
+		return appendHex(b, uint64(c.Args[0]))
+	case sim.SYS_IO_SUBMIT:
+		b = appendHex(b, uint64(c.Args[0]))
+		b = append(b, ", "...)
+		b = strconv.AppendInt(b, c.Args[1], 10)
+		b = append(b, ", ["...)
+		cbs, _ := c.Obj.([]*sim.Iocb)
+		for k, cb := range cbs[:min(len(cbs), max(int(c.Args[1]), 0))] {
+			if k > 0 {
+				b = append(b, ", "...)
+			}
+			if cb == nil {
+				b = append(b, fakeAddr...)
+				continue
+			}
+			b = appendHex(append(b, "{aio_data="...), cb.Data)
+			b = append(b, ", aio_lio_opcode="...)
+			if int(cb.Opcode) < len(iocbOps) && iocbOps[cb.Opcode] != "" {
+				b = append(b, iocbOps[cb.Opcode]...)
+			} else {
+				b = strconv.AppendUint(b, uint64(cb.Opcode), 10)
+			}
+			if cb.ReqPrio != 0 {
+				b = strconv.AppendInt(append(b, ", aio_reqprio="...), int64(cb.ReqPrio), 10)
+			}
+			b = strconv.AppendUint(append(b, ", aio_fildes="...), uint64(cb.Fd), 10)
+			switch cb.Opcode {
+			case sim.IOCB_CMD_PREAD, sim.IOCB_CMD_PWRITE:
+				b = append(b, ", aio_buf="...)
+				if cb.Opcode == sim.IOCB_CMD_PWRITE && cb.Addr == 0 {
+					b = appendQuoted(b, cb.Buf, strsize)
+				} else if cb.Addr != 0 {
+					b = appendHex(b, cb.Addr)
+				} else {
+					b = append(b, fakeAddr...)
+				}
+				b = strconv.AppendInt(append(b, ", aio_nbytes="...), int64(len(cb.Buf)), 10)
+				b = strconv.AppendInt(append(b, ", aio_offset="...), cb.Offset, 10)
+			case sim.IOCB_CMD_PWRITEV:
+				b = append(b, ", aio_buf="...)
+				b = appendIov(b, cb.Iov, false, sim.Result{}, strsize)
+				b = strconv.AppendInt(append(b, ", aio_offset="...), cb.Offset, 10)
+			case sim.IOCB_CMD_PREADV: // not read yet: the buffers' addresses
+				b = append(b, ", aio_buf=["...)
+				for j, v := range cb.Iov {
+					if j > 0 {
+						b = append(b, ", "...)
+					}
+					b = append(append(b, "{iov_base="...), fakeAddr...)
+					b = strconv.AppendInt(append(b, ", iov_len="...), int64(len(v)), 10)
+					b = append(b, '}')
+				}
+				b = append(b, ']')
+				b = strconv.AppendInt(append(b, ", aio_offset="...), cb.Offset, 10)
+			}
+			if cb.RwFlags != 0 {
+				b = strconv.AppendInt(append(b, ", aio_rw_flags="...), int64(cb.RwFlags), 10)
+			}
+			b = append(b, '}')
+		}
+		return append(b, ']')
+	}
+	// io_getevents
+	b = appendHex(b, uint64(c.Args[0]))
+	b = strconv.AppendInt(append(b, ", "...), c.Args[1], 10)
+	b = strconv.AppendInt(append(b, ", "...), c.Args[2], 10)
+	b = append(b, ", "...)
+	evs, _ := c.Obj.([]sim.IoEvent)
+	if r.Errno != 0 {
+		b = append(b, fakeAddr...)
+	} else {
+		b = append(b, '[')
+		for k, e := range evs[:min(len(evs), max(int(r.Ret), 0))] {
+			if k > 0 {
+				b = append(b, ", "...)
+			}
+			b = appendHex(append(b, "{data="...), e.Data)
+			b = appendHex(append(b, ", obj="...), e.Obj)
+			b = strconv.AppendInt(append(b, ", res="...), e.Res, 10)
+			b = strconv.AppendInt(append(b, ", res2="...), e.Res2, 10)
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	b = append(b, ", "...)
+	if t := c.Args[4]; t == sim.AioWaitForever {
+		b = append(b, "NULL"...)
+	} else {
+		b = strconv.AppendInt(append(b, "{tv_sec="...), t/1e9, 10)
+		b = strconv.AppendInt(append(b, ", tv_nsec="...), t%1e9, 10)
+		b = append(b, '}')
+	}
+	return b
 }
 
 // appendGenericArgs writes the path arguments, then the integer arguments up to
