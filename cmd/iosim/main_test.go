@@ -130,6 +130,14 @@ func TestReplayStopNotAPass(t *testing.T) {
 	require.Contains(t, out, "stopped: "+want)
 	require.NotContains(t, out, "divergences: 0")
 	require.Contains(t, out, "not verified: the replay stopped")
+	require.Contains(t, out, "--keep-going skips malformed lines")
+
+	// A trace that cannot be read is no malformed line: --keep-going would
+	// not help, and is not offered.
+	code, out, _ = runCmd("replay", "--verify", t.TempDir())
+	require.Equal(t, 2, code)
+	require.Contains(t, out, "stopped: ")
+	require.NotContains(t, out, "--keep-going")
 
 	code, out, _ = runCmd("replay", "--verify", "--json", p)
 	require.Equal(t, 2, code)

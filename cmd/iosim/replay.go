@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -14,6 +15,7 @@ import (
 	"iosim/interposer"
 	"iosim/replay"
 	"iosim/sim"
+	"iosim/strace"
 )
 
 // stackFlag collects repeated --stack values.
@@ -60,7 +62,8 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	} else {
-		writeReport(stdout, rep, *verify)
+		var syntax *strace.SyntaxError
+		writeReport(stdout, rep, *verify, errors.As(err, &syntax))
 	}
 	switch {
 	case err != nil:
@@ -81,7 +84,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 }
 
 // writeReport prints the terminal summary, in the spirit of strace -c.
-func writeReport(w io.Writer, rep *replay.Report, verify bool) {
+func writeReport(w io.Writer, rep *replay.Report, verify, malformed bool) {
 	fmt.Fprintf(w, "iosim replay: %s\n", strings.Join(rep.Files, " "))
 	if rep.Stack != "" {
 		fmt.Fprintf(w, "stack: %s\n", rep.Stack)
@@ -115,7 +118,11 @@ func writeReport(w io.Writer, rep *replay.Report, verify bool) {
 	if rep.Error != "" {
 		// A stop: nothing below may read as the verdict of a whole trace.
 		fmt.Fprintf(w, "stopped: %s\n", rep.Error)
-		fmt.Fprintf(w, "the trace was not read to the end: the counts above are of the lines before the stop (--keep-going skips malformed lines)\n")
+		fmt.Fprintf(w, "the trace was not read to the end: the counts above are of the lines before the stop")
+		if malformed {
+			fmt.Fprintf(w, " (--keep-going skips malformed lines)")
+		}
+		fmt.Fprintln(w)
 	}
 	fmt.Fprintf(w, "parse errors: %d", rep.ParseErrors)
 	if rep.ParseErrors > 0 {
