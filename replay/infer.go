@@ -420,18 +420,19 @@ func (w *world) inferRead(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Ca
 	w.inject(ino, off, ev, 1, c.Args[2])
 }
 
-// maxDataFill is how much of a hole dataIn fills for one call.
-const maxDataFill = 64 << 20
+// maxDataFill is how much of inferred files' holes dataIn fills in one replay.
+const maxDataFill = 256 << 20
 
 // dataIn makes [from, to) of an inferred file data where the model has a hole,
 // as a recorded SEEK_DATA or SEEK_HOLE shows it: zeros, the bytes being unknown
-// (a later read's inference writes those it shows). Past maxDataFill bytes the
-// rest stays a hole, and the call diverges rather than cost that much memory.
+// (a later read's inference writes those it shows). Past maxDataFill bytes in
+// all the rest stays a hole, and the call diverges rather than cost that much
+// memory.
 func (w *world) dataIn(ino *vfs.Inode, from, to int64) {
 	if from < 0 {
 		return
 	}
-	to = min(to, ino.Size(), from+maxDataFill)
+	to = min(to, ino.Size(), from+maxDataFill-w.filled)
 	changed := false
 	for off := from; off < to; {
 		d, err := ino.SeekData(off)
@@ -442,6 +443,7 @@ func (w *world) dataIn(ino *vfs.Inode, from, to int64) {
 			n := min(hole-off, int64(len(zeroBlock)))
 			_, _ = ino.WriteAt(zeroBlock[:n], off)
 			off += n
+			w.filled += n
 			changed = true
 		}
 		if d >= to {

@@ -25,6 +25,7 @@ type world struct {
 	ext     map[uint64]*vfs.Inode // the inferred (external) inodes, by number
 	removed map[string]bool       // absolute paths the trace removed: never inferred again
 	unknown map[uint64][]span     // per inode: byte ranges written with bytes the trace did not show
+	filled  int64                 // bytes of holes dataIn made data, of maxDataFill
 	// maps holds the live shared writable mappings of files, by the
 	// address the trace shows: stores may change their ranges at any time,
 	// until munmap, exec or exit (see keepShared).
