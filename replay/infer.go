@@ -154,8 +154,9 @@ func (w *world) before(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call)
 			w.inferShift(t, c)
 		}
 	case sim.SYS_IO_SUBMIT:
-		if cbs, _ := c.Obj.([]*sim.Iocb); len(cbs) > 0 {
-			w.r.noteAioReads(t, uint64(c.Args[0]), cbs)
+		// the iocbs Linux took: the first ev.Ret
+		if cbs, _ := c.Obj.([]*sim.Iocb); ok && len(cbs) > 0 {
+			w.r.noteAioReads(t, uint64(c.Args[0]), cbs[:min(int64(len(cbs)), max(ev.Ret, 0))])
 		}
 	case sim.SYS_COPY_FILE_RANGE, sim.SYS_SENDFILE:
 		if ok {

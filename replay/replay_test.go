@@ -982,6 +982,16 @@ func TestAioReadOfPreexistingFile(t *testing.T) {
 	}
 	requireDivergences(t, trace("0"), 0)
 	requireDivergences(t, trace("10"), 1)
+
+	// An iocb Linux did not take (io_submit returned 1 of 2) infers nothing:
+	// a later completion with its aio_data is compared.
+	requireDivergences(t, []string{
+		lines[0], lines[1], lines[2],
+		`io_submit(0x7f00, 2, [{aio_data=0x1, aio_lio_opcode=IOCB_CMD_PREAD, aio_fildes=4, aio_buf=0x4000, aio_nbytes=4096, aio_offset=0}, ` +
+			`{aio_data=0x5, aio_lio_opcode=IOCB_CMD_PREAD, aio_fildes=3, aio_buf=0x1000, aio_nbytes=4096, aio_offset=0}]) = 1`,
+		`io_submit(0x7f00, 1, [{aio_data=0x5, aio_lio_opcode=IOCB_CMD_PREAD, aio_fildes=4, aio_buf=0x4000, aio_nbytes=4096, aio_offset=0}]) = 1`,
+		`io_getevents(0x7f00, 2, 8, [{data=0x1, obj=0x10, res=0, res2=0}, {data=0x5, obj=0x20, res=77, res2=0}], NULL) = 2`,
+	}, 2) // io_submit's count, and the event
 }
 
 // TestNewNameInfersDirectory: symlink, link and rename into a directory from
