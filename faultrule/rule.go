@@ -242,7 +242,9 @@ func (p *parser) trigger(r *Rule) error {
 		*dst = n
 	case "p":
 		f, err := strconv.ParseFloat(v, 64)
-		if err != nil || !(f > 0 && f <= 1) || strconv.FormatFloat(f, 'g', -1, 64) != v {
+		// Any decimal spelling (0.5, .5, 1.0, 0.00001, 1e-5); it prints in
+		// Go's shortest form.
+		if err != nil || !(f > 0 && f <= 1) || v[0] == '+' || v[0] == '-' || strings.Trim(v, "0123456789.eE+-") != "" {
 			return p.fail(vat, "want a probability 0 < p <= 1 after p= (0.25), got %q", v)
 		}
 		if r.P != 0 {
@@ -338,7 +340,8 @@ func (r Rule) String() string {
 	b.WriteByte('=')
 	var eff []string
 	if r.Delay > 0 {
-		eff = append(eff, "delay:"+r.Delay.String())
+		// in ASCII, as typed: 1.5us, not time.Duration's 1.5µs
+		eff = append(eff, "delay:"+strings.Replace(r.Delay.String(), "µs", "us", 1))
 	}
 	if r.HasShort {
 		eff = append(eff, "short:"+strconv.FormatInt(r.Short, 10))
@@ -396,10 +399,22 @@ func MatchGlob(glob, p string) bool {
 	return ok
 }
 
-// ErrnoByName returns the Linux errno called name ("EIO").
+// errnoAliases are the names Linux gives a second time to an errno: strace
+// prints EOPNOTSUPP for 95 (x/sys/unix says ENOTSUP), and glibc's headers
+// define EWOULDBLOCK and EDEADLOCK as EAGAIN and EDEADLK.
+var errnoAliases = map[string]syscall.Errno{
+	"EOPNOTSUPP": unix.EOPNOTSUPP, "ENOTSUP": unix.ENOTSUP,
+	"EWOULDBLOCK": unix.EWOULDBLOCK, "EDEADLOCK": unix.EDEADLOCK,
+}
+
+// ErrnoByName returns the Linux errno called name ("EIO"), by any of its
+// names (EOPNOTSUPP and ENOTSUP, EAGAIN and EWOULDBLOCK).
 func ErrnoByName(name string) (syscall.Errno, bool) {
 	if !strings.HasPrefix(name, "E") {
 		return 0, false
+	}
+	if e, ok := errnoAliases[name]; ok {
+		return e, true
 	}
 	for e := syscall.Errno(1); e < 256; e++ {
 		if unix.ErrnoName(e) == name {
@@ -409,9 +424,12 @@ func ErrnoByName(name string) (syscall.Errno, bool) {
 	return 0, false
 }
 
-// ErrnoName returns the Linux name of e ("EIO"), or "errno N" for a number Linux
-// does not name.
+// ErrnoName returns the name strace prints for e ("EIO"; EOPNOTSUPP for 95), or
+// "errno N" for a number Linux does not name.
 func ErrnoName(e syscall.Errno) string {
+	if e == unix.EOPNOTSUPP {
+		return "EOPNOTSUPP"
+	}
 	if n := unix.ErrnoName(e); n != "" {
 		return n
 	}

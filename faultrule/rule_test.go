@@ -50,7 +50,7 @@ func TestParseErrors(t *testing.T) {
 		{"write#nth=03=EIO", `column 11: want a positive integer after nth=, got "03"`},
 		{"write#nth=1#nth=2=EIO", "column 13: trigger nth given twice"},
 		{"write#p=2=EIO", `column 9: want a probability 0 < p <= 1 after p= (0.25), got "2"`},
-		{"write#p=.5=EIO", `column 9: want a probability`},
+		{"write#p=0x1p-1=EIO", `column 9: want a probability`},
 		{"write#when=3=EIO", `column 7: want a trigger nth, every, after or p, got "when"`},
 		{"write#nth", `column 10: want '=' after trigger "nth"`},
 		{"write=short:x", `column 13: want a byte count after short:, got "x"`},
@@ -80,6 +80,27 @@ func TestParseList(t *testing.T) {
 	require.Equal(t, "write=EIO;read=short:1", faultrule.FormatList(rs))
 }
 
+// TestProbabilitySpellings: p= takes a probability however it is written in
+// decimal, and prints it in one form that parses back.
+func TestProbabilitySpellings(t *testing.T) {
+	for in, want := range map[string]string{"0.5": "0.5", ".5": "0.5", "1.0": "1", "0.00001": "1e-05", "1e-5": "1e-05", "0.25": "0.25"} {
+		r, err := faultrule.Parse("write#p="+in+"=EIO", nil)
+		require.NoError(t, err, in)
+		require.Equal(t, "write#p="+want+"=EIO", r.String(), in)
+	}
+	for _, bad := range []string{"0", "1.5", "-0.5", "+0.5", "NaN", "Inf", "0x1p-2", "1e-400", ""} {
+		_, err := faultrule.Parse("write#p="+bad+"=EIO", nil)
+		require.Error(t, err, bad)
+	}
+}
+
+// TestDelayPrintsASCII: a delay prints as it is typed (us, not µs).
+func TestDelayPrintsASCII(t *testing.T) {
+	r, err := faultrule.Parse("write=delay:1.5us", nil)
+	require.NoError(t, err)
+	require.Equal(t, "write=delay:1.5us", r.String())
+}
+
 func TestErrnoNames(t *testing.T) {
 	for name, e := range map[string]unix.Errno{"EIO": unix.EIO, "ENOSPC": unix.ENOSPC, "EROFS": unix.EROFS, "EDQUOT": unix.EDQUOT, "EAGAIN": unix.EAGAIN} {
 		got, ok := faultrule.ErrnoByName(name)
@@ -87,6 +108,16 @@ func TestErrnoNames(t *testing.T) {
 		require.Equal(t, e, got)
 		require.Equal(t, name, faultrule.ErrnoName(e))
 	}
+	// Linux's second names parse; 95 prints as strace prints it.
+	for name, e := range map[string]unix.Errno{"EOPNOTSUPP": 95, "ENOTSUP": 95, "EWOULDBLOCK": unix.EAGAIN, "EDEADLOCK": unix.EDEADLK} {
+		got, ok := faultrule.ErrnoByName(name)
+		require.True(t, ok, name)
+		require.Equal(t, e, got, name)
+	}
+	require.Equal(t, "EOPNOTSUPP", faultrule.ErrnoName(unix.EOPNOTSUPP))
+	r, err := faultrule.Parse("fallocate=ENOTSUP", nil)
+	require.NoError(t, err)
+	require.Equal(t, "fallocate=EOPNOTSUPP", r.String())
 	_, ok := faultrule.ErrnoByName("EWHAT")
 	require.False(t, ok)
 	require.Equal(t, "errno 9999", faultrule.ErrnoName(9999))
@@ -182,7 +213,7 @@ func TestRoundTripText(t *testing.T) {
 			eff = append(eff, "corrupt")
 		}
 		if r.Errno != 0 {
-			eff = append(eff, unix.ErrnoName(r.Errno))
+			eff = append(eff, faultrule.ErrnoName(r.Errno))
 		}
 		s := head + strings.Join(rapid.Permutation(trig).Draw(t, "triggers"), "") + "=" +
 			strings.Join(rapid.Permutation(eff).Draw(t, "effects"), "+")

@@ -255,7 +255,7 @@ func TestRunRuntimeAndDeterminism(t *testing.T) {
 func TestRunMaxLayout(t *testing.T) {
 	k := sim.New(vfs.New())
 	_, err := Run(k, k, parse(t, "[big]\nrw=randread\nsize=2m\n"), Options{MaxLayout: 1 << 20})
-	require.ErrorContains(t, err, "job big reads a file of 2097152 bytes that must be written first")
+	require.ErrorContains(t, err, "j.fio:1: size: job big reads a file of 2097152 bytes that must be written first")
 	res, err := Run(k, k, parse(t, "[big]\nrw=randwrite\nsize=2m\n"), Options{MaxLayout: 1 << 20})
 	require.NoError(t, err, "a write job's file is only allocated")
 	require.Equal(t, int64(512), res[0].Write.TotalIOs)

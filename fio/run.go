@@ -69,7 +69,9 @@ func Run(k *sim.Kernel, h sim.Handler, jobs []*Job, opts Options) ([]*JobResult,
 	}
 	for _, j := range jobs {
 		if j.Reads() && j.Size > opts.MaxLayout {
-			return nil, fmt.Errorf("job %s reads a file of %d bytes that must be written first; the model holds written data in memory and lays out at most %d", j.Name, j.Size, opts.MaxLayout)
+			return nil, &Error{File: j.File, Line: j.Line, Option: "size", Msg: fmt.Sprintf(
+				"job %s reads a file of %d bytes that must be written first; the model holds written data in memory and lays out at most %d: give a smaller size=",
+				j.Name, j.Size, opts.MaxLayout)}
 		}
 	}
 	// As fio: the files are laid out first, then the jobs start.

@@ -200,3 +200,32 @@ func servedFd(t *testing.T) (*vfs.FS, *sim.Process, *sim.Process, int) {
 	require.Nil(t, p.Task().File(fd), "the kernel does not hold the served fd")
 	return fs, p, q, fd
 }
+
+// TestFileCacheVirtualDirfd: a served (virtual) fd given as the directory of
+// a relative path answers as the kernel would for that file, ENOTDIR, for
+// symlinkat too, whose relative path is the link's, not the target's.
+func TestFileCacheVirtualDirfd(t *testing.T) {
+	_, k, p := newWorld(t)
+	fc := interposer.NewFileCache(k, msbPath)
+	q := p.Through(fc)
+	q.Open(msbPath, unix.O_RDONLY, 0)          // learnt
+	fd, _ := q.Open(msbPath, unix.O_RDONLY, 0) // virtual: the kernel does not hold it
+	require.Equal(t, unix.ENOTDIR, q.Symlinkat("/abs/target", fd, "link"))
+	require.Equal(t, unix.ENOTDIR, q.Symlinkat("rel/target", fd, "link"))
+	require.Equal(t, unix.ENOTDIR, q.Mkdirat(fd, "d", 0o755))
+}
+
+// TestFileCacheVirtualDirfdEveryCall: every call with a dirfd (from the
+// syscall table, fchmodat2 included) sees a served fd as the file it is.
+func TestFileCacheVirtualDirfdEveryCall(t *testing.T) {
+	_, k, p := newWorld(t)
+	fc := interposer.NewFileCache(k, msbPath)
+	q := p.Through(fc)
+	q.Open(msbPath, unix.O_RDONLY, 0)
+	fd, _ := q.Open(msbPath, unix.O_RDONLY, 0)
+	r := q.Syscall(sim.Call{Nr: sim.SYS_FCHMODAT2, Args: [6]int64{int64(fd), 0, 0o600, 0}, Path: "x"})
+	require.Equal(t, unix.ENOTDIR, r.Errno)
+	// an absolute path ignores the dirfd
+	r = q.Syscall(sim.Call{Nr: sim.SYS_FCHMODAT2, Args: [6]int64{int64(fd), 0, 0o644, 0}, Path: msbPath})
+	require.Zero(t, r.Errno)
+}

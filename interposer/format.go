@@ -243,7 +243,11 @@ func appendArgs(b []byte, in *sim.SyscallInfo, c *sim.Call, r sim.Result, strsiz
 				b = append(b, fakeAddr...)
 				break
 			}
-			b = appendQuoted(b, c.Buf[:max(min(r.Ret, int64(len(c.Buf))), 0)], strsize)
+			n := max(min(r.Ret, int64(len(c.Buf))), 0)
+			if c.Nr == sim.SYS_GETCWD && n > 0 {
+				n-- // the result counts the terminating NUL, which strace does not print
+			}
+			b = appendQuoted(b, c.Buf[:n], strsize)
 		case sim.ArgInIov, sim.ArgOutIov:
 			b = appendIov(b, c.Iov, arg.Kind == sim.ArgOutIov, r, strsize)
 		case sim.ArgCount:

@@ -227,9 +227,9 @@ func appendIocbs(b []byte, cbs []*sim.Iocb, strsize int) []byte {
 		switch cb.Opcode {
 		case sim.IOCB_CMD_PREAD, sim.IOCB_CMD_PWRITE:
 			b = append(b, ", aio_buf="...)
-			if cb.Opcode == sim.IOCB_CMD_PWRITE {
+			if cb.Opcode == sim.IOCB_CMD_PWRITE && cb.Addr == 0 {
 				b = appendQuoted(b, cb.Buf, strsize)
-			} else if cb.Addr != 0 {
+			} else if cb.Addr != 0 { // an address the call gave (a bad one: the bytes are not there)
 				b = appendHex(b, int64(cb.Addr))
 			} else {
 				b = append(b, fakeAddr...)

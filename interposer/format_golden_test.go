@@ -92,3 +92,19 @@ func TestFormatGolden(t *testing.T) {
 		require.Equal(t, wl[i], gl[i], "line %d", i+1)
 	}
 }
+
+// TestFormatErrnoAsStrace: errno 95 prints as strace prints it, EOPNOTSUPP,
+// so that the trace layer's lines read back with the recorded errno name.
+func TestFormatErrnoAsStrace(t *testing.T) {
+	c := &sim.Call{Nr: sim.SYS_FSYNC, Args: [6]int64{3}}
+	got := string(appendCall(nil, c, sim.Result{Ret: -1, Errno: unix.EOPNOTSUPP}, 32))
+	require.Equal(t, "fsync(3) = -1 EOPNOTSUPP (Operation not supported)", got)
+}
+
+// TestFormatGetcwd: getcwd's path prints without the NUL its result counts,
+// as strace prints it, so that the line replays.
+func TestFormatGetcwd(t *testing.T) {
+	c := &sim.Call{Nr: sim.SYS_GETCWD, Buf: append([]byte("/w/d\x00"), make([]byte, 59)...)}
+	c.Args[1] = int64(len(c.Buf))
+	require.Equal(t, `getcwd("/w/d", 64) = 5`, string(appendCall(nil, c, sim.Result{Ret: 5}, 32)))
+}

@@ -461,9 +461,12 @@ func (r *replayer) buildCustom(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *s
 		}
 		c.Args[0] = int64(r.aioCtx[uint64(c.Args[0])])
 		if ev.RetKnown && ev.Ret >= 0 && ev.Ret < c.Args[2] {
-			// How many completions one call returns is the kernel's choice:
-			// follow the recording.
-			c.Args[2] = max(ev.Ret, c.Args[1])
+			// How many completions one call returns is the device's and the
+			// kernel's choice: follow the recording. Fewer than min_nr means
+			// the timeout ran out before the rest completed (the model,
+			// which completes every iocb at submission, does not wait it).
+			c.Args[2] = ev.Ret
+			c.Args[1] = min(c.Args[1], ev.Ret)
 		}
 		if c.Args[2] < 0 || c.Args[2] > 1<<16 {
 			return "bad nr"

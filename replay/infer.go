@@ -130,6 +130,13 @@ func (w *world) before(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call)
 	case sim.SYS_TRUNCATE, sim.SYS_CHMOD, sim.SYS_LINK, sim.SYS_RENAME, sim.SYS_RENAMEAT, sim.SYS_RENAMEAT2,
 		sim.SYS_LINKAT, sim.SYS_UNLINK, sim.SYS_UNLINKAT, sim.SYS_RMDIR, sim.SYS_CHDIR:
 		w.inferPathUse(t, nr, ev, c, ok)
+		if ok {
+			w.inferNewName(t, nr, c)
+		}
+	case sim.SYS_SYMLINK, sim.SYS_SYMLINKAT:
+		if ok {
+			w.inferNewName(t, nr, c)
+		}
 	case sim.SYS_MKDIR, sim.SYS_MKDIRAT:
 		abs := w.abs(t, pathDirfd(nr, c), c.Path)
 		if ev.Errno == syscall.EEXIST {
@@ -149,17 +156,50 @@ func (w *world) before(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call)
 		if ok {
 			w.inferRead(t, nr, ev, c)
 		}
+	case sim.SYS_READV, sim.SYS_PREADV, sim.SYS_PREADV2:
+		if ok {
+			w.inferReadv(t, nr, ev, c)
+		}
+	case sim.SYS_FALLOCATE:
+		if ok {
+			w.inferShift(t, c)
+		}
+	case sim.SYS_IO_SUBMIT:
+		// the iocbs Linux took: the first ev.Ret
+		if cbs, _ := c.Obj.([]*sim.Iocb); ok && len(cbs) > 0 {
+			w.r.noteAioReads(t, uint64(c.Args[0]), cbs[:min(int64(len(cbs)), max(ev.Ret, 0))])
+		}
 	case sim.SYS_COPY_FILE_RANGE, sim.SYS_SENDFILE:
 		if ok {
 			w.inferCopySource(t, nr, ev, c)
 		}
 	case sim.SYS_LSEEK:
-		if ok && c.Args[2] == unix.SEEK_END { // the size is revealed
-			if ino := w.fileOf(t, c.Args[0]); w.isExt(ino) && ino.IsRegular() {
-				if size := ev.Ret - c.Args[1]; size >= 0 {
-					w.resize(ino, size)
-				}
+		if !ok {
+			break
+		}
+		ino := w.fileOf(t, c.Args[0])
+		if !w.isExt(ino) || !ino.IsRegular() {
+			break
+		}
+		switch c.Args[2] {
+		case unix.SEEK_END: // the size is revealed
+			if size := ev.Ret - c.Args[1]; size >= 0 {
+				w.resize(ino, size)
 			}
+		case unix.SEEK_DATA:
+			// Data at ev.Ret: the file is longer than that (ENXIO at or
+			// past EOF).
+			if ino.Size() <= ev.Ret {
+				w.resize(ino, ev.Ret+1)
+			}
+			w.dataIn(ino, ev.Ret, ev.Ret+1)
+		case unix.SEEK_HOLE:
+			// A hole at ev.Ret: the file is at least that long (EOF is
+			// the last hole), with data from the offset asked up to it.
+			if ino.Size() < ev.Ret {
+				w.resize(ino, ev.Ret)
+			}
+			w.dataIn(ino, c.Args[1], ev.Ret)
 		}
 	}
 	return true
@@ -328,6 +368,32 @@ func (w *world) inferPathUse(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim
 	case ev.Errno == syscall.ENOTDIR && removeDir:
 		w.ensure(abs, vfs.S_IFREG, "")
 	}
+	if nr == sim.SYS_RENAMEAT2 && (ok && c.Args[4]&unix.RENAME_EXCHANGE != 0 ||
+		ev.Errno == syscall.EEXIST && c.Args[4]&unix.RENAME_NOREPLACE != 0) {
+		// Exchanged with, or not replacing, a name that existed.
+		w.ensure(w.abs(t, c.Args[2], c.Path2), vfs.S_IFREG, "")
+	}
+}
+
+// inferNewName: a call that made a name (symlink, link, rename) shows that
+// the directory the name went in existed.
+func (w *world) inferNewName(t *sim.Task, nr sim.Sysno, c *sim.Call) {
+	var abs string
+	switch nr {
+	case sim.SYS_SYMLINK, sim.SYS_SYMLINKAT:
+		abs = w.abs(t, pathDirfd(nr, c), c.Path)
+	case sim.SYS_LINK, sim.SYS_LINKAT, sim.SYS_RENAME, sim.SYS_RENAMEAT, sim.SYS_RENAMEAT2:
+		dirfd := int64(atFdcwd)
+		if i := sim.Info(nr).Slot(sim.ArgDirfd, 1); i >= 0 {
+			dirfd = c.Args[i]
+		}
+		abs = w.abs(t, dirfd, c.Path2)
+	default:
+		return
+	}
+	if abs != "" {
+		w.ensure(parentDir(abs), vfs.S_IFDIR, "")
+	}
 }
 
 // inferReadlink: EINVAL names something that is not a link; a target shown whole
@@ -364,6 +430,106 @@ func (w *world) inferRead(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Ca
 		off = w.r.curPos
 	}
 	w.inject(ino, off, ev, 1, c.Args[2])
+}
+
+// maxDataFill is how much of inferred files' holes dataIn fills in one replay.
+const maxDataFill = 256 << 20
+
+// dataIn makes [from, to) of an inferred file data where the model has a hole,
+// as a recorded SEEK_DATA or SEEK_HOLE shows it: zeros, the bytes being unknown
+// (a later read's inference writes those it shows). Past maxDataFill bytes in
+// all the rest stays a hole, and the call diverges rather than cost that much
+// memory.
+func (w *world) dataIn(ino *vfs.Inode, from, to int64) {
+	if from < 0 {
+		return
+	}
+	to = min(to, ino.Size(), from+maxDataFill-w.filled)
+	changed := false
+	for off := from; off < to; {
+		d, err := ino.SeekData(off)
+		if err != nil {
+			d = to // no data up to EOF
+		}
+		for hole := min(d, to); off < hole; {
+			n := min(hole-off, int64(len(zeroBlock)))
+			_, _ = ino.WriteAt(zeroBlock[:n], off)
+			off += n
+			w.filled += n
+			changed = true
+		}
+		if d >= to {
+			break
+		}
+		h, err := ino.SeekHole(d)
+		if err != nil {
+			break
+		}
+		off = h
+	}
+	if changed {
+		w.changed(ino.Ino())
+	}
+}
+
+var zeroBlock = make([]byte, 1<<20)
+
+// inferReadv: readv, preadv and preadv2 of an inferred file show the bytes of
+// each iovec in turn, and a short read the size.
+func (w *world) inferReadv(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call) {
+	ino := w.fileOf(t, c.Args[0])
+	if !w.isExt(ino) || !ino.IsRegular() {
+		return
+	}
+	off := c.Args[3]
+	if nr == sim.SYS_READV || nr == sim.SYS_PREADV2 && off == -1 {
+		off = w.r.curPos
+	}
+	if off < 0 {
+		return
+	}
+	count := int64(0)
+	for _, b := range c.Iov {
+		count += int64(len(b))
+	}
+	got := ev.Ret
+	if end := off + got; got < count || ino.Size() < end {
+		w.resize(ino, end)
+	}
+	arr := ev.Arg(1)
+	if arr == nil || arr.Kind != strace.NodeArray {
+		return
+	}
+	for k := 0; k < len(arr.Kids) && k < len(c.Iov) && got > 0; k++ {
+		n := min(int64(len(c.Iov[k])), got)
+		if base := arr.Kids[k].Field("iov_base"); base != nil && base.Kind == strace.NodeStr {
+			if b := base.Text; len(b) > 0 {
+				w.writeAt(ino, b[:min(int64(len(b)), n)], off)
+			}
+		}
+		off += n
+		got -= n
+	}
+}
+
+// inferShift: a fallocate that collapsed or inserted a range of an inferred
+// file shows its size: a collapse ends before EOF, an insert starts before it
+// (ext4_collapse_range, ext4_insert_range).
+func (w *world) inferShift(t *sim.Task, c *sim.Call) {
+	ino := w.fileOf(t, c.Args[0])
+	if !w.isExt(ino) || !ino.IsRegular() {
+		return
+	}
+	least := int64(-1)
+	switch mode, off, n := c.Args[1], c.Args[2], c.Args[3]; mode {
+	case vfs.FallocCollapseRange:
+		least = off + n + 1
+	case vfs.FallocInsertRange:
+		least = off + 1
+	}
+	if least > ino.Size() {
+		w.resize(ino, least)
+	}
 }
 
 // inferCopySource: copy_file_range or sendfile from an inferred file shows its

@@ -170,3 +170,26 @@ func TestAIOBadAddressRecording(t *testing.T) {
 		require.NotContains(t, k, "io_")
 	}
 }
+
+// TestAIOTimeoutRecording: io_getevents returned fewer events than min_nr
+// when its timeout ran out (an fdatasync iocb still in flight); the model,
+// which completes every iocb at submission, returns as many as Linux did.
+func TestAIOTimeoutRecording(t *testing.T) {
+	replayClean(t, Options{}, recordings+"aio-timeout.strace")
+}
+
+// TestTraceLayerOutputReplays: what the trace layer writes while a recording
+// replays is strace's syntax for every call it shows, AIO included: it
+// replays clean in turn.
+func TestTraceLayerOutputReplays(t *testing.T) {
+	for name, call := range map[string]string{"aio.strace": "io_submit", "aio-timeout.strace": "io_getevents",
+		"aio-badaddr.strace": "io_submit", "tmpfile.strace": "linkat", "shift.strace": "fallocate"} {
+		t.Run(name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out.strace")
+			_, err := Run([]string{recordings + name}, Options{Stack: []string{"trace:out=" + out + ",s=65536"}})
+			require.NoError(t, err)
+			rep := replayClean(t, Options{}, out)
+			require.NotNil(t, rep.Syscalls[call], "the output shows %s", call)
+		})
+	}
+}

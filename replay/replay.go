@@ -382,8 +382,9 @@ const (
 	subsetUnknown traceSubset = iota // not yet asked
 	allCalls                         // a plain trace
 	// someCalls: strace -e trace= chose the calls: a program starts in the
-	// trace and none of startCalls is in it, or several tasks are in it and
-	// none of the calls that make tasks. Calls it does not show
+	// trace and none of startCalls is in it, several tasks are in it and
+	// none of the calls that make tasks, or an fd number is returned twice
+	// and neither a close nor any of startCalls is in it. Calls it does not show
 	// (socket, pipe, dup) may have made the fds that shown calls use, and
 	// freed others.
 	someCalls
@@ -404,7 +405,8 @@ func (r *replayer) shows() traceSubset {
 	if r.subset == subsetUnknown {
 		switch {
 		case r.plan.hasCall("execve", "execveat") && !r.plan.hasCall(startCalls...),
-			r.plan.tasks() > 1 && !r.plan.hasCall("clone", "clone3", "fork", "vfork"):
+			r.plan.tasks() > 1 && !r.plan.hasCall("clone", "clone3", "fork", "vfork"),
+			r.plan.reusesFds() && !r.plan.hasCall("close", "close_range") && !r.plan.hasCall(startCalls...):
 			// a program started but its start-up is not shown, or tasks
 			// are shown but not the calls that made them
 			r.subset = someCalls

@@ -932,3 +932,129 @@ func TestLearnThroughServedFd(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEqual(t, plain.KernelCalls, cached.KernelCalls, "the cache did not act on the file")
 }
+
+// TestPreexistingFileShown: what vectored reads, a collapse or insert, and
+// SEEK_DATA/SEEK_HOLE show of a file from before the trace is inferred, so
+// the calls replay as recorded, with and without a layer that holds data.
+func TestPreexistingFileShown(t *testing.T) {
+	lines := []string{
+		`openat(AT_FDCWD, "pre1", O_RDONLY) = 3`,
+		`readv(3, [{iov_base="abc", iov_len=100}, {iov_base="def", iov_len=200}], 2) = 300`,
+		`preadv(3, [{iov_base="bc", iov_len=100}, {iov_base="xyz", iov_len=200}], 2, 1) = 300`,
+		`preadv2(3, [{iov_base="", iov_len=100}, {iov_base="", iov_len=200}], 2, 4900, 0) = 100`,
+		`preadv2(3, [{iov_base="", iov_len=100}], 1, -1, 0) = 100`,
+		`close(3) = 0`,
+		`openat(AT_FDCWD, "pre2", O_RDWR) = 3`,
+		`fallocate(3, FALLOC_FL_COLLAPSE_RANGE, 0, 4096) = 0`,
+		`fallocate(3, FALLOC_FL_INSERT_RANGE, 4096, 4096) = 0`,
+		`close(3) = 0`,
+		`openat(AT_FDCWD, "pre3", O_RDONLY) = 3`,
+		`lseek(3, 0, SEEK_DATA) = 0`,
+		`lseek(3, 0, SEEK_HOLE) = 9000`,
+		`lseek(3, 16384, SEEK_DATA) = 20480`,
+		`lseek(3, 20480, SEEK_HOLE) = 24576`,
+		`close(3) = 0`,
+	}
+	requireDivergences(t, lines, 0)
+	rep, err := Run([]string{writeTrace(t, strings.Join(append(lines, ""), "\n"))},
+		Options{Verify: true, Cwd: "/w", Stack: []string{"filecache:path=/w"}})
+	require.NoError(t, err)
+	require.Zero(t, rep.Divergences, "%v", rep.DivergenceList)
+	// Only files from before the trace are inferred: one the trace made
+	// holds what it wrote.
+	requireDivergences(t, []string{
+		`openat(AT_FDCWD, "made", O_RDWR|O_CREAT|O_EXCL, 0644) = 3`,
+		`write(3, "0123456789", 10) = 10`,
+		`preadv(3, [{iov_base="0123456789", iov_len=100}, {iov_base="", iov_len=200}], 2, 0) = 300`,
+		`lseek(3, 0, SEEK_HOLE) = 9000`,
+	}, 2)
+}
+
+// TestDirOpenedAsFileFlags: a directory opened without O_DIRECTORY and found
+// to be one keeps the flags of its open, as F_GETFL shows them (glibc's
+// fdopendir checks them).
+func TestDirOpenedAsFileFlags(t *testing.T) {
+	requireDivergences(t, []string{
+		`openat(AT_FDCWD, "dir", O_RDONLY|O_NONBLOCK) = 3`,
+		`newfstatat(3, "", {st_mode=S_IFDIR|0755, st_size=4096, ...}, AT_EMPTY_PATH) = 0`,
+		`fcntl(3, F_GETFL) = 0x8800 (flags O_RDONLY|O_NONBLOCK|O_LARGEFILE)`,
+		`getdents64(3, 0x5581 /* 2 entries */, 32768) = 48`,
+		`fcntl(3, F_GETFL) = 0x8800 (flags O_RDONLY|O_NONBLOCK|O_LARGEFILE)`,
+	}, 0)
+}
+
+// TestRenameExchangeInfers: renameat2 with RENAME_EXCHANGE shows that both
+// names existed before the trace; RENAME_NOREPLACE's EEXIST that the new one did.
+func TestRenameExchangeInfers(t *testing.T) {
+	requireDivergences(t, []string{
+		`renameat2(AT_FDCWD, "p2", AT_FDCWD, "p3", RENAME_EXCHANGE) = 0`,
+		`renameat2(AT_FDCWD, "p2", AT_FDCWD, "p4", RENAME_NOREPLACE) = -1 EEXIST (File exists)`,
+		`renameat2(AT_FDCWD, "p2", AT_FDCWD, "p4", RENAME_EXCHANGE) = 0`,
+	}, 0)
+}
+
+// TestAioReadOfPreexistingFile: the completions of AIO reads of a file from
+// before the trace show its size, as a pread's count does; they are inferred,
+// not divergences. A read of a file the trace made is still compared.
+func TestAioReadOfPreexistingFile(t *testing.T) {
+	lines := []string{
+		`io_setup(8, [0x7f00]) = 0`,
+		`openat(AT_FDCWD, "pre", O_RDONLY) = 3`,
+		`openat(AT_FDCWD, "made", O_RDWR|O_CREAT|O_TRUNC, 0644) = 4`,
+		`io_submit(0x7f00, 3, [{aio_data=0x1, aio_lio_opcode=IOCB_CMD_PREAD, aio_fildes=3, aio_buf=0x1000, aio_nbytes=4096, aio_offset=0}, ` +
+			`{aio_data=0x2, aio_lio_opcode=IOCB_CMD_PREADV, aio_fildes=3, aio_buf=[{iov_base=0x2000, iov_len=4096}, {iov_base=0x3000, iov_len=4096}], aio_offset=4096}, ` +
+			`{aio_data=0x3, aio_lio_opcode=IOCB_CMD_PREAD, aio_fildes=4, aio_buf=0x4000, aio_nbytes=4096, aio_offset=0}]) = 3`,
+		`io_getevents(0x7f00, 3, 8, [{data=0x2, obj=0x10, res=5000, res2=0}, {data=0x1, obj=0x20, res=4096, res2=0}, {data=0x3, obj=0x30, res=%s, res2=0}], NULL) = 3`,
+		`fstat(3, {st_mode=S_IFREG|0644, st_size=9096, ...}) = 0`,
+		`io_destroy(0x7f00) = 0`,
+	}
+	trace := func(res string) []string {
+		out := slices.Clone(lines)
+		out[4] = fmt.Sprintf(out[4], res)
+		return out
+	}
+	requireDivergences(t, trace("0"), 0)
+	requireDivergences(t, trace("10"), 1)
+
+	// An iocb Linux did not take (io_submit returned 1 of 2) infers nothing:
+	// a later completion with its aio_data is compared.
+	requireDivergences(t, []string{
+		lines[0], lines[1], lines[2],
+		`io_submit(0x7f00, 2, [{aio_data=0x1, aio_lio_opcode=IOCB_CMD_PREAD, aio_fildes=4, aio_buf=0x4000, aio_nbytes=4096, aio_offset=0}, ` +
+			`{aio_data=0x5, aio_lio_opcode=IOCB_CMD_PREAD, aio_fildes=3, aio_buf=0x1000, aio_nbytes=4096, aio_offset=0}]) = 1`,
+		`io_submit(0x7f00, 1, [{aio_data=0x5, aio_lio_opcode=IOCB_CMD_PREAD, aio_fildes=4, aio_buf=0x4000, aio_nbytes=4096, aio_offset=0}]) = 1`,
+		`io_getevents(0x7f00, 2, 8, [{data=0x1, obj=0x10, res=0, res2=0}, {data=0x5, obj=0x20, res=77, res2=0}], NULL) = 2`,
+	}, 2) // io_submit's count, and the event
+}
+
+// TestNewNameInfersDirectory: symlink, link and rename into a directory from
+// before the trace show that the directory existed; one the trace removed
+// stays removed.
+func TestNewNameInfersDirectory(t *testing.T) {
+	requireDivergences(t, []string{
+		`symlinkat("a", AT_FDCWD, "src/l2") = 0`,
+		`symlink("a", "/w/src2/l2") = 0`,
+		`link("f1", "dir2/b") = 0`,
+		`rename("f2", "dir3/b") = 0`,
+		`linkat(AT_FDCWD, "f3", AT_FDCWD, "dir4/b", 0) = 0`,
+		`renameat2(AT_FDCWD, "f4", AT_FDCWD, "dir5/b", RENAME_NOREPLACE) = 0`,
+	}, 0)
+	requireDivergences(t, []string{
+		`mkdir("gone", 0755) = 0`,
+		`rmdir("gone") = 0`,
+		`symlink("a", "gone/l") = 0`,
+	}, 1)
+}
+
+// TestSubsetWithoutClose: a trace of opens without any close nor the
+// start-up calls (strace -e trace=openat,write) leaves out the closes that
+// freed the fds it shows reused; a trace with closes does not.
+func TestSubsetWithoutClose(t *testing.T) {
+	lines := []string{
+		`openat(AT_FDCWD, "/etc/ld.so.cache", O_RDONLY|O_CLOEXEC) = 3`,
+		`openat(AT_FDCWD, "/lib/libc.so.6", O_RDONLY|O_CLOEXEC) = 3`,
+		`write(1, "hi\n", 3) = 3`,
+	}
+	requireDivergences(t, lines, 0)
+	requireDivergences(t, append(slices.Clone(lines), `close(9) = -1 EBADF (Bad file descriptor)`), 1)
+}

@@ -45,6 +45,9 @@ type plan struct {
 	// fdMade maps, per file, an fd number to the first line where a call
 	// returned it; fds used but never made are inherited.
 	fdMade map[string]map[int]int
+	// fdReused: a call returned an fd number that a call of the same file
+	// had returned before (a close, or what freed it, came between).
+	fdReused bool
 	// flight lists the fd-creating calls that were interrupted by another
 	// task's line (<unfinished ...>), and the fd-releasing calls of other tasks
 	// that completed while an fd-creating call was in flight; at most maxFlight
@@ -203,6 +206,10 @@ func (pl *plan) hasCall(names ...string) bool {
 	}
 	return false
 }
+
+// reusesFds reports whether a call returned an fd number returned before in
+// the same file. It waits for the whole pass.
+func (pl *plan) reusesFds() bool { return pl.whole().fdReused }
 
 // whole waits for the pass to read the whole input (or to stop) and returns
 // pl, whose fields are final then: they may be read without the lock, which
@@ -411,7 +418,9 @@ func (pl *plan) add(ev *strace.Event, name string, nfiles int, chdired map[int]b
 			m = map[int]int{}
 			pl.fdMade[name] = m
 		}
-		if _, ok := m[int(ev.Ret)]; !ok && ev.Ret < 1<<20 {
+		if _, ok := m[int(ev.Ret)]; ok {
+			pl.fdReused = true
+		} else if ev.Ret < 1<<20 {
 			m[int(ev.Ret)] = ev.Line
 		}
 		if ev.EndLine != ev.Line && len(pl.flight) < maxFlight {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 
+	"golang.org/x/sys/unix"
+
 	"iosim/sim"
 	"iosim/strace"
 	"iosim/vfs"
@@ -26,6 +28,7 @@ type world struct {
 	// unknownIno holds the inodes of unknown's keys: a read through an fd a
 	// layer serves names its file by number only (sim.ServedFd).
 	unknownIno map[uint64]*vfs.Inode
+	filled     int64 // bytes of holes dataIn made data, of maxDataFill
 	// maps holds the live shared writable mappings of files, by the
 	// address the trace shows: stores may change their ranges at any time,
 	// until munmap, exec or exit (see keepShared).
@@ -239,7 +242,12 @@ func (w *world) dirFd(t *sim.Task, fd int64) {
 	if p == "" || w.ensure(p, vfs.S_IFDIR, "") == nil {
 		return
 	}
-	flags := syscall.O_RDONLY | syscall.O_DIRECTORY
+	// The open's own flags, as F_GETFL shows them (O_DIRECTORY was not
+	// among them); a directory opens only for reading.
+	flags := f.Flags()
+	if flags&unix.O_PATH == 0 {
+		flags = flags&^syscall.O_ACCMODE | syscall.O_RDONLY
+	}
 	if r := w.r.k.Syscall(sim.Call{Nr: sim.SYS_FCNTL, Task: t, Args: [6]int64{fd, syscall.F_GETFD}}); r.Errno == 0 && r.Ret&syscall.FD_CLOEXEC != 0 {
 		flags |= syscall.O_CLOEXEC
 	}

@@ -59,6 +59,12 @@ func (k *Kernel) sysOpenat(c *Call, dirfd int, flags64 int64, mode uint32) Resul
 // first, then the fd (get_unused_fd_flags, EMFILE), then the lookup.
 func (k *Kernel) openat(t *Task, dirfd int, path string, flags64 int64, mode uint32) Result {
 	flags := int(flags64) & validOpenFlags
+	if flags&oPath != 0 {
+		// O_PATH beats everything else (build_open_how): open and openat
+		// keep only O_PATH_FLAGS, so O_TMPFILE leaves O_DIRECTORY and
+		// O_CREAT and O_TRUNC are dropped, not refused.
+		flags &= oPath | syscall.O_DIRECTORY | syscall.O_NOFOLLOW | syscall.O_CLOEXEC
+	}
 	if e := openArgsErr(path, flags); e != 0 {
 		return Fail(e)
 	}

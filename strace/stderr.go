@@ -142,6 +142,8 @@ func (p *Parser) cutError(err *SyntaxError, head int) *SyntaxError {
 func (p *Parser) hint(err *SyntaxError, line []byte) *SyntaxError {
 	switch {
 	case strings.Contains(err.Msg, "record with"):
+	case bytes.HasPrefix(bytes.TrimSpace(line), []byte("% time")):
+		err.Msg += " (this is the summary of `strace -c`, not a trace: record without -c, or with -C for both)"
 	case spliceAt(line) > 0:
 		err.Msg += " (strace's own messages are mixed into the calls: its stderr was captured, as with `strace -f prog 2> FILE`; record with `strace -o FILE`)"
 	case p.std != nil && strings.HasPrefix(err.Msg, "expected"):

@@ -100,6 +100,9 @@ func TestStraceStderrErrors(t *testing.T) {
 		{"close(3strace: Process 7 attached\n", "t:1:8: the call cut by strace's message has no rest"},
 		// a message in a line that is no call
 		{"+++ exit strace: Process 7 attached\n)\n", "record with `strace -o FILE`"},
+		// strace -c's summary table given as a trace
+		{"% time     seconds  usecs/call     calls    errors syscall\n------ ----------- ----------- --------- --------- ----------------\n", "t:1:1: expected a syscall name"},
+		{"% time     seconds  usecs/call     calls    errors syscall\n", "the summary of `strace -c`, not a trace"},
 	} {
 		_, err := parseAll(t, "t", tc.text, strace.Options{})
 		require.Error(t, err, tc.text)

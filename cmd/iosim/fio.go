@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -34,17 +33,9 @@ flags:
 `)
 		fl.PrintDefaults()
 	}
-	if err := fl.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
 	// fio's own spelling, --output-format json, is accepted by the flag package.
-	if fl.NArg() != 1 {
-		fmt.Fprintln(stderr, "iosim fio: want one job file")
-		fl.Usage()
-		return 2
+	if code, done := parseFlags(fl, args, func(n int) bool { return n == 1 }, "iosim fio: want one job file", stderr); done {
+		return code
 	}
 	if *format != "normal" && *format != "json" {
 		fmt.Fprintf(stderr, "iosim fio: --output-format=%s: want normal or json\n", *format)

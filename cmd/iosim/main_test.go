@@ -66,10 +66,24 @@ func TestBadUsage(t *testing.T) {
 		{"replay", "--no-such-flag", "x"},
 		{"replay", "/no/such/file.strace"},
 		{"replay", "--stack", "nosuch", "../../testdata/traces/oraus.seek.strace"},
+		{"run"},
+		{"run", "--no-such-flag", "x"},
+		{"fio"},
+		{"fio", "a.fio", "b.fio"},
+		{"syscalls", "x"},
 	} {
 		code, _, errOut := runCmd(args...)
 		require.Equal(t, 2, code, "%q", args)
 		require.NotEmpty(t, strings.TrimSpace(errOut), "%q must say what is wrong", args)
+	}
+}
+
+// TestHelpFlags: each command's -h prints its usage and succeeds.
+func TestHelpFlags(t *testing.T) {
+	for _, c := range []string{"replay", "run", "fio", "syscalls", "interposers"} {
+		code, _, errOut := runCmd(c, "-h")
+		require.Equal(t, 0, code, c)
+		require.Contains(t, errOut, "usage: iosim "+c, c)
 	}
 }
 
@@ -116,6 +130,14 @@ func TestReplayStopNotAPass(t *testing.T) {
 	require.Contains(t, out, "stopped: "+want)
 	require.NotContains(t, out, "divergences: 0")
 	require.Contains(t, out, "not verified: the replay stopped")
+	require.Contains(t, out, "--keep-going skips malformed lines")
+
+	// A trace that cannot be read is no malformed line: --keep-going would
+	// not help, and is not offered.
+	code, out, _ = runCmd("replay", "--verify", t.TempDir())
+	require.Equal(t, 2, code)
+	require.Contains(t, out, "stopped: ")
+	require.NotContains(t, out, "--keep-going")
 
 	code, out, _ = runCmd("replay", "--verify", "--json", p)
 	require.Equal(t, 2, code)

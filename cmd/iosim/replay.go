@@ -15,6 +15,7 @@ import (
 	"iosim/interposer"
 	"iosim/replay"
 	"iosim/sim"
+	"iosim/strace"
 )
 
 // stackFlag collects repeated --stack values.
@@ -42,16 +43,8 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, "usage: iosim replay [flags] TRACE...\n\nReplays strace files (several files: the per-task files of strace -ff) on the model.\n\nflags:\n")
 		fl.PrintDefaults()
 	}
-	if err := fl.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	if fl.NArg() == 0 {
-		fmt.Fprintln(stderr, "iosim replay: no trace files given")
-		fl.Usage()
-		return 2
+	if code, done := parseFlags(fl, args, func(n int) bool { return n > 0 }, "iosim replay: no trace files given", stderr); done {
+		return code
 	}
 	opts := replay.Options{Verify: *verify, KeepGoing: *keepGoing, Stack: stack, Root: *root, Cwd: *cwd, MaxDivergences: *maxDiv}
 	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
@@ -81,7 +74,8 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	} else {
-		writeReport(stdout, rep, *verify)
+		var syntax *strace.SyntaxError
+		writeReport(stdout, rep, *verify, errors.As(err, &syntax))
 	}
 	switch {
 	case err != nil:
@@ -102,7 +96,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 }
 
 // writeReport prints the terminal summary, in the spirit of strace -c.
-func writeReport(w io.Writer, rep *replay.Report, verify bool) {
+func writeReport(w io.Writer, rep *replay.Report, verify, malformed bool) {
 	fmt.Fprintf(w, "iosim replay: %s\n", strings.Join(rep.Files, " "))
 	if rep.Stack != "" {
 		fmt.Fprintf(w, "stack: %s\n", rep.Stack)
@@ -136,7 +130,11 @@ func writeReport(w io.Writer, rep *replay.Report, verify bool) {
 	if rep.Error != "" {
 		// A stop: nothing below may read as the verdict of a whole trace.
 		fmt.Fprintf(w, "stopped: %s\n", rep.Error)
-		fmt.Fprintf(w, "the trace was not read to the end: the counts above are of the lines before the stop (--keep-going skips malformed lines)\n")
+		fmt.Fprintf(w, "the trace was not read to the end: the counts above are of the lines before the stop")
+		if malformed {
+			fmt.Fprintf(w, " (--keep-going skips malformed lines)")
+		}
+		fmt.Fprintln(w)
 	}
 	fmt.Fprintf(w, "parse errors: %d", rep.ParseErrors)
 	if rep.ParseErrors > 0 {

@@ -48,7 +48,7 @@ func timedReplay(files []string, opts replay.Options, devName, vsDevice string, 
 		if asJSON {
 			return writeJSON(stdout, stderr, base)
 		}
-		writeReport(stdout, base, verify)
+		writeReport(stdout, base, verify, false)
 		writeTiming(stdout, base.Timing)
 		return replayStatus(base, verify, stderr)
 	}

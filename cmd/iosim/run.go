@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -32,16 +31,8 @@ commands:
 		fmt.Fprint(stderr, "\nflags:\n")
 		fl.PrintDefaults()
 	}
-	if err := fl.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	if fl.NArg() == 0 {
-		fmt.Fprintln(stderr, "iosim run: no scenario files given")
-		fl.Usage()
-		return 2
+	if code, done := parseFlags(fl, args, func(n int) bool { return n > 0 }, "iosim run: no scenario files given", stderr); done {
+		return code
 	}
 	files, err := scenarios.Files(fl.Args())
 	if err != nil {
