@@ -61,7 +61,7 @@ func (w *world) writeAt(ino *vfs.Inode, b []byte, off int64) {
 	}
 	have := w.cmp[:len(b)]
 	// Direct: the comparison leaves no page cached over an unwritten extent.
-	if n, _ := ino.ReadAtDirect(have, off); n == len(b) && bytes.Equal(have, b) {
+	if n, _ := ino.Kernel().ReadAtDirect(have, off); n == len(b) && bytes.Equal(have, b) {
 		return
 	}
 	_, _ = ino.WriteAt(b, off)

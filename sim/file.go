@@ -35,7 +35,7 @@ type File struct {
 var filePool = sync.Pool{New: func() any { return new(File) }}
 
 // newFile returns a description of ino (or of the special object s); the caller
-// sets its errseq sample (see vfs.Inode.OpenSampled).
+// sets its errseq sample (see vfs.Kernel.OpenSampled).
 func newFile(k *Kernel, ino *vfs.Inode, s Special, flags int) *File {
 	return initFile(filePool.Get().(*File), k, ino, s, flags)
 }
@@ -145,7 +145,7 @@ func (f *File) release() {
 		k.locks.releaseFile(f)
 	}
 	if f.ino != nil && f.flags.Load()&oPath == 0 {
-		f.ino.Release() // ext4_release_file
+		f.ino.Kernel().Release() // ext4_release_file
 	}
 	if f.special != nil {
 		if c, ok := f.special.(interface{ Close() }); ok {

@@ -275,7 +275,7 @@ func (k *Kernel) sysMunmap(c *Call) Result {
 // not entirely mapped is ENOMEM. Stores into shared writable mappings reach the page
 // cache; MS_SYNC then syncs the file range each mapping covers in the range, as
 // fdatasync of that range (vfs_fsync_range with datasync: vfs
-// Inode.FdatasyncRange), reporting a writeback error once per description.
+// Kernel.FdatasyncRange), reporting a writeback error once per description.
 func (k *Kernel) sysMsync(c *Call) Result {
 	addr, length, flags := uint64(c.Args[0]), c.Args[1], c.Args[2]
 	if flags&^(msAsync|msInvalidate|msSync) != 0 || flags&msAsync != 0 && flags&msSync != 0 {
@@ -315,7 +315,7 @@ func (k *Kernel) sysMsync(c *Call) Result {
 	mm.mu.Unlock()
 	var err error
 	for _, r := range files {
-		if e := r.f.ino.FdatasyncRange(r.off, r.n, &r.f.errseq); e != nil && err == nil {
+		if e := r.f.ino.Kernel().FdatasyncRange(r.off, r.n, &r.f.errseq); e != nil && err == nil {
 			err = e
 		}
 		r.f.decRef()

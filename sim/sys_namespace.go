@@ -53,7 +53,7 @@ func (k *Kernel) sysRenameat2(c *Call, olddirfd, newdirfd int, flags uint) Resul
 	nd, e := atDir(c.Task, newdirfd, c.Path2)
 	if e != 0 {
 		// The new path's own errors wait for the old path's parent lookup.
-		return res(0, firstErr(od.LookupParent(c.Path), e))
+		return res(0, firstErr(od.Kernel().LookupParent(c.Path), e))
 	}
 	return res(0, od.Rename(c.Path, nd, c.Path2, int(flags)))
 }

@@ -154,7 +154,7 @@ func (k *Kernel) openFile(t *Task, dirfd int, path string, flags int, mode uint3
 		vflags = flags & (syscall.O_DIRECTORY | syscall.O_NOFOLLOW | oPath)
 	}
 	perm := mode & 0o7777 &^ t.g.umask.Load()
-	ino, errseq, err := dir.OpenSampled(path, vflags, perm)
+	ino, errseq, err := dir.Kernel().OpenSampled(path, vflags, perm)
 	if err != nil {
 		return nil, errnoOf(err)
 	}

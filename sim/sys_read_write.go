@@ -18,13 +18,13 @@ func (k *Kernel) sysRead(c *Call) Result { return k.read(c.Task, int(c.Args[0]),
 func (k *Kernel) read(t *Task, fd int, p []byte) Result {
 	// The commonest case first, in one step: a table with one user (no reference
 	// to take), a description held once (no offset lock to take), open for
-	// reading without O_DIRECT, and a read that vfs.Inode.ReadCached serves. In
+	// reading without O_DIRECT, and a read that vfs.Kernel.ReadCached serves. In
 	// every other case nothing is done here and the general path below gives
 	// the same result.
 	if tbl := t.files; tbl.users.Load() == 1 {
 		if f := tbl.get(fd); f != nil && f.special == nil && f.refs.Load() == 1 {
 			if fl := f.flags.Load(); readableFlags(fl) && fl&oDirect == 0 && f.off <= math.MaxInt64-int64(len(p)) {
-				if n, ok := f.ino.ReadCached(p, f.off); ok {
+				if n, ok := f.ino.Kernel().ReadCached(p, f.off); ok {
 					f.off += int64(n)
 					return Result{Ret: int64(n)}
 				}
@@ -159,7 +159,7 @@ func (k *Kernel) dioReadOK(ino *vfs.Inode, p []byte, off int64) bool {
 // building a bio, so no alignment is checked (measured: a 100-byte read at an odd
 // offset into a hole returns 100).
 func (k *Kernel) dioHole(ino *vfs.Inode, off, n int64) bool {
-	return !ino.WrittenIn(off, n)
+	return !ino.Kernel().WrittenIn(off, n)
 }
 
 // dioFailAlloc reproduces an ext4 quirk measured on the reference machine: an
@@ -185,10 +185,10 @@ func (k *Kernel) dioFailAlloc(ino *vfs.Inode, off int64) {
 // EOF (ext4_inode_extension_cleanup -> ext4_truncate_failed_write, vfs
 // TruncateFailedWrite).
 func (k *Kernel) dioFailWrite(ino *vfs.Inode, off, n int64) {
-	extending := ino.FlushForDirectWrite(off, n)
+	extending := ino.Kernel().FlushForDirectWrite(off, n)
 	k.dioFailAlloc(ino, off)
 	if extending {
-		ino.TruncateFailedWrite(off)
+		ino.Kernel().TruncateFailedWrite(off)
 	}
 }
 
@@ -229,12 +229,12 @@ func (k *Kernel) readFile(f *File, p []byte, off int64, positional bool) Result 
 		r = Fail(syscall.EISDIR)
 	case len(p) == 0:
 	case fl&oDirect != 0:
-		ino.FlushForDirectRead(off, int64(len(p)))
+		ino.Kernel().FlushForDirectRead(off, int64(len(p)))
 		if !k.dioReadOK(ino, p, off) {
 			r = Fail(syscall.EINVAL)
 			break
 		}
-		r = res(ino.ReadAtDirect(p, off))
+		r = res(ino.Kernel().ReadAtDirect(p, off))
 	default:
 		r = res(ino.ReadAt(p, off))
 	}
@@ -459,7 +459,7 @@ func (k *Kernel) readv(c *Call, f *File, positional bool, off, rwf int64) Result
 		return Fail(e)
 	}
 	if f.flags.Load()&oDirect != 0 {
-		ino.FlushForDirectRead(off, want)
+		ino.Kernel().FlushForDirectRead(off, want)
 		if size := ino.Size(); off < size && !k.dioHole(ino, off, k.dioReadSpan(size, off)) {
 			rest := k.dioReadSpan(size, off)
 			for _, b := range c.Iov {
@@ -476,7 +476,7 @@ func (k *Kernel) readv(c *Call, f *File, positional bool, off, rwf int64) Result
 	}
 	read := ino.ReadAt
 	if f.flags.Load()&oDirect != 0 {
-		read = ino.ReadAtDirect
+		read = ino.Kernel().ReadAtDirect
 	}
 	var total int64
 	for _, b := range c.Iov {

@@ -166,7 +166,7 @@ func (k *Kernel) sysFallocate(c *Call) Result {
 // for pipes, EINVAL for an unknown advice or a negative length. POSIX_FADV_DONTNEED
 // starts writeback of the range's dirty pages (generic_fadvise:
 // __filemap_fdatawrite_range, WB_SYNC_NONE), which the model applies to the
-// extent tree only (vfs.Inode.StartWriteback); the other advice has no effect.
+// extent tree only (vfs.Kernel.StartWriteback); the other advice has no effect.
 func (k *Kernel) sysFadvise(c *Call) Result {
 	return c.Task.withFile(int(c.Args[0]), func(f *File) Result {
 		if f.special != nil && !f.special.Seekable() {
@@ -180,7 +180,7 @@ func (k *Kernel) sysFadvise(c *Call) Result {
 			if n == 0 {
 				n = -1 // len 0: to the end of the file
 			}
-			f.ino.StartWriteback(c.Args[1], n)
+			f.ino.Kernel().StartWriteback(c.Args[1], n)
 		}
 		return Result{}
 	})

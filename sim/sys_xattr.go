@@ -120,7 +120,7 @@ func setACL(ino *vfs.Inode, name string, value []byte, set bool) syscall.Errno {
 		return 0
 	}
 	if !empty {
-		ino.ChmodRWX(perm)
+		ino.Kernel().ChmodRWX(perm)
 	}
 	return 0
 }

@@ -263,7 +263,7 @@ func (f *File) Close() error {
 	if !f.closed.CompareAndSwap(false, true) {
 		return pathErr("close", f.name, os.ErrClosed)
 	}
-	f.ino.Release()
+	f.ino.Kernel().Release()
 	return nil
 }
 

@@ -966,8 +966,8 @@ func treeBlocksFor(n int64) int64 {
 //     its blocks (WriteAt makes them delayed, or unconverted over unwritten
 //     extents); they get their extents at writeback (Writeback: fsync,
 //     fdatasync, sync_file_range, O_DIRECT, and the writeback that
-//     auto_da_alloc and POSIX_FADV_DONTNEED start, see vfs.Inode.Release and
-//     StartWriteback). Five one-block writes
+//     auto_da_alloc and POSIX_FADV_DONTNEED start, see Kernel.Release and
+//     Kernel.StartWriteback). Five one-block writes
 //     are 40 before fsync and 48 after; punched to four before fsync they
 //     never take a leaf (32).
 //   - Every insertion or conversion of an extent ends in
@@ -977,7 +977,7 @@ func treeBlocksFor(n int64) int64 {
 //     allocating any block (a new extent or one merged into its neighbour,
 //     at the top of ext4_ext_insert_extent), ZERO_RANGE allocating or
 //     converting, a failing extending O_DIRECT write allocating the hole it
-//     starts in past EOF (freed again at once: Inode.TruncateFailedWrite).
+//     starts in past EOF (freed again at once: Kernel.TruncateFailedWrite).
 //     Observed, from a leaf kept with 3 extents: fallocate of a
 //     4th extent, a 4th written at fsync, a written extent zeroed all free
 //     the leaf; from 4 extents: fsync of a write into a whole unwritten

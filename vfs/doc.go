@@ -13,6 +13,26 @@
 // results compare exactly with the kernel's; only the afero face wraps them in
 // *fs.PathError.
 //
+// # The inode's contract and the kernel model's hooks
+//
+// The methods of *Inode are the file-system contract: attributes, a regular file's
+// data (read, write, truncate, fallocate, SEEK_DATA/SEEK_HOLE), durability (fsync,
+// fdatasync, sync_file_range and the writeback-error cursor) and a directory's
+// names. They are what a Go program, an interposer or a crash explorer needs.
+//
+// Where ext4 or the kernel's VFS does more to the file system at a point of a
+// syscall than that contract states, the model of the syscall layer (package sim)
+// calls a hook of Inode.Kernel (type Kernel): the page-cache flush an O_DIRECT read
+// or write makes first, the truncation that ends a failed extending O_DIRECT
+// write, the writeback fadvise(POSIX_FADV_DONTNEED) starts and msync(MS_SYNC)
+// waits for, the allocation of delayed blocks at the last close of a file
+// truncated to 0 (auto_da_alloc), the mode change of a POSIX access ACL, the error
+// order of a call with two paths, and the fast paths of open(2) and read(2). Each
+// hook states the behaviour it reproduces and, for ext4's, the kernel function and
+// what was observed on Linux; the kernel-differential tests of package sim pin
+// them. They live in vfs because they change state that only vfs holds, and sim
+// imports vfs, never the reverse.
+//
 // # Durability rules
 //
 // Every file has its content at three levels: the page cache (what reads see), the

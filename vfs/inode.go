@@ -42,6 +42,22 @@ type Dirent struct {
 // Inode is a file, directory or symlink of an FS. Its pointer is stable for its
 // whole life; an unlinked inode stays usable through the references that hold it
 // (open file descriptions), as on Linux. All methods are safe for concurrent use.
+//
+// Its methods are the file-system contract, each as the syscall it names:
+//
+//   - identity and attributes: Ino, FS, Mode, IsDir, IsRegular, IsSymlink, Size,
+//     Nlink, Stat, Path, Parent, Target, Chmod, Chown, Utimens;
+//   - a regular file's data: ReadAt, WriteAt, Write (O_APPEND, O_SYNC, O_DSYNC),
+//     Truncate, Fallocate, SeekData, SeekHole;
+//   - durability: Fsync, Fdatasync, SyncFileRange, SampleErrSeq (the
+//     writeback-error cursor the first two take), InFlight;
+//   - a directory's names, each path relative to the directory as an "at"
+//     call's dirfd: Open, Resolve, Mkdir, Rmdir, Unlink, Rename, Link, LinkFrom,
+//     Symlink, Readlink, Tmpfile, Dirents.
+//
+// Kernel returns the hooks that only a model of the syscall layer needs (ext4's
+// O_DIRECT flushes, a failed write's truncation, the release of delayed blocks,
+// ...; see type Kernel).
 type Inode struct {
 	fs  *FS
 	ino uint64
@@ -56,7 +72,7 @@ type Inode struct {
 	// inode has: it lags size while an extending buffered write waits for
 	// writeback (delayed allocation, or a write into an unwritten block).
 	// Kept for one decision only: whether an O_DIRECT write is extending
-	// (see FlushForDirectWrite).
+	// (see Kernel.FlushForDirectWrite).
 	diskSize int64
 
 	data       *fileData         // regular files: the page-cache level
@@ -70,7 +86,7 @@ type Inode struct {
 	linkable   bool              // an O_TMPFILE file without O_EXCL, not yet linked (I_LINKABLE, tmpfile.go)
 	// daAllocClose (regular files) is ext4's EXT4_STATE_DA_ALLOC_CLOSE
 	// (auto_da_alloc): set by a truncate to size 0, it makes the next release
-	// of an open file description allocate the delayed blocks (see Release).
+	// of an open file description allocate the delayed blocks (see Kernel.Release).
 	// Atomic so that Release costs no lock in the common case.
 	daAllocClose atomic.Bool
 	// name and dirOf remember the last name the inode was linked under, for fault

@@ -156,18 +156,6 @@ func lastTooLong(name string) error {
 	return nil
 }
 
-// LookupParent returns the error, if any, of looking up the directory that
-// would hold path's last component (filename_parentat): the errors a call with
-// two paths reports for the first before it looks at the second.
-func (dir *Inode) LookupParent(path string) error {
-	fs := dir.fs
-	fs.lock()
-	defer fs.mu.Unlock()
-	links := 0
-	_, _, _, err := fs.walkParent(dir, path, &links)
-	return err
-}
-
 // Resolve returns the inode that path names, relative to dir (the cwd or an "at"
 // call's dirfd). followLast says whether a final symlink is followed (stat versus
 // lstat, AT_SYMLINK_NOFOLLOW).

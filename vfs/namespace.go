@@ -27,20 +27,6 @@ func (dir *Inode) Open(path string, flags int, perm uint32) (ino *Inode, created
 	return dir.openLocked(path, flags, perm)
 }
 
-// OpenSampled is Open that also returns the writeback-error cursor a new open file
-// description takes (see SampleErrSeq), under one acquisition of the file
-// system's lock: the open(2) fast path.
-func (dir *Inode) OpenSampled(path string, flags int, perm uint32) (ino *Inode, errseq uint64, err error) {
-	fs := dir.fs
-	fs.lock()
-	ino, _, err = dir.openLocked(path, flags, perm)
-	if err == nil {
-		errseq = ino.sampleErrSeqLocked()
-	}
-	fs.mu.Unlock()
-	return ino, errseq, err
-}
-
 // openLocked is Open with fs.mu held (the afero face also samples the errseq
 // under the same lock, one lock round trip per open).
 func (dir *Inode) openLocked(path string, flags int, perm uint32) (ino *Inode, created bool, err error) {
@@ -409,7 +395,7 @@ func (dir *Inode) Rename(oldpath string, newdir *Inode, newpath string, flags in
 		// ext4_rename over an existing file (auto_da_alloc's
 		// replace-via-rename): ext4_alloc_da_blocks(source) starts writeback
 		// of the source's dirty pages; the model allocates their delayed
-		// blocks (see Release). Observed on Linux 6.18: five delayed one-block
+		// blocks (see Kernel.Release). Observed on Linux 6.18: five delayed one-block
 		// extents get their extents and a leaf block at the rename.
 		fs.allocDaBlocks(src)
 		fs.unlinkLocked(np, nname)
@@ -597,17 +583,6 @@ func (i *Inode) Chmod(mode uint32) error {
 	i.ctime = fs.now()
 	fs.markAttr(i)
 	return nil
-}
-
-// ChmodRWX replaces the permission bits (0777) with perm's, keeping the
-// set-id and sticky bits, as setting a POSIX access ACL does.
-func (i *Inode) ChmodRWX(perm uint32) {
-	fs := i.fs
-	fs.lock()
-	defer fs.mu.Unlock()
-	i.mode = i.mode&^0o777 | perm&0o777
-	i.ctime = fs.now()
-	fs.markAttr(i)
 }
 
 // Chown sets the owner, as fchownat(2); -1 leaves a field unchanged.

@@ -33,13 +33,6 @@ func (i *Inode) ReadAt(p []byte, off int64) (int, error) {
 	return i.read(p, off, true)
 }
 
-// ReadAtDirect is ReadAt for an O_DIRECT read: it bypasses the page cache, so the
-// pages of unwritten extents it reads are not left cached (SEEK_DATA keeps seeing
-// them as holes).
-func (i *Inode) ReadAtDirect(p []byte, off int64) (int, error) {
-	return i.read(p, off, false)
-}
-
 func (i *Inode) read(p []byte, off int64, cache bool) (int, error) {
 	fs := i.fs
 	fs.lock()
@@ -92,41 +85,6 @@ func (i *Inode) readLocked(p []byte, off int64, cache bool) (int, error) {
 		i.touchAtime()
 	}
 	return int(n), nil
-}
-
-// ReadCached is ReadAt in its commonest case, done in one step: a regular file
-// with no fault rules, and a read at off >= 0 whose bytes (up to the end of
-// file) all lie in one block holding written data, or a read of nothing (at or
-// past the end of file, or len(p) == 0). ok is false, and nothing is done (no
-// data copied, no access time), in every other case; the caller then takes
-// ReadAt, which gives the same result.
-func (i *Inode) ReadCached(p []byte, off int64) (int, bool) {
-	fs := i.fs
-	fs.lock()
-	// One function, each way out unlocking: this runs for most reads.
-	if i.mode&S_IFMT != S_IFREG || fs.cfg.injector != nil || off < 0 {
-		fs.mu.Unlock()
-		return 0, false
-	}
-	n := min(int64(len(p)), i.size-off)
-	if n <= 0 {
-		fs.mu.Unlock()
-		return 0, true // as readLocked: nothing read, the access time untouched
-	}
-	b, ok := i.data.lastChunkBlock(off, n) // inlined: most reads
-	if !ok {
-		b = i.data.blockSlow(off, n)
-	}
-	if b == nil {
-		fs.mu.Unlock()
-		return 0, false // crosses a block, or a hole or unwritten block
-	}
-	copy(p[:n], b[off&(i.data.bs-1):])
-	if i.atime <= i.mtime || i.atime <= i.ctime {
-		i.touchAtime()
-	}
-	fs.mu.Unlock()
-	return int(n), true
 }
 
 // WriteAt writes p at off into the page cache, as pwrite64(2) on a plain file.
@@ -355,22 +313,6 @@ func (i *Inode) Fallocate(mode uint32, off, n int64) error {
 	i.ctime = t
 	fs.markAttr(i)
 	return nil
-}
-
-// WrittenIn reports whether some block of [off, off+n) holds written data by the
-// extent tree: holes and unwritten blocks do not, whether or not a buffered read
-// cached their pages (SEEK_DATA reports those as data). This is what iomap maps
-// for an O_DIRECT read: only written extents are read from the device and checked
-// for alignment; the rest is zero-filled. False for a non-regular file.
-func (i *Inode) WrittenIn(off, n int64) bool {
-	fs := i.fs
-	fs.lock()
-	defer fs.mu.Unlock()
-	if !i.IsRegular() || n <= 0 {
-		return false
-	}
-	w := i.data.SeekWritten(off, i.size)
-	return w >= 0 && w < off+n
 }
 
 // SeekData returns where the next data at or after off starts, as lseek(SEEK_DATA):

@@ -80,9 +80,9 @@ func TestFdatasyncRangeCommitsDiskSize(t *testing.T) {
 	f := create(t, r, "f")
 	require.NoError(t, r.Fsync(nil))
 	write(t, f, strings.Repeat("a", 4096)+strings.Repeat("b", 4096)+"c", 0)
-	require.NoError(t, f.FdatasyncRange(0, 4096, nil))
+	require.NoError(t, f.Kernel().FdatasyncRange(0, 4096, nil))
 	require.Equal(t, map[string]string{"/f": "file:" + strings.Repeat("a", 4096)}, snapshot(t, fs.Crash()))
-	require.NoError(t, f.FdatasyncRange(4096, 4096, nil))
+	require.NoError(t, f.Kernel().FdatasyncRange(4096, 4096, nil))
 	require.Equal(t, map[string]string{"/f": "file:" + strings.Repeat("a", 4096) + strings.Repeat("b", 4096)}, snapshot(t, fs.Crash()))
 	require.NoError(t, f.Fdatasync(nil))
 	require.Equal(t, map[string]string{"/f": "file:" + strings.Repeat("a", 4096) + strings.Repeat("b", 4096) + "c"}, snapshot(t, fs.Crash()))
@@ -96,8 +96,8 @@ func TestFdatasyncRangeToTheEnd(t *testing.T) {
 	f := create(t, r, "f")
 	require.NoError(t, r.Fsync(nil))
 	write(t, f, strings.Repeat("a", 8192), 0)
-	require.NoError(t, f.FdatasyncRange(4096, math.MaxInt64, nil))
-	require.NoError(t, f.FdatasyncRange(0, 4096, nil))
+	require.NoError(t, f.Kernel().FdatasyncRange(4096, math.MaxInt64, nil))
+	require.NoError(t, f.Kernel().FdatasyncRange(0, 4096, nil))
 	require.Equal(t, map[string]string{"/f": "file:" + strings.Repeat("a", 8192)}, snapshot(t, fs.Crash()))
 }
 
@@ -111,20 +111,20 @@ func TestReleaseOnlyFlushesDelayedBlocks(t *testing.T) {
 	fs := vfs.New()
 	empty := create(t, fs.Root(), "empty")
 	require.NoError(t, empty.Truncate(0))
-	empty.Release() // no data: nothing to look at
+	empty.Kernel().Release() // no data: nothing to look at
 
 	f := create(t, fs.Root(), "f")
 	require.NoError(t, f.Truncate(0)) // sets the release's flag
 	require.NoError(t, f.Fallocate(vfs.FallocKeepSize, 0, 4096))
 	write(t, f, strings.Repeat("x", 3000), 0) // over the unwritten block: not delayed
-	f.Release()
+	f.Kernel().Release()
 	// a failing O_DIRECT write at 1024 still extends past i_disksize (0):
 	// nothing mapped the block at the release
-	require.True(t, f.FlushForDirectWrite(1024, 511))
+	require.True(t, f.Kernel().FlushForDirectWrite(1024, 511))
 
 	g := create(t, fs.Root(), "g")
 	require.NoError(t, g.Truncate(0))
 	write(t, g, strings.Repeat("x", 3000), 0) // a delayed block
-	g.Release()
-	require.False(t, g.FlushForDirectWrite(1024, 511), "the release wrote back block 0: i_disksize is 3000")
+	g.Kernel().Release()
+	require.False(t, g.Kernel().FlushForDirectWrite(1024, 511), "the release wrote back block 0: i_disksize is 3000")
 }
