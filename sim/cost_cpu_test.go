@@ -1,0 +1,44 @@
+package sim
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"iosim/device"
+)
+
+// The run queue places work in the idle time of the processor that finishes
+// it first, after work placed before it.
+func TestRunQueuePlacement(t *testing.T) {
+	rq := runQueue{cpus: make([][]busy, 1)}
+	require.Equal(t, int64(10), rq.run(0, 10, 0))    // idle: at once
+	require.Equal(t, int64(20), rq.run(5, 10, 0))    // waits 5 behind the first
+	require.Equal(t, int64(130), rq.run(100, 30, 0)) // idle again at 100
+	// Work arriving at 20 fills the gap [20, 100) first, then runs after 130.
+	require.Equal(t, int64(150), rq.run(20, 100, 0))
+	two := runQueue{cpus: make([][]busy, 2)}
+	require.Equal(t, int64(10), two.run(0, 10, 0))
+	require.Equal(t, int64(10), two.run(0, 10, 0), "the second processor is idle")
+	require.Equal(t, int64(20), two.run(0, 10, 0))
+	// Intervals that end by the floor are forgotten.
+	require.Equal(t, int64(1010), two.run(1000, 10, 500))
+	require.LessOrEqual(t, len(two.cpus[0])+len(two.cpus[1]), 2)
+}
+
+// Spend and calls wait for a processor when cpu.cores are all busy.
+func TestRunQueueCores(t *testing.T) {
+	run := func(cores int) (int64, int64) {
+		k, a := timedKernel(t, "hdd-7200", func(p *device.Profile) { p.CPU.Cores = cores })
+		b := k.Spawn()
+		a.Task().Spend(1000)
+		b.Task().Spend(1000)
+		return b.Task().Now(), k.Breakdown().RunQueue
+	}
+	now, wait := run(1)
+	require.Equal(t, int64(2000), now)
+	require.Equal(t, int64(1000), wait)
+	now, wait = run(0)
+	require.Equal(t, int64(1000), now)
+	require.Zero(t, wait)
+}
