@@ -11,7 +11,9 @@ package sim
 // 2nd ed., ch. 4). A call's kernel work is placed at the end of the call, where
 // a read's copy to the caller happens. Work is placed in the order RunByClock
 // makes the calls, so a thread's work can take idle time before work placed
-// earlier by a thread that was already waiting for the device.
+// earlier by a thread that was already waiting for the device. Threads compete
+// once more threads than processors have run (made a call or spent time):
+// until then each has a processor of its own, and its work is not placed.
 
 // busy is an interval of a processor's time taken by work placed on it.
 type busy struct{ from, to int64 }
@@ -97,7 +99,7 @@ func (tm *timeModel) floor() int64 {
 // returns when it finishes, accounting the wait to d.RunQueue. Called with
 // tm.mu held; without cpu.cores the work starts at once.
 func (tm *timeModel) onCPU(at, cpu int64, d *Breakdown) int64 {
-	if tm.rq.cpus == nil || cpu <= 0 {
+	if !tm.contended() || cpu <= 0 {
 		return at + max(cpu, 0)
 	}
 	end := tm.rq.run(at, cpu, tm.floor())
@@ -105,11 +107,18 @@ func (tm *timeModel) onCPU(at, cpu int64, d *Breakdown) int64 {
 	return end
 }
 
+// contended reports whether the threads can compete for processors: the
+// profile gives their number and more threads than that have made calls. With
+// fewer, each has a processor of its own and nothing is placed.
+func (tm *timeModel) contended() bool {
+	return tm.rq.cpus != nil && int(tm.ntasks.Load()) > len(tm.rq.cpus)
+}
+
 // lightCall charges t a call priced by its entry alone (kind light or path, or
 // a failed call) and sets its clock after it.
 func (tm *timeModel) lightCall(t *Task, kd kind) {
 	now := tm.entry(t, kd)
-	if tm.rq.cpus != nil {
+	if tm.contended() {
 		tm.mu.Lock()
 		now = tm.onCPU(t.now, now-t.now, t.tb)
 		tm.mu.Unlock()

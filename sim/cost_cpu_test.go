@@ -31,14 +31,19 @@ func TestRunQueueCores(t *testing.T) {
 	run := func(cores int) (int64, int64) {
 		k, a := timedKernel(t, "hdd-7200", func(p *device.Profile) { p.CPU.Cores = cores })
 		b := k.Spawn()
+		a.Task().Spend(1) // both threads have run: they compete from now on
+		b.Task().Spend(1)
 		a.Task().Spend(1000)
 		b.Task().Spend(1000)
 		return b.Task().Now(), k.Breakdown().RunQueue
 	}
 	now, wait := run(1)
-	require.Equal(t, int64(2000), now)
+	require.Equal(t, int64(2001), now)
 	require.Equal(t, int64(1000), wait)
+	now, wait = run(2)
+	require.Equal(t, int64(1001), now, "a processor each")
+	require.Zero(t, wait)
 	now, wait = run(0)
-	require.Equal(t, int64(1000), now)
+	require.Equal(t, int64(1001), now)
 	require.Zero(t, wait)
 }

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"iosim/device"
@@ -156,7 +157,7 @@ func (t *Task) Spend(ns int64) {
 			tm.register(t)
 		}
 		t.tb.User += ns
-		if tm.rq.cpus != nil {
+		if tm.contended() {
 			tm.mu.Lock()
 			t.now = tm.onCPU(t.now, ns, t.tb)
 			tm.mu.Unlock()
@@ -220,8 +221,9 @@ type timeModel struct {
 
 	aio map[uint64][]int64 // AIO context → completion times not yet returned
 
-	tasks []*Task   // the threads that made calls, in order of their first
-	total Breakdown // device counts and commits (kernel-wide)
+	tasks  []*Task      // the threads that made calls, in order of their first
+	ntasks atomic.Int32 // len(tasks), read without mu
+	total  Breakdown    // device counts and commits (kernel-wide)
 }
 
 // cpuCosts are the CPU profile in integer nanoseconds.
@@ -418,7 +420,7 @@ func (tm *timeModel) syscall(c *Call) Result {
 	} else {
 		now = tm.price(t, c, r, &p, now, t.tb)
 	}
-	if tm.rq.cpus != nil {
+	if tm.contended() {
 		cpu := t.tb.CPU + t.tb.Copy - c0
 		now = tm.onCPU(now-cpu, cpu, t.tb)
 	}
@@ -477,6 +479,7 @@ func (tm *timeModel) register(t *Task) {
 	tm.mu.Lock()
 	t.tb = new(Breakdown)
 	tm.tasks = append(tm.tasks, t)
+	tm.ntasks.Add(1)
 	tm.mu.Unlock()
 }
 
@@ -624,7 +627,7 @@ func (tm *timeModel) chargeRead(t *Task, fd int, off int64, r Result) Result {
 	tm.mu.Lock()
 	tm.background(now)
 	now = tm.readCall(t, fd, off, r.Ret, now, t.tb)
-	if tm.rq.cpus != nil {
+	if tm.contended() {
 		cpu := t.tb.CPU + t.tb.Copy - c0
 		now = tm.onCPU(now-cpu, cpu, t.tb)
 	}

@@ -30,7 +30,7 @@ import (
 //     block): 40 us of user CPU per block; the article's tkprof gives 43 us
 //     (none) and 49 us (setall) per block, kernel time included, which the
 //     model adds.
-//   - The machine (cpu.cores = 2, the profile's Core 2 Duo class): the
+//   - The machine: the profile's two processors (cpu.cores, Core 2 Duo). The
 //     sessions were CPU-bound, and on more than one processor: in the random
 //     test the four sessions used 51.29 s of CPU in about 43 s of wall time
 //     (172.13 s of summed elapsed time over four).
@@ -139,7 +139,6 @@ func seed003Kernel(t *testing.T, direct bool, pageCache int64) (*sim.Kernel, []*
 	if pageCache > 0 {
 		prof.Memory.PageCacheBytes = pageCache
 	}
-	prof.CPU.Cores = 2 // see above
 	k := sim.New(vfs.New(), sim.WithDevice(prof))
 	setup := k.Spawn()
 	fd, err := setup.Open("/users01.dbf", unix.O_CREAT|unix.O_WRONLY, 0o644)
