@@ -102,7 +102,14 @@ func (tm *timeModel) onCPU(at, cpu int64, d *Breakdown) int64 {
 	if !tm.contended() || cpu <= 0 {
 		return at + max(cpu, 0)
 	}
-	end := tm.rq.run(at, cpu, tm.floor())
+	floor := int64(-1) // forget nothing, unless a timeline has grown
+	for _, bs := range tm.rq.cpus {
+		if len(bs) > 32 {
+			floor = tm.floor()
+			break
+		}
+	}
+	end := tm.rq.run(at, cpu, floor)
 	d.RunQueue += end - at - cpu
 	return end
 }

@@ -30,13 +30,13 @@ import (
 // what vfs knows: sizes and allocation (holes).
 //
 // Threads compete for processors only when the profile gives their number
-// (cpu.cores; see cost_cpu.go). Not modelled: the device serves commands in arrival order (no NCQ reordering); an
-// open that creates a file journals nothing by itself (its first write does);
-// an unaligned O_DIRECT write takes i_rwsem as an aligned one would; the file
-// timestamps read the kernel's clock, which moves to the calling thread's at
-// the calls that change files (writes, syncs, truncation, namespace changes)
-// and when Kernel.Now is read, not at reads or calls priced by their entry
-// alone.
+// (cpu.cores; see cost_cpu.go). Not modelled: the device serves commands in
+// arrival order (no NCQ reordering); an open that creates a file journals
+// nothing by itself (its first write does); an unaligned O_DIRECT write takes
+// i_rwsem as an aligned one would; the file timestamps read the kernel's
+// clock, which moves to the calling thread's at the calls that change files
+// (writes, syncs, truncation, namespace changes) and when Kernel.Now is read,
+// not at reads or calls priced by their entry alone.
 
 // WithDevice prices calls with the time model of profile p: the device's service
 // times, the CPU's kernel costs, the page cache and writeback tunables and the

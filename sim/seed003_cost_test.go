@@ -285,6 +285,9 @@ func logSGA(t *testing.T, arm string, k *sim.Kernel, total int64, c *sga) {
 func TestSeed003DirectIOCost(t *testing.T) {
 	sn, ksn, cn := seed003Scans(t, false, 25)
 	ss, kss, cs := seed003Scans(t, true, 25)
+	again, kagain, _ := seed003Scans(t, true, 25)
+	require.Equal(t, ss, again, "same workload, same virtual time")
+	require.Equal(t, kss.Breakdown(), kagain.Breakdown())
 	logSGA(t, "scan none", ksn, sn, cn)
 	logSGA(t, "scan setall", kss, ss, cs)
 	slower := 100 * (float64(ss)/float64(sn) - 1)
