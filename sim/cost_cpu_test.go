@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 
 	"iosim/device"
 )
@@ -46,4 +47,34 @@ func TestRunQueueCores(t *testing.T) {
 	now, wait = run(0)
 	require.Equal(t, int64(1001), now)
 	require.Zero(t, wait)
+}
+
+// A page-cache read copies at memory speed what the device has just read or
+// what has left the CPU's cache, at cache speed what the CPU copied recently.
+func TestCopyFromCacheColdAndHot(t *testing.T) {
+	k, p := timedKernel(t, "hdd-7200", nil)
+	fd, err := p.Open("/f", unix.O_CREAT|unix.O_RDWR, 0o644)
+	require.NoError(t, err)
+	const n = 64 << 10
+	_, err = p.Pwrite(fd, make([]byte, 4<<20), 0)
+	require.NoError(t, err)
+	c := k.tm.p.CPU
+	copyOf := func(off int64) int64 {
+		before := k.Breakdown().Copy
+		_, err := p.Pread(fd, make([]byte, n), off)
+		require.NoError(t, err)
+		return k.Breakdown().Copy - before
+	}
+	hot := copyOf(0) // written a moment ago: in the cache
+	require.InEpsilon(t, float64(n)*1e3/c.CopyMBs, float64(hot), 0.01)
+	// 4 MiB copied since (more than the 2 MiB cache): out of it.
+	_, err = p.Pread(fd, make([]byte, 4<<20), 0)
+	require.NoError(t, err)
+	_, err = p.Pread(fd, make([]byte, 2<<20), 2<<20)
+	require.NoError(t, err)
+	_, err = p.Pread(fd, make([]byte, 2<<20), 2<<20)
+	require.NoError(t, err)
+	cold := copyOf(0)
+	require.InEpsilon(t, float64(n)*1e3/c.MemCopyMBs, float64(cold), 0.01)
+	require.Equal(t, hot, copyOf(0), "read again at once: back in the cache")
 }
