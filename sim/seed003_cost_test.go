@@ -22,7 +22,11 @@ import (
 //     startup shows 96 MB: automatic SGA sizing within sga_target = 200 MB).
 //     It is the program's own cache, shared by the sessions: a block another
 //     session is reading is waited for ("read by other session"), not read
-//     again. Replacement is LRU.
+//     again, and its buffer is not reused before its read completes.
+//     Replacement is LRU, and a full scan puts the blocks it reads at the LRU
+//     end rather than the MRU end, so that a large table's scan does not flush
+//     the cache (Oracle Database Concepts 10g Release 2, "Database Buffer
+//     Cache": full table scans).
 //   - Full scans read the blocks not in the buffer cache with multiblock reads
 //     of at most 128 blocks (db_file_multiblock_read_count's 10gR2 default,
 //     1 MiB / block size), a read split where a block is cached (the article's
@@ -31,12 +35,16 @@ import (
 //     (none) and 49 us (setall) per block, kernel time included, which the
 //     model adds.
 //   - The machine: the profile's two processors (cpu.cores, Core 2 Duo). The
-//     sessions were CPU-bound, and on more than one processor: in the random
-//     test the four sessions used 51.29 s of CPU in about 43 s of wall time
-//     (172.13 s of summed elapsed time over four).
+//     sessions were CPU-bound: in the none scans their CPU (61.89 s) and read
+//     waits (19.53 s) are 35% of their elapsed time (232.99 s), the rest is
+//     waiting for a processor. More than one: in the random test the four
+//     sessions used 51.29 s of CPU in about 43 s of wall time (172.13 s of
+//     summed elapsed time over four).
 //   - The page cache is the profile's (1 GiB, a 2 GiB machine of the era): the
 //     table fits it, as the none scans' reads show (13,771 multiblock reads in
-//     19.53 s: 1.4 ms each, copies from memory, not 8-12 ms disk reads).
+//     19.53 s: 1.4 ms each, copies from memory, not 8-12 ms disk reads). The
+//     copies run at memory speed: a scan's pages were last touched a whole
+//     table (113 MiB) of copies ago, far beyond the CPU's 2 MiB cache.
 const (
 	s3Block   = 8 << 10
 	s3Blocks  = 14466 // 1,446,600 gets / 100 scans
