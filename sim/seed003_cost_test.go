@@ -189,11 +189,7 @@ func seed003Scans(t *testing.T, direct bool, scans int) (int64, *sim.Kernel, *sg
 		last := min(first+s3MBRC, s3Blocks)
 		for b := first; b < last; {
 			now := p.Task().Now()
-			if r, ok := c.get(b); ok {
-				if r > now {
-					c.waits++
-					p.Task().SleepUntil(r)
-				}
+			if c.getOrWait(p, b) {
 				b++
 				continue
 			}
@@ -216,11 +212,7 @@ func seed003Scans(t *testing.T, direct bool, scans int) (int64, *sim.Kernel, *sg
 		}
 		return done[i] < scans
 	})
-	var total int64
-	for _, p := range procs {
-		total += p.Task().Now() - start
-	}
-	return total, k, c
+	return summed(procs, start), k, c
 }
 
 // seed003Random runs execs single-row reads in each session: a row by its id
@@ -242,12 +234,7 @@ func seed003Random(t *testing.T, direct bool, execs int, cpu, pageCache int64) (
 		rng = rng*6364136223846793005 + 1442695040888963407
 		b := int(rng>>33) % s3Blocks
 		now := p.Task().Now()
-		if r, ok := c.get(b); ok {
-			if r > now {
-				c.waits++
-				p.Task().SleepUntil(r)
-			}
-		} else {
+		if !c.getOrWait(p, b) {
 			_, err := p.Pread(fds[i], buf[:s3Block], int64(b)*s3Block)
 			require.NoError(t, err)
 			c.put(b, p.Task().Now(), now, false)
@@ -256,11 +243,27 @@ func seed003Random(t *testing.T, direct bool, execs int, cpu, pageCache int64) (
 		done[i]++
 		return done[i] < execs
 	})
+	return summed(procs, start), k, c
+}
+
+// getOrWait reports whether block b is cached; when another session's read
+// of it is still in flight, p waits for it ("read by other session").
+func (c *sga) getOrWait(p *sim.Process, b int) bool {
+	r, ok := c.get(b)
+	if ok && r > p.Task().Now() {
+		c.waits++
+		p.Task().SleepUntil(r)
+	}
+	return ok
+}
+
+// summed is the sessions' elapsed times since start, added up as tkprof does.
+func summed(procs []*sim.Process, start int64) int64 {
 	var total int64
 	for _, p := range procs {
 		total += p.Task().Now() - start
 	}
-	return total, k, c
+	return total
 }
 
 func logSGA(t *testing.T, arm string, k *sim.Kernel, total int64, c *sga) {
