@@ -120,3 +120,11 @@ func TestQueueDepth(t *testing.T) {
 	s2, _ = m.Submit(0, Read, 1<<20, 4096)
 	require.Equal(t, d1, s2, "one tag: the second waits for the first")
 }
+
+func TestValidateCores(t *testing.T) {
+	p, err := Lookup("hdd-7200")
+	require.NoError(t, err)
+	require.Equal(t, 2, p.CPU.Cores)
+	p.CPU.Cores = -1
+	require.ErrorContains(t, p.Validate(), "cpu.cores")
+}

@@ -80,6 +80,10 @@ type CPU struct {
 	PinPageNs    float64 `toml:"pin_page_ns"`    // get_user_pages for O_DIRECT, per page
 	JournalNs    float64 `toml:"journal_ns"`     // journalling one metadata change in memory
 	BlockAllocNs float64 `toml:"block_alloc_ns"` // allocating one block to a file (bitmap search, journalled)
+	// Cores is how many processors run the threads' CPU work (user work and the
+	// kernel's work in their calls). A thread that needs a processor while all
+	// are busy waits in the run queue. 0: one processor per thread (no wait).
+	Cores int `toml:"cores"`
 }
 
 // Memory is the page cache and its writeback tunables (Documentation/admin-guide/
@@ -150,7 +154,7 @@ func (p *Profile) Validate() error {
 		{"cpu.syscall_ns", p.CPU.SyscallNs}, {"cpu.path_lookup_ns", p.CPU.PathLookupNs},
 		{"cpu.page_lookup_ns", p.CPU.PageLookupNs}, {"cpu.page_alloc_ns", p.CPU.PageAllocNs},
 		{"cpu.pin_page_ns", p.CPU.PinPageNs}, {"cpu.journal_ns", p.CPU.JournalNs},
-		{"cpu.block_alloc_ns", p.CPU.BlockAllocNs},
+		{"cpu.block_alloc_ns", p.CPU.BlockAllocNs}, {"cpu.cores", float64(p.CPU.Cores)},
 		{"cpu.l1_copy_mb_s", p.CPU.L1CopyMBs}, {"cpu.l1_bytes", float64(p.CPU.L1Bytes)},
 		{"cpu.mem_copy_mb_s", p.CPU.MemCopyMBs}, {"cpu.cache_bytes", float64(p.CPU.CacheBytes)},
 		{"memory.read_ahead_kb", float64(p.Memory.ReadAheadKB)},

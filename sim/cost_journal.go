@@ -243,6 +243,7 @@ func (tm *timeModel) write(t *Task, p *pre, it *inodeTime, fl uint32, n, now int
 	now += cpu
 	d.CPU += cpu
 	c := tm.copyCost(n)
+	tm.touchPages(it, first, last, n) // the written pages are in the CPU's cache
 	d.Copy += c
 	now += c
 	if off+n > p.size {

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"iosim/device"
@@ -28,14 +29,14 @@ import (
 // matters the file-system model (package vfs) does not have; it reads from vfs
 // what vfs knows: sizes and allocation (holes).
 //
-// Not modelled: threads do not compete for CPUs (each thread's CPU work is its
-// own); the device serves commands in arrival order (no NCQ reordering); an
-// open that creates a file journals nothing by itself (its first write does);
-// an unaligned O_DIRECT write takes i_rwsem as an aligned one would; the file
-// timestamps read the kernel's clock, which moves to the calling thread's at
-// the calls that change files (writes, syncs, truncation, namespace changes)
-// and when Kernel.Now is read, not at reads or calls priced by their entry
-// alone.
+// Threads compete for processors only when the profile gives their number
+// (cpu.cores; see cost_cpu.go). Not modelled: the device serves commands in
+// arrival order (no NCQ reordering); an open that creates a file journals
+// nothing by itself (its first write does); an unaligned O_DIRECT write takes
+// i_rwsem as an aligned one would; the file timestamps read the kernel's
+// clock, which moves to the calling thread's at the calls that change files
+// (writes, syncs, truncation, namespace changes) and when Kernel.Now is read,
+// not at reads or calls priced by their entry alone.
 
 // WithDevice prices calls with the time model of profile p: the device's service
 // times, the CPU's kernel costs, the page cache and writeback tunables and the
@@ -60,6 +61,8 @@ type Breakdown struct {
 	LockWait  int64 `json:"lock_wait_ns"`  // waiting for an inode's i_rwsem (a UFS file's rwlock)
 	Journal   int64 `json:"journal_ns"`    // journal commits the caller waited for (device time included)
 	Throttle  int64 `json:"throttle_ns"`   // balance_dirty_pages: writers held above dirty_ratio
+	RunQueue  int64 `json:"run_queue_ns"`  // waiting for a processor (cpu.cores, all busy)
+	Sleep     int64 `json:"sleep_ns"`      // blocked in user space on another thread (Task.SleepUntil)
 
 	LockWaits      int64 `json:"lock_waits"`      // acquisitions that had to wait
 	Commits        int64 `json:"commits"`         // journal commits (any cause)
@@ -75,7 +78,7 @@ type Breakdown struct {
 
 // Total is the sum of the time fields.
 func (b Breakdown) Total() int64 {
-	return b.CPU + b.Copy + b.User + b.QueueWait + b.Device + b.LockWait + b.Journal + b.Throttle
+	return b.CPU + b.Copy + b.User + b.QueueWait + b.Device + b.LockWait + b.Journal + b.Throttle + b.RunQueue + b.Sleep
 }
 
 func (b *Breakdown) add(o *Breakdown) {
@@ -87,6 +90,8 @@ func (b *Breakdown) add(o *Breakdown) {
 	b.LockWait += o.LockWait
 	b.Journal += o.Journal
 	b.Throttle += o.Throttle
+	b.RunQueue += o.RunQueue
+	b.Sleep += o.Sleep
 	b.LockWaits += o.LockWaits
 	b.Commits += o.Commits
 	b.Flushes += o.Flushes
@@ -152,11 +157,37 @@ func (t *Task) Spend(ns int64) {
 			tm.register(t)
 		}
 		t.tb.User += ns
+		if tm.contended() {
+			tm.mu.Lock()
+			t.now = tm.onCPU(t.now, ns, t.tb)
+			tm.mu.Unlock()
+			return
+		}
 		t.now += ns
 		return
 	}
 	t.now += ns
 	k.clock.Advance(ns)
+}
+
+// SleepUntil blocks the thread until virtual time at (nothing when its clock
+// is already there): a program waiting for another thread, such as a database
+// session waiting for a block another session is reading. The wait is counted
+// as Sleep in the breakdown and uses no processor.
+func (t *Task) SleepUntil(at int64) {
+	if at <= t.now {
+		return
+	}
+	if tm := t.k.tm; tm != nil {
+		if t.tb == nil {
+			tm.register(t)
+		}
+		t.tb.Sleep += at - t.now
+		t.now = at
+		return
+	}
+	t.k.clock.Advance(at - t.now)
+	t.now = at
 }
 
 // UserCopyCost returns what copying n bytes in user space costs on the kernel's
@@ -186,11 +217,13 @@ type timeModel struct {
 
 	pc pageCache
 	jr journal
+	rq runQueue // cpu.cores: the processors' timelines (nil cpus: no run queue)
 
 	aio map[uint64][]int64 // AIO context → completion times not yet returned
 
-	tasks []*Task   // the threads that made calls, in order of their first
-	total Breakdown // device counts and commits (kernel-wide)
+	tasks  []*Task      // the threads that made calls, in order of their first
+	ntasks atomic.Int32 // len(tasks), read without mu
+	total  Breakdown    // device counts and commits (kernel-wide)
 }
 
 // cpuCosts are the CPU profile in integer nanoseconds.
@@ -229,6 +262,9 @@ func newTimeModel(k *Kernel, p *device.Profile) *timeModel {
 	}
 	tm.pc.init(p.Memory)
 	tm.jr.init(tm)
+	if c.Cores > 0 {
+		tm.rq.cpus = make([][]busy, c.Cores)
+	}
 	return tm
 }
 
@@ -368,17 +404,25 @@ func (tm *timeModel) syscall(c *Call) Result {
 	if t == nil {
 		return r
 	}
-	now := tm.entry(t, kd)
 	if kd < nsop || r.Errno != 0 {
-		t.now = now
+		tm.lightCall(t, kd)
 		return r
 	}
+	if t.tb == nil {
+		tm.register(t)
+	}
+	c0 := t.tb.CPU + t.tb.Copy
+	now := tm.entry(t, kd)
 	tm.mu.Lock()
 	tm.background(now)
 	if kd == nsop {
 		tm.jr.dirty(now)
 	} else {
 		now = tm.price(t, c, r, &p, now, t.tb)
+	}
+	if tm.contended() {
+		cpu := t.tb.CPU + t.tb.Copy - c0
+		now = tm.onCPU(now-cpu, cpu, t.tb)
 	}
 	switch c.Nr {
 	case SYS_READ, SYS_READV, SYS_PREAD64, SYS_PREADV, SYS_PREADV2:
@@ -435,6 +479,7 @@ func (tm *timeModel) register(t *Task) {
 	tm.mu.Lock()
 	t.tb = new(Breakdown)
 	tm.tasks = append(tm.tasks, t)
+	tm.ntasks.Add(1)
 	tm.mu.Unlock()
 }
 
@@ -570,14 +615,23 @@ func (tm *timeModel) readCall(t *Task, fd int, off, n, now int64, d *Breakdown) 
 // chargeRead prices r, the result of a read (pread at off >= 0) made by t
 // through a typed entry point, and returns it.
 func (tm *timeModel) chargeRead(t *Task, fd int, off int64, r Result) Result {
-	now := tm.entry(t, model)
 	if r.Errno != 0 || r.Ret == 0 {
-		t.now = now
+		tm.lightCall(t, model)
 		return r
 	}
+	if t.tb == nil {
+		tm.register(t)
+	}
+	c0 := t.tb.CPU + t.tb.Copy
+	now := tm.entry(t, model)
 	tm.mu.Lock()
 	tm.background(now)
-	t.now = tm.readCall(t, fd, off, r.Ret, now, t.tb)
+	now = tm.readCall(t, fd, off, r.Ret, now, t.tb)
+	if tm.contended() {
+		cpu := t.tb.CPU + t.tb.Copy - c0
+		now = tm.onCPU(now-cpu, cpu, t.tb)
+	}
+	t.now = now
 	tm.mu.Unlock()
 	return r
 }

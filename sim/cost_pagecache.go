@@ -26,6 +26,9 @@ type pageEnt struct {
 	ref   bool       // referenced since the hand last passed
 	dirty bool
 	mark  bool // PG_readahead: reading it starts the next asynchronous window
+	// touch is the copy clock (pageCache.copied) when the CPU last copied the
+	// page, 0 if never since the device read it (see copyPages).
+	touch int64
 }
 
 type pageCache struct {
@@ -42,6 +45,7 @@ type pageCache struct {
 	period      int64        // ns: dirty_writeback_centisecs
 	nextWake    int64        // next periodic flusher wake-up
 	raMax       int64        // pages: read_ahead_kb
+	copied      int64        // bytes the CPU has copied to or from the cache: the copy clock
 }
 
 func (pc *pageCache) init(m device.Memory) {
@@ -436,9 +440,42 @@ func (tm *timeModel) read(t *Task, f *File, it *inodeTime, off, n, now int64, d 
 		}
 	}
 	f.ra.prev = last + 1
-	c := tm.copyCost(n)
+	c := tm.copyPages(it, first, last, n)
 	d.Copy += c
 	return now + c
+}
+
+// copyPages is the time to copy n bytes between user memory and pages
+// [first, last] of it, and marks the pages as touched by the CPU. A page the
+// CPU has copied within the last cache_bytes of copies is still in the CPU's
+// last-level cache (LRU stack distance, Mattson et al., "Evaluation techniques
+// for storage hierarchies", IBM Systems Journal 9(2), 1970) and copies at the
+// speed copyCost gives for the size; a page the device has just read (DMA
+// bypasses the CPU cache) or that has fallen out of it copies at memory speed
+// (mem_copy_mb_s).
+func (tm *timeModel) copyPages(it *inodeTime, first, last, n int64) int64 {
+	cold := min(tm.touchPages(it, first, last, n)<<pageShift, n)
+	return tm.copyCost(n)*(n-cold)/n + cold*tm.cpu.memCopyPs/1000
+}
+
+// touchPages records a copy of n bytes by the CPU to or from pages [first,
+// last] of it and returns how many of them were not in the CPU's cache before.
+func (tm *timeModel) touchPages(it *inodeTime, first, last, n int64) int64 {
+	pc := &tm.pc
+	var cold int64
+	for idx := first; idx <= last; idx++ {
+		s, ok := it.page(idx)
+		if !ok {
+			continue
+		}
+		e := &pc.ents[s]
+		if tm.cpu.cacheBytes > 0 && (e.touch == 0 || pc.copied-e.touch >= tm.cpu.cacheBytes) {
+			cold++
+		}
+		e.touch = pc.copied + n
+	}
+	pc.copied += n
+	return cold
 }
 
 // direct reports whether reads and writes through f bypass the page cache.

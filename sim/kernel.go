@@ -260,7 +260,7 @@ func (k *Kernel) run(c *Call) Result {
 // the call's entry (Process.directLight).
 func (k *Kernel) chargeConst(t *Task, r Result) Result {
 	if tm := k.tm; tm != nil {
-		t.now = tm.entry(t, light)
+		tm.lightCall(t, light)
 		return r
 	}
 	k.clock.ns.Add(k.constCost)
@@ -271,7 +271,7 @@ func (k *Kernel) chargeConst(t *Task, r Result) Result {
 // chargePath is chargeConst for a call that resolves a path.
 func (k *Kernel) chargePath(t *Task, r Result) Result {
 	if tm := k.tm; tm != nil {
-		t.now = tm.entry(t, path)
+		tm.lightCall(t, path)
 		return r
 	}
 	return k.chargeConst(t, r)

@@ -174,6 +174,8 @@ func breakdownRows(b *sim.Breakdown) []row {
 		{b.Journal, fmt.Sprintf("journal commit (%d commits)", b.Commits)},
 		{b.Throttle, "dirty throttling"},
 		{b.User, "user work"},
+		{b.RunQueue, "run-queue wait (all processors busy)"},
+		{b.Sleep, "sleep (waiting for another thread)"},
 	}
 }
 
