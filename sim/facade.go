@@ -59,8 +59,21 @@ func (p *Process) do(c *Call) Result {
 	return p.viaHandler(c)
 }
 
-// viaHandler sends a copy of c through the handler (an interposer stack).
-func (p *Process) viaHandler(c *Call) Result { return p.h.Syscall(*c) }
+// viaHandler sends c through the handler (an interposer stack), lent from the
+// thread's slot: one copy, whatever the depth of the stack. A call made by a layer
+// through a facade of the same thread while the slot is out gets a Call of its own.
+func (p *Process) viaHandler(c *Call) Result {
+	t := p.t
+	if t.lent {
+		own := *c
+		return p.h.Syscall(&own)
+	}
+	t.lent = true
+	t.call = *c
+	r := p.h.Syscall(&t.call)
+	t.lent = false
+	return r
+}
 
 // direct returns the kernel when the facade's hottest calls (read, write, pread,
 // pwrite, lseek, fcntl with an integer argument, open, close) may take its typed

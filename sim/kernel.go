@@ -213,7 +213,7 @@ func (k *Kernel) Now() int64 {
 
 // Syscall performs one call and charges its cost to the virtual clock. It is the
 // single dispatch point of the model; Kernel implements Handler.
-func (k *Kernel) Syscall(c Call) Result { return k.syscall(&c) }
+func (k *Kernel) Syscall(c *Call) Result { return k.syscall(c) }
 
 // syscall is Syscall on a Call the caller owns (the facade's fast path). c does not
 // escape.
