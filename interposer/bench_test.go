@@ -112,7 +112,7 @@ func BenchmarkHandlerFloor(b *testing.B) {
 // nopLayer is the thinnest interposer: it passes every call to the next layer.
 type nopLayer struct{ next sim.Handler }
 
-func (n nopLayer) Syscall(c *sim.Call) sim.Result { return n.next.Syscall(c) }
+func (n *nopLayer) Syscall(c *sim.Call) sim.Result { return n.next.Syscall(c) }
 
 // BenchmarkSeam compares, in one binary, the seed loop (11 calls) on the facade
 // bound to the kernel (direct), through one layer that passes everything on
@@ -124,7 +124,7 @@ func BenchmarkSeam(b *testing.B) {
 		stack func(sim.Handler) sim.Handler
 	}{
 		{"direct", nil},
-		{"nop", func(k sim.Handler) sim.Handler { return nopLayer{k} }},
+		{"nop", func(k sim.Handler) sim.Handler { return &nopLayer{k} }},
 		{"filecache", func(k sim.Handler) sim.Handler { return interposer.NewFileCache(k, msbPath) }},
 	} {
 		b.Run(c.name, func(b *testing.B) {

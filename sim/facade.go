@@ -54,7 +54,7 @@ func (p *Process) Through(h Handler) *Process { return NewProcess(h, p.t) }
 // call frame more than the syscall itself.
 func (p *Process) do(c *Call) Result {
 	if p.k != nil {
-		return p.k.syscall(c)
+		return p.k.Syscall(c)
 	}
 	return p.viaHandler(c)
 }

@@ -212,15 +212,12 @@ func (k *Kernel) Now() int64 {
 }
 
 // Syscall performs one call and charges its cost to the virtual clock. It is the
-// single dispatch point of the model; Kernel implements Handler.
-func (k *Kernel) Syscall(c *Call) Result { return k.syscall(c) }
-
-// syscall is Syscall on a Call the caller owns (the facade's fast path). c does not
+// single dispatch point of the model; Kernel implements Handler. c does not
 // escape.
 //
 // The calls of a program's steady state (read, lseek, pread64, write) are
-// dispatched here without going through the syscall table (systab.go).
-func (k *Kernel) syscall(c *Call) Result {
+// dispatched in run without going through the syscall table (systab.go).
+func (k *Kernel) Syscall(c *Call) Result {
 	if k.tm != nil {
 		return k.tm.syscall(c)
 	}

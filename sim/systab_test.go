@@ -167,7 +167,7 @@ func TestDispatchAllocatesNothing(t *testing.T) {
 	}
 }
 
-// TestFastPathRows: the rows marked FastPath are the calls Kernel.syscall
+// TestFastPathRows: the rows marked FastPath are the calls Kernel.Syscall
 // handles before dispatch, which has no case for them.
 func TestFastPathRows(t *testing.T) {
 	k := New(vfs.New())
@@ -178,6 +178,6 @@ func TestFastPathRows(t *testing.T) {
 		}
 		c := Call{Nr: in.Nr, Task: p.Task(), Args: [6]int64{99}}
 		require.Equal(t, Result{}, k.dispatch(&c), "%s: dispatch has a case for a FastPath row", in.Name)
-		require.Equal(t, Fail(syscall.EBADF), k.Syscall(&c), "%s: Kernel.syscall does not handle it", in.Name)
+		require.Equal(t, Fail(syscall.EBADF), k.Syscall(&c), "%s: Kernel.Syscall does not handle it", in.Name)
 	}
 }
