@@ -293,6 +293,12 @@ func (fc *FileCache) extra(c *sim.Call) sim.Result {
 	return fc.next.Syscall(c)
 }
 
+// own is extra for a Call built by the cache (sim.Send lends it).
+func (fc *FileCache) own(c sim.Call) sim.Result {
+	fc.extraN.Add(1)
+	return sim.Send(fc.next, c)
+}
+
 func (fc *FileCache) pass(c *sim.Call) sim.Result {
 	fc.passed.Add(1)
 	return fc.next.Syscall(c)
@@ -312,7 +318,7 @@ func (fc *FileCache) procSlow(t *sim.Task) *fcProc {
 	if p == nil {
 		p = &fcProc{g: g, res: map[resKey]resEnt{}, anchors: map[*cfile]int{}}
 		var rl unix.Rlimit
-		r := fc.extra(&sim.Call{Nr: sim.SYS_GETRLIMIT, Task: t, Args: [6]int64{unix.RLIMIT_NOFILE}, Obj: &rl})
+		r := fc.own(sim.Call{Nr: sim.SYS_GETRLIMIT, Task: t, Args: [6]int64{unix.RLIMIT_NOFILE}, Obj: &rl})
 		p.nofile, p.hardMax = sim.DefaultNofile, sim.DefaultNofile
 		if r.Errno == 0 && rl.Cur > 0 {
 			p.nofile, p.hardMax = int(rl.Cur), rl.Max
@@ -353,7 +359,7 @@ func (p *fcProc) virt(fd int) *fdSlot {
 func (fc *FileCache) known(t *sim.Task, p *fcProc, fd int) *fdSlot {
 	s := p.slot(fd)
 	if s.st == sUnknown {
-		r := fc.extra(&sim.Call{Nr: sim.SYS_FCNTL, Task: t, Args: [6]int64{int64(fd), unix.F_GETFD}})
+		r := fc.own(sim.Call{Nr: sim.SYS_FCNTL, Task: t, Args: [6]int64{int64(fd), unix.F_GETFD}})
 		if r.Errno == unix.EBADF {
 			s.st = sFree
 		} else {
@@ -391,7 +397,7 @@ func (fc *FileCache) claim(t *sim.Task, p *fcProc, fd int) {
 		return
 	}
 	n, ok := fc.hiddenDup(t, p, fd, fd+1)
-	fc.extra(&sim.Call{Nr: sim.SYS_CLOSE, Task: t, Args: [6]int64{int64(fd)}})
+	fc.own(sim.Call{Nr: sim.SYS_CLOSE, Task: t, Args: [6]int64{int64(fd)}})
 	for f, a := range p.anchors {
 		if a == fd {
 			if ok {
@@ -434,17 +440,17 @@ func (fc *FileCache) allocated(t *sim.Task, p *fcProc, min, fd int) (int, unix.E
 		return fd, 0
 	}
 	if want >= p.nofile { // the program's table is full
-		fc.extra(&sim.Call{Nr: sim.SYS_CLOSE, Task: t, Args: [6]int64{int64(fd)}})
+		fc.own(sim.Call{Nr: sim.SYS_CLOSE, Task: t, Args: [6]int64{int64(fd)}})
 		return -1, unix.EMFILE
 	}
 	fc.claim(t, p, want)
-	r := fc.extra(&sim.Call{Nr: sim.SYS_FCNTL, Task: t, Args: [6]int64{int64(fd), unix.F_GETFD}})
+	r := fc.own(sim.Call{Nr: sim.SYS_FCNTL, Task: t, Args: [6]int64{int64(fd), unix.F_GETFD}})
 	var fl int64
 	if r.Errno == 0 && r.Ret&unix.FD_CLOEXEC != 0 {
 		fl = unix.O_CLOEXEC
 	}
-	fc.extra(&sim.Call{Nr: sim.SYS_DUP3, Task: t, Args: [6]int64{int64(fd), int64(want), fl}})
-	fc.extra(&sim.Call{Nr: sim.SYS_CLOSE, Task: t, Args: [6]int64{int64(fd)}})
+	fc.own(sim.Call{Nr: sim.SYS_DUP3, Task: t, Args: [6]int64{int64(fd), int64(want), fl}})
+	fc.own(sim.Call{Nr: sim.SYS_CLOSE, Task: t, Args: [6]int64{int64(fd)}})
 	*p.slot(want) = fdSlot{st: sReal}
 	return want, 0
 }
@@ -476,12 +482,12 @@ func (fc *FileCache) hiddenDup(t *sim.Task, p *fcProc, src, min int) (int, bool)
 		if uint64(n) >= p.hardMax {
 			return -1, false
 		}
-		fc.extra(&sim.Call{Nr: sim.SYS_SETRLIMIT, Task: t, Args: [6]int64{unix.RLIMIT_NOFILE},
+		fc.own(sim.Call{Nr: sim.SYS_SETRLIMIT, Task: t, Args: [6]int64{unix.RLIMIT_NOFILE},
 			Obj: &unix.Rlimit{Cur: uint64(n) + 1, Max: p.hardMax}})
 	}
-	r := fc.extra(&sim.Call{Nr: sim.SYS_DUP3, Task: t, Args: [6]int64{int64(src), int64(n), unix.O_CLOEXEC}})
+	r := fc.own(sim.Call{Nr: sim.SYS_DUP3, Task: t, Args: [6]int64{int64(src), int64(n), unix.O_CLOEXEC}})
 	if raise {
-		fc.extra(&sim.Call{Nr: sim.SYS_SETRLIMIT, Task: t, Args: [6]int64{unix.RLIMIT_NOFILE},
+		fc.own(sim.Call{Nr: sim.SYS_SETRLIMIT, Task: t, Args: [6]int64{unix.RLIMIT_NOFILE},
 			Obj: &unix.Rlimit{Cur: uint64(p.nofile), Max: p.hardMax}})
 	}
 	if r.Errno != 0 {
@@ -517,7 +523,7 @@ func (fc *FileCache) load(t *sim.Task, p *fcProc, f *cfile) bool {
 		// and SEEK_HOLE then report as data: loading such a file whole would change
 		// what the program sees. Files with holes are left to the kernel.
 		if st.Size > 0 {
-			h := fc.extra(&sim.Call{Nr: sim.SYS_LSEEK, Task: t, Args: [6]int64{int64(a), 0, unix.SEEK_HOLE}})
+			h := fc.own(sim.Call{Nr: sim.SYS_LSEEK, Task: t, Args: [6]int64{int64(a), 0, unix.SEEK_HOLE}})
 			if h.Errno != 0 || h.Ret < st.Size {
 				f.holey = true
 				return false
@@ -669,7 +675,7 @@ func (fc *FileCache) serve(c *sim.Call, p *fcProc, s *fdSlot) (sim.Result, bool)
 			if !ok {
 				return sim.Result{}, false
 			}
-			r := fc.extra(&sim.Call{Nr: sim.SYS_LSEEK, Task: c.Task, Args: [6]int64{int64(a), off, int64(whence)}})
+			r := fc.own(sim.Call{Nr: sim.SYS_LSEEK, Task: c.Task, Args: [6]int64{int64(a), off, int64(whence)}})
 			if r.Errno == 0 {
 				o.off = r.Ret
 			}
@@ -793,7 +799,7 @@ func (fc *FileCache) openLocked(cp *sim.Call) sim.Result {
 		return sim.Result{Ret: int64(fd)}
 	}
 	f.st, f.statGen = st, fc.gen // fresh: load need not fstat again
-	gr := fc.extra(&sim.Call{Nr: sim.SYS_FCNTL, Task: t, Args: [6]int64{int64(fd), unix.F_GETFL}})
+	gr := fc.own(sim.Call{Nr: sim.SYS_FCNTL, Task: t, Args: [6]int64{int64(fd), unix.F_GETFL}})
 	p.res[key] = resEnt{gen: fc.gen, f: f, getfl: int(gr.Ret)}
 	if !fc.load(t, p, f) {
 		// A file with holes is the kernel's: this fd stays real, and the path is
@@ -801,8 +807,8 @@ func (fc *FileCache) openLocked(cp *sim.Call) sim.Result {
 		// this fd and shares its description (its offset): it must go.
 		if a, ok := p.anchors[f]; ok && !anchored {
 			// load's SEEK_HOLE probe moved the shared offset: back to 0, as opened.
-			fc.extra(&sim.Call{Nr: sim.SYS_LSEEK, Task: t, Args: [6]int64{int64(fd), 0, unix.SEEK_SET}})
-			fc.extra(&sim.Call{Nr: sim.SYS_CLOSE, Task: t, Args: [6]int64{int64(a)}})
+			fc.own(sim.Call{Nr: sim.SYS_LSEEK, Task: t, Args: [6]int64{int64(fd), 0, unix.SEEK_SET}})
+			fc.own(sim.Call{Nr: sim.SYS_CLOSE, Task: t, Args: [6]int64{int64(a)}})
 			*p.slot(a) = fdSlot{st: sFree}
 			delete(p.anchors, f)
 		}
@@ -842,11 +848,11 @@ func (fc *FileCache) materialize(t *sim.Task, p *fcProc, fd int, s *fdSlot) bool
 		if s.cloexec {
 			fl = unix.O_CLOEXEC
 		}
-		fc.extra(&sim.Call{Nr: sim.SYS_DUP3, Task: t, Args: [6]int64{int64(a), int64(fd), fl}})
+		fc.own(sim.Call{Nr: sim.SYS_DUP3, Task: t, Args: [6]int64{int64(a), int64(fd), fl}})
 		s.mat = true
 	}
-	fc.extra(&sim.Call{Nr: sim.SYS_LSEEK, Task: t, Args: [6]int64{int64(fd), s.v.off, unix.SEEK_SET}})
-	fc.extra(&sim.Call{Nr: sim.SYS_FCNTL, Task: t, Args: [6]int64{int64(fd), unix.F_SETFL, int64(s.v.flags)}})
+	fc.own(sim.Call{Nr: sim.SYS_LSEEK, Task: t, Args: [6]int64{int64(fd), s.v.off, unix.SEEK_SET}})
+	fc.own(sim.Call{Nr: sim.SYS_FCNTL, Task: t, Args: [6]int64{int64(fd), unix.F_SETFL, int64(s.v.flags)}})
 	return true
 }
 
@@ -877,11 +883,11 @@ func (fc *FileCache) delegate(c *sim.Call, p *fcProc, fd int, s *fdSlot) sim.Res
 		return sim.Fail(unix.EBADF)
 	}
 	r := fc.pass(c)
-	o := fc.extra(&sim.Call{Nr: sim.SYS_LSEEK, Task: c.Task, Args: [6]int64{int64(fd), 0, unix.SEEK_CUR}})
+	o := fc.own(sim.Call{Nr: sim.SYS_LSEEK, Task: c.Task, Args: [6]int64{int64(fd), 0, unix.SEEK_CUR}})
 	if o.Errno == 0 {
 		s.v.off = o.Ret
 	}
-	g := fc.extra(&sim.Call{Nr: sim.SYS_FCNTL, Task: c.Task, Args: [6]int64{int64(fd), unix.F_GETFL}})
+	g := fc.own(sim.Call{Nr: sim.SYS_FCNTL, Task: c.Task, Args: [6]int64{int64(fd), unix.F_GETFL}})
 	if g.Errno == 0 {
 		// Only F_SETFL's bits can have changed; the twin (a dup of the anchor)
 		// may have been opened with other flags (O_NOFOLLOW...).

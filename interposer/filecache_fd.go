@@ -13,8 +13,7 @@ import (
 // the call's result, or pass: the call must go to the next layer after fc.mu is
 // released (it may block, or it changes nothing the cache tracks).
 //
-// The Call is passed by value: a pointer through a function value would make
-// every such Call escape to the heap.
+// c is the Call lent to FileCache.Syscall (see sim.Handler).
 type fdHandler func(fc *FileCache, c *sim.Call, p *fcProc) (r sim.Result, pass bool)
 
 // fdHandlerFor returns FileCache's handler of the calls other than
@@ -70,7 +69,7 @@ func (fc *FileCache) fdClose(c *sim.Call, p *fcProc) (sim.Result, bool) {
 	t, fd := c.Task, int(int32(c.Args[0]))
 	if s := p.virt(fd); s != nil {
 		if s.mat {
-			fc.extra(&sim.Call{Nr: sim.SYS_CLOSE, Task: t, Args: [6]int64{int64(fd)}})
+			fc.own(sim.Call{Nr: sim.SYS_CLOSE, Task: t, Args: [6]int64{int64(fd)}})
 		}
 		fc.drop(s)
 		fc.done(t, 0)
@@ -152,10 +151,10 @@ func (fc *FileCache) fdDup2(c *sim.Call, p *fcProc) (sim.Result, bool) {
 	switch ns.st {
 	case sVirt:
 		if ns.mat {
-			fc.extra(&sim.Call{Nr: sim.SYS_CLOSE, Task: t, Args: [6]int64{int64(nfd)}})
+			fc.own(sim.Call{Nr: sim.SYS_CLOSE, Task: t, Args: [6]int64{int64(nfd)}})
 		}
 	case sReal:
-		fc.extra(&sim.Call{Nr: sim.SYS_CLOSE, Task: t, Args: [6]int64{int64(nfd)}})
+		fc.own(sim.Call{Nr: sim.SYS_CLOSE, Task: t, Args: [6]int64{int64(nfd)}})
 	case sHidden:
 		fc.claim(t, p, nfd)
 	}
@@ -182,13 +181,14 @@ func (fc *FileCache) fdCloseRange(c *sim.Call, p *fcProc) (sim.Result, bool) {
 		cc := *c
 		cc.Args[0], cc.Args[1] = int64(a), int64(b)
 		if served {
-			if r2 := fc.extra(&cc); r2.Errno != 0 {
+			if r2 := fc.own(cc); r2.Errno != 0 {
 				r = r2
 			}
 			return
 		}
 		served = true
-		r = fc.pass(&cc)
+		fc.passed.Add(1)
+		r = sim.Send(fc.next, cc)
 	}
 	for n := first; n < hi; n++ {
 		if p.slots[n].st == sHidden {
@@ -293,7 +293,7 @@ func (fc *FileCache) fdRlimit(c *sim.Call, p *fcProc) (sim.Result, bool) {
 	r := fc.pass(c)
 	if sim.Info(c.Nr).Props&sim.SetsNofile != 0 {
 		var rl unix.Rlimit
-		if g := fc.extra(&sim.Call{Nr: sim.SYS_GETRLIMIT, Task: c.Task, Args: [6]int64{unix.RLIMIT_NOFILE}, Obj: &rl}); g.Errno == 0 && rl.Cur > 0 {
+		if g := fc.own(sim.Call{Nr: sim.SYS_GETRLIMIT, Task: c.Task, Args: [6]int64{unix.RLIMIT_NOFILE}, Obj: &rl}); g.Errno == 0 && rl.Cur > 0 {
 			p.nofile, p.hardMax = int(rl.Cur), rl.Max
 		}
 	}

@@ -166,7 +166,7 @@ func readWhole(h sim.Handler, t *sim.Task, fd int, size int64) []byte {
 	buf := make([]byte, size)
 	var off int64
 	for off < size {
-		r := h.Syscall(&sim.Call{Nr: sim.SYS_PREAD64, Task: t, Args: [6]int64{int64(fd), 0, size - off, off}, Buf: buf[off:]})
+		r := sim.Send(h, sim.Call{Nr: sim.SYS_PREAD64, Task: t, Args: [6]int64{int64(fd), 0, size - off, off}, Buf: buf[off:]})
 		if r.Errno != 0 || r.Ret <= 0 {
 			break
 		}

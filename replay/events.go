@@ -190,7 +190,7 @@ func (r *replayer) syscall(ev *strace.Event) {
 		return
 	case sim.SYS_EXECVE, sim.SYS_EXECVEAT:
 		if ev.RetKnown && ev.Ret == 0 && !ev.Failed() {
-			r.top.Syscall(&sim.Call{Nr: nr, Task: t})
+			sim.Send(r.top, sim.Call{Nr: nr, Task: t})
 			r.world.unmapped(t.Group(), 0, 0)
 		}
 		r.report.Replayed++

@@ -1,6 +1,9 @@
 package sim
 
-import "syscall"
+import (
+	"sync"
+	"syscall"
+)
 
 // Call is one system call as a value: what a process asks of the kernel. Everything
 // between a program and the model crosses Handler.Syscall with a Call, the way
@@ -80,7 +83,7 @@ func Fail(e syscall.Errno) Result { return Result{Ret: -1, Errno: e} }
 // the buffers and Obj. A caller that sends one Call to several handlers, or keeps
 // it, may rely on that. The facade (Process) lends each thread's Calls from one
 // slot of its Task, so a Call through the stack costs no allocation and no copy
-// per layer; a layer that makes calls of its own builds its own Calls.
+// per layer; a layer that makes calls of its own sends them with Send.
 //
 // Implementations must be safe for concurrent use by the threads of every process.
 type Handler interface {
@@ -92,3 +95,18 @@ type HandlerFunc func(c *Call) Result
 
 // Syscall calls f(c).
 func (f HandlerFunc) Syscall(c *Call) Result { return f(c) }
+
+// callPool holds the Calls that Send lends.
+var callPool = sync.Pool{New: func() any { return new(Call) }}
+
+// Send sends c down h: the way for a layer (or any caller without a Call of its
+// own to lend) to make a call without allocating. c is copied into a Call lent
+// from a pool for the duration of the call.
+func Send(h Handler, c Call) Result {
+	lent := callPool.Get().(*Call)
+	*lent = c
+	r := h.Syscall(lent)
+	*lent = Call{} // the pool keeps no buffers alive
+	callPool.Put(lent)
+	return r
+}
