@@ -47,18 +47,6 @@ func NewProcess(h Handler, t *Task) *Process {
 // Through returns a facade of the same thread whose calls go to h.
 func (p *Process) Through(h Handler) *Process { return NewProcess(h, p.t) }
 
-// do sends c: straight into the kernel when the facade is bound to it, else through
-// the handler.
-//
-// It is small enough to inline, so a facade method bound to the kernel costs one
-// call frame more than the syscall itself.
-func (p *Process) do(c *Call) Result {
-	if p.k != nil {
-		return p.k.Syscall(c)
-	}
-	return p.viaHandler(c)
-}
-
 // call returns the Call a facade method fills for syscall nr: the thread's slot,
 // cleared, which do lends down the handler stack without a copy; or, while the
 // slot is lent (a layer calling through a facade of its own thread), a Call of its
@@ -72,10 +60,14 @@ func (p *Process) call(nr Sysno) *Call {
 	return &t.call
 }
 
-// viaHandler sends c through the handler (an interposer stack). The thread's slot
-// is lent as it is; any other Call is copied into the slot (or, while the slot is
-// lent, into a Call of its own), so that a Call of the caller's never escapes.
-func (p *Process) viaHandler(c *Call) Result {
+// do sends c: straight into the kernel when the facade is bound to it, else
+// through the handler (an interposer stack). The thread's slot is lent as it is;
+// any other Call is copied into the slot (or, while the slot is lent, into a Call
+// of its own), so that a Call of the caller's never escapes.
+func (p *Process) do(c *Call) Result {
+	if k := p.k; k != nil {
+		return k.Syscall(c)
+	}
 	t := p.t
 	if c != &t.call {
 		if t.lent {
