@@ -243,10 +243,10 @@ func (e *Explorer) SetPosition(file string, line int) {
 
 // Syscall implements sim.Handler: it passes c on, then makes the crash point c
 // ends, if any.
-func (e *Explorer) Syscall(c sim.Call) sim.Result {
+func (e *Explorer) Syscall(c *sim.Call) sim.Result {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	ci := inspect(&c)
+	ci := inspect(c)
 	if ci.sync == syncFile && ci.ino != nil {
 		ci.inFlight = ci.ino.InFlight()
 	}
@@ -263,10 +263,10 @@ func (e *Explorer) Syscall(c sim.Call) sim.Result {
 		}
 	}
 	if res.Errno == 0 && (ci.aio != nil || ci.events) {
-		ci.acked = e.aioDone(&c, ci, res.Ret)
+		ci.acked = e.aioDone(c, ci, res.Ret)
 	}
 	if ci.stdout && res.Errno == 0 {
-		e.announce(stdoutBytes(&c, res.Ret))
+		e.announce(stdoutBytes(c, res.Ret))
 	}
 	if ci.rename != nil && res.Errno != 0 {
 		ci.rename = nil

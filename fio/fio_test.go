@@ -209,7 +209,7 @@ func TestMixedOffsets(t *testing.T) {
 	offsets := func(text string) (reads, writes []int64) {
 		k := sim.New(vfs.New())
 		var mu sync.Mutex
-		h := sim.HandlerFunc(func(c sim.Call) sim.Result {
+		h := sim.HandlerFunc(func(c *sim.Call) sim.Result {
 			mu.Lock()
 			switch c.Nr {
 			case sim.SYS_PREAD64:

@@ -51,7 +51,7 @@ func BenchmarkSeedLoop(b *testing.B) {
 // the floor under any interposer's ns/call.
 func BenchmarkFacadeFloor(b *testing.B) {
 	_, _, p := newWorld(b)
-	q := p.Through(sim.HandlerFunc(func(c sim.Call) sim.Result { return sim.Result{Ret: int64(len(c.Buf))} }))
+	q := p.Through(sim.HandlerFunc(func(c *sim.Call) sim.Result { return sim.Result{Ret: int64(len(c.Buf))} }))
 	buf := make([]byte, 1024)
 	b.ReportAllocs()
 	for b.Loop() {
@@ -82,8 +82,8 @@ func BenchmarkFileCacheServedCall(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				for _, cl := range c.calls {
-					fc.Syscall(cl)
+				for i := range c.calls {
+					fc.Syscall(&c.calls[i])
 				}
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(c.calls)), "ns/call")
@@ -98,13 +98,13 @@ func BenchmarkFileCacheServedCall(b *testing.B) {
 // sent to a Handler that does nothing but return.
 func BenchmarkHandlerFloor(b *testing.B) {
 	_, _, p := newWorld(b)
-	var h sim.Handler = sim.HandlerFunc(func(c sim.Call) sim.Result { return sim.Result{Ret: c.Args[2]} })
+	var h sim.Handler = sim.HandlerFunc(func(c *sim.Call) sim.Result { return sim.Result{Ret: c.Args[2]} })
 	buf := make([]byte, 512)
 	seek := sim.Call{Nr: sim.SYS_LSEEK, Task: p.Task(), Args: [6]int64{3, 1024, unix.SEEK_SET}}
 	read := sim.Call{Nr: sim.SYS_READ, Task: p.Task(), Args: [6]int64{3, 0, 512}, Buf: buf}
 	for b.Loop() {
-		h.Syscall(seek)
-		h.Syscall(read)
+		h.Syscall(&seek)
+		h.Syscall(&read)
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/2, "ns/call")
 }
@@ -112,7 +112,7 @@ func BenchmarkHandlerFloor(b *testing.B) {
 // nopLayer is the thinnest interposer: it passes every call to the next layer.
 type nopLayer struct{ next sim.Handler }
 
-func (n nopLayer) Syscall(c sim.Call) sim.Result { return n.next.Syscall(c) }
+func (n *nopLayer) Syscall(c *sim.Call) sim.Result { return n.next.Syscall(c) }
 
 // BenchmarkSeam compares, in one binary, the seed loop (11 calls) on the facade
 // bound to the kernel (direct), through one layer that passes everything on
@@ -124,7 +124,7 @@ func BenchmarkSeam(b *testing.B) {
 		stack func(sim.Handler) sim.Handler
 	}{
 		{"direct", nil},
-		{"nop", func(k sim.Handler) sim.Handler { return nopLayer{k} }},
+		{"nop", func(k sim.Handler) sim.Handler { return &nopLayer{k} }},
 		{"filecache", func(k sim.Handler) sim.Handler { return interposer.NewFileCache(k, msbPath) }},
 	} {
 		b.Run(c.name, func(b *testing.B) {

@@ -75,14 +75,14 @@ func ioBytes(c *sim.Call, r sim.Result) int64 {
 // callFstat asks h to fstat fd.
 func callFstat(h sim.Handler, t *sim.Task, fd int) (unix.Stat_t, sim.Result) {
 	var st unix.Stat_t
-	r := h.Syscall(sim.Call{Nr: sim.SYS_FSTAT, Task: t, Args: [6]int64{int64(fd)}, Obj: &st})
+	r := sim.Send(h, sim.Call{Nr: sim.SYS_FSTAT, Task: t, Args: [6]int64{int64(fd)}, Obj: &st})
 	return st, r
 }
 
 // callStat asks h to stat path (following symlinks) relative to the cwd.
 func callStat(h sim.Handler, t *sim.Task, path string) (unix.Stat_t, sim.Result) {
 	var st unix.Stat_t
-	r := h.Syscall(sim.Call{Nr: sim.SYS_NEWFSTATAT, Task: t, Args: [6]int64{unix.AT_FDCWD}, Path: path, Obj: &st})
+	r := sim.Send(h, sim.Call{Nr: sim.SYS_NEWFSTATAT, Task: t, Args: [6]int64{unix.AT_FDCWD}, Path: path, Obj: &st})
 	return st, r
 }
 

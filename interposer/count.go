@@ -52,7 +52,7 @@ func NewCount(next sim.Handler) *Count { return &Count{next: next} }
 func (k *Count) Unwrap() sim.Handler { return k.next }
 
 // Syscall implements sim.Handler.
-func (k *Count) Syscall(c sim.Call) sim.Result {
+func (k *Count) Syscall(c *sim.Call) sim.Result {
 	row := &k.other
 	if uint(c.Nr) < maxSysno {
 		row = &k.rows[c.Nr]
@@ -67,7 +67,7 @@ func (k *Count) Syscall(c sim.Call) sim.Result {
 	if r.Errno != 0 {
 		row.errors.Add(1)
 	}
-	if b := ioBytes(&c, r); b > 0 {
+	if b := ioBytes(c, r); b > 0 {
 		row.bytes.Add(b)
 	}
 	row.ns.Add(clock(c.Task) - t0)

@@ -36,9 +36,13 @@ func NewDsync(next sim.Handler) *Dsync { return &Dsync{next: next} }
 func (d *Dsync) Unwrap() sim.Handler { return d.next }
 
 // Syscall implements sim.Handler.
-func (d *Dsync) Syscall(c sim.Call) sim.Result {
+func (d *Dsync) Syscall(c *sim.Call) sim.Result {
 	if i, ok := openFlagsIndex(c.Nr); ok && c.Args[i]&oSyncOnly != 0 {
+		flags := c.Args[i]
 		c.Args[i] &^= oSyncOnly
+		r := d.next.Syscall(c)
+		c.Args[i] = flags // restored for the layers above (sim.Handler)
+		return r
 	}
 	return d.next.Syscall(c)
 }

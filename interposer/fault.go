@@ -126,8 +126,8 @@ func (f *Fault) matches(i int, r *faultrule.Rule, nr sim.Sysno, fd int, fdOK boo
 }
 
 // Syscall implements sim.Handler.
-func (f *Fault) Syscall(c sim.Call) sim.Result {
-	fd, fdOK := fdArg(&c)
+func (f *Fault) Syscall(c *sim.Call) sim.Result {
+	fd, fdOK := fdArg(c)
 	p := c.Path
 	if fdOK && p == "" {
 		f.mu.Lock()
@@ -136,6 +136,7 @@ func (f *Fault) Syscall(c sim.Call) sim.Result {
 	}
 	hit := f.set.Decide(func(i int, r *faultrule.Rule) bool { return f.matches(i, r, c.Nr, fd, fdOK, p) })
 	var rule *faultrule.Rule
+	var sent sim.Call // c as received, when shortening changes it
 	if hit >= 0 {
 		rule = &f.set.Rules()[hit]
 		if rule.Delay > 0 {
@@ -145,14 +146,18 @@ func (f *Fault) Syscall(c sim.Call) sim.Result {
 			return sim.Fail(rule.Errno)
 		}
 		if rule.HasShort {
-			shorten(&c, rule.Short)
+			sent = *c
+			shorten(c, rule.Short)
 		}
 	}
 	r := f.next.Syscall(c)
 	if rule != nil && rule.Corrupt && r.Errno == 0 && r.Ret > 0 && isRead(c.Nr) {
-		corrupt(&c, r.Ret)
+		corrupt(c, r.Ret)
 	}
-	f.track(&c, r)
+	f.track(c, r)
+	if rule != nil && rule.HasShort {
+		*c = sent // the layers above see the Call they sent (sim.Handler)
+	}
 	return r
 }
 

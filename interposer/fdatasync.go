@@ -39,11 +39,14 @@ func NewFdatasync(next sim.Handler) *Fdatasync { return &Fdatasync{next: next} }
 func (f *Fdatasync) Unwrap() sim.Handler { return f.next }
 
 // Syscall implements sim.Handler.
-func (f *Fdatasync) Syscall(c sim.Call) sim.Result {
+func (f *Fdatasync) Syscall(c *sim.Call) sim.Result {
 	if c.Nr == sim.SYS_FSYNC {
 		st, r := callFstat(f.next, c.Task, int(int32(c.Args[0])))
 		if r.Errno == 0 && st.Mode&vfs.S_IFMT == vfs.S_IFREG {
 			c.Nr = sim.SYS_FDATASYNC
+			r := f.next.Syscall(c)
+			c.Nr = sim.SYS_FSYNC // restored for the layers above (sim.Handler)
+			return r
 		}
 	}
 	return f.next.Syscall(c)

@@ -288,12 +288,18 @@ func NewFileCache(next sim.Handler, paths ...string) *FileCache {
 func (fc *FileCache) Unwrap() sim.Handler { return fc.next }
 
 // extra makes a call of the cache's own through the next layer.
-func (fc *FileCache) extra(c sim.Call) sim.Result {
+func (fc *FileCache) extra(c *sim.Call) sim.Result {
 	fc.extraN.Add(1)
 	return fc.next.Syscall(c)
 }
 
-func (fc *FileCache) pass(c sim.Call) sim.Result {
+// own is extra for a Call built by the cache (sim.Send lends it).
+func (fc *FileCache) own(c sim.Call) sim.Result {
+	fc.extraN.Add(1)
+	return sim.Send(fc.next, c)
+}
+
+func (fc *FileCache) pass(c *sim.Call) sim.Result {
 	fc.passed.Add(1)
 	return fc.next.Syscall(c)
 }
@@ -312,7 +318,7 @@ func (fc *FileCache) procSlow(t *sim.Task) *fcProc {
 	if p == nil {
 		p = &fcProc{g: g, res: map[resKey]resEnt{}, anchors: map[*cfile]int{}}
 		var rl unix.Rlimit
-		r := fc.extra(sim.Call{Nr: sim.SYS_GETRLIMIT, Task: t, Args: [6]int64{unix.RLIMIT_NOFILE}, Obj: &rl})
+		r := fc.own(sim.Call{Nr: sim.SYS_GETRLIMIT, Task: t, Args: [6]int64{unix.RLIMIT_NOFILE}, Obj: &rl})
 		p.nofile, p.hardMax = sim.DefaultNofile, sim.DefaultNofile
 		if r.Errno == 0 && rl.Cur > 0 {
 			p.nofile, p.hardMax = int(rl.Cur), rl.Max
@@ -353,7 +359,7 @@ func (p *fcProc) virt(fd int) *fdSlot {
 func (fc *FileCache) known(t *sim.Task, p *fcProc, fd int) *fdSlot {
 	s := p.slot(fd)
 	if s.st == sUnknown {
-		r := fc.extra(sim.Call{Nr: sim.SYS_FCNTL, Task: t, Args: [6]int64{int64(fd), unix.F_GETFD}})
+		r := fc.own(sim.Call{Nr: sim.SYS_FCNTL, Task: t, Args: [6]int64{int64(fd), unix.F_GETFD}})
 		if r.Errno == unix.EBADF {
 			s.st = sFree
 		} else {
@@ -391,7 +397,7 @@ func (fc *FileCache) claim(t *sim.Task, p *fcProc, fd int) {
 		return
 	}
 	n, ok := fc.hiddenDup(t, p, fd, fd+1)
-	fc.extra(sim.Call{Nr: sim.SYS_CLOSE, Task: t, Args: [6]int64{int64(fd)}})
+	fc.own(sim.Call{Nr: sim.SYS_CLOSE, Task: t, Args: [6]int64{int64(fd)}})
 	for f, a := range p.anchors {
 		if a == fd {
 			if ok {
@@ -434,17 +440,17 @@ func (fc *FileCache) allocated(t *sim.Task, p *fcProc, min, fd int) (int, unix.E
 		return fd, 0
 	}
 	if want >= p.nofile { // the program's table is full
-		fc.extra(sim.Call{Nr: sim.SYS_CLOSE, Task: t, Args: [6]int64{int64(fd)}})
+		fc.own(sim.Call{Nr: sim.SYS_CLOSE, Task: t, Args: [6]int64{int64(fd)}})
 		return -1, unix.EMFILE
 	}
 	fc.claim(t, p, want)
-	r := fc.extra(sim.Call{Nr: sim.SYS_FCNTL, Task: t, Args: [6]int64{int64(fd), unix.F_GETFD}})
+	r := fc.own(sim.Call{Nr: sim.SYS_FCNTL, Task: t, Args: [6]int64{int64(fd), unix.F_GETFD}})
 	var fl int64
 	if r.Errno == 0 && r.Ret&unix.FD_CLOEXEC != 0 {
 		fl = unix.O_CLOEXEC
 	}
-	fc.extra(sim.Call{Nr: sim.SYS_DUP3, Task: t, Args: [6]int64{int64(fd), int64(want), fl}})
-	fc.extra(sim.Call{Nr: sim.SYS_CLOSE, Task: t, Args: [6]int64{int64(fd)}})
+	fc.own(sim.Call{Nr: sim.SYS_DUP3, Task: t, Args: [6]int64{int64(fd), int64(want), fl}})
+	fc.own(sim.Call{Nr: sim.SYS_CLOSE, Task: t, Args: [6]int64{int64(fd)}})
 	*p.slot(want) = fdSlot{st: sReal}
 	return want, 0
 }
@@ -476,12 +482,12 @@ func (fc *FileCache) hiddenDup(t *sim.Task, p *fcProc, src, min int) (int, bool)
 		if uint64(n) >= p.hardMax {
 			return -1, false
 		}
-		fc.extra(sim.Call{Nr: sim.SYS_SETRLIMIT, Task: t, Args: [6]int64{unix.RLIMIT_NOFILE},
+		fc.own(sim.Call{Nr: sim.SYS_SETRLIMIT, Task: t, Args: [6]int64{unix.RLIMIT_NOFILE},
 			Obj: &unix.Rlimit{Cur: uint64(n) + 1, Max: p.hardMax}})
 	}
-	r := fc.extra(sim.Call{Nr: sim.SYS_DUP3, Task: t, Args: [6]int64{int64(src), int64(n), unix.O_CLOEXEC}})
+	r := fc.own(sim.Call{Nr: sim.SYS_DUP3, Task: t, Args: [6]int64{int64(src), int64(n), unix.O_CLOEXEC}})
 	if raise {
-		fc.extra(sim.Call{Nr: sim.SYS_SETRLIMIT, Task: t, Args: [6]int64{unix.RLIMIT_NOFILE},
+		fc.own(sim.Call{Nr: sim.SYS_SETRLIMIT, Task: t, Args: [6]int64{unix.RLIMIT_NOFILE},
 			Obj: &unix.Rlimit{Cur: uint64(p.nofile), Max: p.hardMax}})
 	}
 	if r.Errno != 0 {
@@ -517,7 +523,7 @@ func (fc *FileCache) load(t *sim.Task, p *fcProc, f *cfile) bool {
 		// and SEEK_HOLE then report as data: loading such a file whole would change
 		// what the program sees. Files with holes are left to the kernel.
 		if st.Size > 0 {
-			h := fc.extra(sim.Call{Nr: sim.SYS_LSEEK, Task: t, Args: [6]int64{int64(a), 0, unix.SEEK_HOLE}})
+			h := fc.own(sim.Call{Nr: sim.SYS_LSEEK, Task: t, Args: [6]int64{int64(a), 0, unix.SEEK_HOLE}})
 			if h.Errno != 0 || h.Ret < st.Size {
 				f.holey = true
 				return false
@@ -534,7 +540,7 @@ func (fc *FileCache) load(t *sim.Task, p *fcProc, f *cfile) bool {
 
 type countingHandler struct{ fc *FileCache }
 
-func (h countingHandler) Syscall(c sim.Call) sim.Result { return h.fc.extra(c) }
+func (h countingHandler) Syscall(c *sim.Call) sim.Result { return h.fc.extra(c) }
 
 // invalidate drops f's data.
 func (fc *FileCache) invalidate(f *cfile) {
@@ -574,13 +580,13 @@ func (fc *FileCache) isTarget(t *sim.Task, id fileID) bool {
 const servableFlags = unix.O_CLOEXEC | oLargefile | unix.O_NOCTTY | unix.O_NONBLOCK | unix.O_NOFOLLOW
 
 // Syscall implements sim.Handler.
-func (fc *FileCache) Syscall(c sim.Call) sim.Result {
+func (fc *FileCache) Syscall(c *sim.Call) sim.Result {
 	switch c.Nr {
 	case sim.SYS_READ, sim.SYS_PREAD64, sim.SYS_READV, sim.SYS_LSEEK, sim.SYS_FSTAT:
 		fc.mu.Lock()
 		p := fc.proc(c.Task)
 		if s := p.virt(int(int32(c.Args[0]))); s != nil {
-			if r, ok := fc.serve(&c, p, s); ok {
+			if r, ok := fc.serve(c, p, s); ok {
 				var n int64 // bytes copied
 				if c.Nr != sim.SYS_LSEEK && c.Nr != sim.SYS_FSTAT && r.Ret > 0 {
 					n = r.Ret
@@ -599,7 +605,7 @@ func (fc *FileCache) Syscall(c sim.Call) sim.Result {
 			fc.mu.Lock()
 			p := fc.proc(c.Task)
 			if s := p.virt(int(int32(c.Args[0]))); s != nil {
-				cc := c
+				cc := *c
 				cc.Nr, cc.Args = sim.SYS_FSTAT, [6]int64{c.Args[0]}
 				if r, ok := fc.serve(&cc, p, s); ok {
 					fc.done(c.Task, 0)
@@ -669,7 +675,7 @@ func (fc *FileCache) serve(c *sim.Call, p *fcProc, s *fdSlot) (sim.Result, bool)
 			if !ok {
 				return sim.Result{}, false
 			}
-			r := fc.extra(sim.Call{Nr: sim.SYS_LSEEK, Task: c.Task, Args: [6]int64{int64(a), off, int64(whence)}})
+			r := fc.own(sim.Call{Nr: sim.SYS_LSEEK, Task: c.Task, Args: [6]int64{int64(a), off, int64(whence)}})
 			if r.Errno == 0 {
 				o.off = r.Ret
 			}
@@ -705,25 +711,25 @@ func readAt(dst, data []byte, off int64) int {
 }
 
 // open serves or passes open/openat/creat.
-func (fc *FileCache) open(c sim.Call) sim.Result {
+func (fc *FileCache) open(c *sim.Call) sim.Result {
 	fc.mu.Lock()
-	r := fc.openLocked(&c)
+	r := fc.openLocked(c)
 	fc.mu.Unlock()
 	return r
 }
 
 func (fc *FileCache) openLocked(cp *sim.Call) sim.Result {
-	c := *cp
-	flags := openFlags(&c)
+	c := cp
+	flags := openFlags(c)
 	servable := c.Nr != sim.SYS_CREAT && flags&unix.O_ACCMODE == unix.O_RDONLY &&
-		flags&^servableFlags == 0 && (openDirfd(&c) == unix.AT_FDCWD || path.IsAbs(c.Path))
+		flags&^servableFlags == 0 && (openDirfd(c) == unix.AT_FDCWD || path.IsAbs(c.Path))
 	p := fc.proc(c.Task)
 	t := c.Task
 	if !servable {
 		if c.Nr == sim.SYS_OPENAT && !path.IsAbs(c.Path) {
-			if s := p.virt(openDirfd(&c)); s != nil {
-				fc.materialize(t, p, openDirfd(&c), s)
-			} else if s := p.peek(openDirfd(&c)); s != nil && s.st == sHidden {
+			if s := p.virt(openDirfd(c)); s != nil {
+				fc.materialize(t, p, openDirfd(c), s)
+			} else if s := p.peek(openDirfd(c)); s != nil && s.st == sHidden {
 				return sim.Fail(unix.EBADF)
 			}
 		}
@@ -793,7 +799,7 @@ func (fc *FileCache) openLocked(cp *sim.Call) sim.Result {
 		return sim.Result{Ret: int64(fd)}
 	}
 	f.st, f.statGen = st, fc.gen // fresh: load need not fstat again
-	gr := fc.extra(sim.Call{Nr: sim.SYS_FCNTL, Task: t, Args: [6]int64{int64(fd), unix.F_GETFL}})
+	gr := fc.own(sim.Call{Nr: sim.SYS_FCNTL, Task: t, Args: [6]int64{int64(fd), unix.F_GETFL}})
 	p.res[key] = resEnt{gen: fc.gen, f: f, getfl: int(gr.Ret)}
 	if !fc.load(t, p, f) {
 		// A file with holes is the kernel's: this fd stays real, and the path is
@@ -801,8 +807,8 @@ func (fc *FileCache) openLocked(cp *sim.Call) sim.Result {
 		// this fd and shares its description (its offset): it must go.
 		if a, ok := p.anchors[f]; ok && !anchored {
 			// load's SEEK_HOLE probe moved the shared offset: back to 0, as opened.
-			fc.extra(sim.Call{Nr: sim.SYS_LSEEK, Task: t, Args: [6]int64{int64(fd), 0, unix.SEEK_SET}})
-			fc.extra(sim.Call{Nr: sim.SYS_CLOSE, Task: t, Args: [6]int64{int64(a)}})
+			fc.own(sim.Call{Nr: sim.SYS_LSEEK, Task: t, Args: [6]int64{int64(fd), 0, unix.SEEK_SET}})
+			fc.own(sim.Call{Nr: sim.SYS_CLOSE, Task: t, Args: [6]int64{int64(a)}})
 			*p.slot(a) = fdSlot{st: sFree}
 			delete(p.anchors, f)
 		}
@@ -818,7 +824,7 @@ func (fc *FileCache) openLocked(cp *sim.Call) sim.Result {
 // (the program's table is full, though virtual fds may leave the kernel's room)
 // comes before anything the path could fail with. An open that may create or
 // truncate is checked before it reaches the kernel; others after a failure.
-func (fc *FileCache) passOpen(c sim.Call, p *fcProc, flags int) sim.Result {
+func (fc *FileCache) passOpen(c *sim.Call, p *fcProc, flags int) sim.Result {
 	full := func() bool { return fc.lowestFree(c.Task, p, 0) >= p.nofile }
 	if flags&(unix.O_CREAT|unix.O_TRUNC) != 0 && full() {
 		return sim.Fail(unix.EMFILE)
@@ -842,11 +848,11 @@ func (fc *FileCache) materialize(t *sim.Task, p *fcProc, fd int, s *fdSlot) bool
 		if s.cloexec {
 			fl = unix.O_CLOEXEC
 		}
-		fc.extra(sim.Call{Nr: sim.SYS_DUP3, Task: t, Args: [6]int64{int64(a), int64(fd), fl}})
+		fc.own(sim.Call{Nr: sim.SYS_DUP3, Task: t, Args: [6]int64{int64(a), int64(fd), fl}})
 		s.mat = true
 	}
-	fc.extra(sim.Call{Nr: sim.SYS_LSEEK, Task: t, Args: [6]int64{int64(fd), s.v.off, unix.SEEK_SET}})
-	fc.extra(sim.Call{Nr: sim.SYS_FCNTL, Task: t, Args: [6]int64{int64(fd), unix.F_SETFL, int64(s.v.flags)}})
+	fc.own(sim.Call{Nr: sim.SYS_LSEEK, Task: t, Args: [6]int64{int64(fd), s.v.off, unix.SEEK_SET}})
+	fc.own(sim.Call{Nr: sim.SYS_FCNTL, Task: t, Args: [6]int64{int64(fd), unix.F_SETFL, int64(s.v.flags)}})
 	return true
 }
 
@@ -870,18 +876,18 @@ const setflMask = unix.O_APPEND | unix.O_NONBLOCK | unix.O_ASYNC | unix.O_DIRECT
 // delegate passes a call on virtual fd through its materialized twin and copies the
 // resulting offset and flags back. Called with fc.mu held; the call is one that does
 // not block.
-func (fc *FileCache) delegate(c sim.Call, p *fcProc, fd int, s *fdSlot) sim.Result {
+func (fc *FileCache) delegate(c *sim.Call, p *fcProc, fd int, s *fdSlot) sim.Result {
 	if !fc.materialize(c.Task, p, fd, s) {
 		// The kernel holds the file no more (its anchor was replaced outside the
 		// stack and no twin is left): nothing can answer for it.
 		return sim.Fail(unix.EBADF)
 	}
 	r := fc.pass(c)
-	o := fc.extra(sim.Call{Nr: sim.SYS_LSEEK, Task: c.Task, Args: [6]int64{int64(fd), 0, unix.SEEK_CUR}})
+	o := fc.own(sim.Call{Nr: sim.SYS_LSEEK, Task: c.Task, Args: [6]int64{int64(fd), 0, unix.SEEK_CUR}})
 	if o.Errno == 0 {
 		s.v.off = o.Ret
 	}
-	g := fc.extra(sim.Call{Nr: sim.SYS_FCNTL, Task: c.Task, Args: [6]int64{int64(fd), unix.F_GETFL}})
+	g := fc.own(sim.Call{Nr: sim.SYS_FCNTL, Task: c.Task, Args: [6]int64{int64(fd), unix.F_GETFL}})
 	if g.Errno == 0 {
 		// Only F_SETFL's bits can have changed; the twin (a dup of the anchor)
 		// may have been opened with other flags (O_NOFOLLOW...).

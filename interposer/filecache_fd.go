@@ -13,9 +13,8 @@ import (
 // the call's result, or pass: the call must go to the next layer after fc.mu is
 // released (it may block, or it changes nothing the cache tracks).
 //
-// The Call is passed by value: a pointer through a function value would make
-// every such Call escape to the heap.
-type fdHandler func(fc *FileCache, c sim.Call, p *fcProc) (r sim.Result, pass bool)
+// c is the Call lent to FileCache.Syscall (see sim.Handler).
+type fdHandler func(fc *FileCache, c *sim.Call, p *fcProc) (r sim.Result, pass bool)
 
 // fdHandlerFor returns FileCache's handler of the calls other than
 // open/openat/creat that create, close or change fds, or end or copy the fd
@@ -56,7 +55,7 @@ var fdHandlerOf = func() (t [512]fdHandler) {
 }()
 
 // fdtable runs the handler of an fd-table call. Called without fc.mu.
-func (fc *FileCache) fdtable(c sim.Call, h fdHandler) sim.Result {
+func (fc *FileCache) fdtable(c *sim.Call, h fdHandler) sim.Result {
 	fc.mu.Lock()
 	r, pass := h(fc, c, fc.proc(c.Task))
 	fc.mu.Unlock()
@@ -66,11 +65,11 @@ func (fc *FileCache) fdtable(c sim.Call, h fdHandler) sim.Result {
 	return r
 }
 
-func (fc *FileCache) fdClose(c sim.Call, p *fcProc) (sim.Result, bool) {
+func (fc *FileCache) fdClose(c *sim.Call, p *fcProc) (sim.Result, bool) {
 	t, fd := c.Task, int(int32(c.Args[0]))
 	if s := p.virt(fd); s != nil {
 		if s.mat {
-			fc.extra(sim.Call{Nr: sim.SYS_CLOSE, Task: t, Args: [6]int64{int64(fd)}})
+			fc.own(sim.Call{Nr: sim.SYS_CLOSE, Task: t, Args: [6]int64{int64(fd)}})
 		}
 		fc.drop(s)
 		fc.done(t, 0)
@@ -86,7 +85,7 @@ func (fc *FileCache) fdClose(c sim.Call, p *fcProc) (sim.Result, bool) {
 	return r, false
 }
 
-func (fc *FileCache) fdDup(c sim.Call, p *fcProc) (sim.Result, bool) {
+func (fc *FileCache) fdDup(c *sim.Call, p *fcProc) (sim.Result, bool) {
 	t, fd := c.Task, int(int32(c.Args[0]))
 	if s := p.virt(fd); s != nil {
 		return fc.dupVirt(t, p, s, 0, false), false
@@ -94,13 +93,13 @@ func (fc *FileCache) fdDup(c sim.Call, p *fcProc) (sim.Result, bool) {
 	if s := p.peek(fd); s != nil && s.st == sHidden {
 		return sim.Fail(unix.EBADF), false
 	}
-	return fc.passNewFd(&c, p, fd, 0), false
+	return fc.passNewFd(c, p, fd, 0), false
 }
 
 // passNewFd passes a call that returns a new fd duplicating fd (the lowest free
 // >= min) and records it.
 func (fc *FileCache) passNewFd(c *sim.Call, p *fcProc, fd, min int) sim.Result {
-	r := fc.pass(*c)
+	r := fc.pass(c)
 	if r.Errno == 0 {
 		n, e := fc.allocated(c.Task, p, min, int(r.Ret))
 		if e != 0 {
@@ -113,7 +112,7 @@ func (fc *FileCache) passNewFd(c *sim.Call, p *fcProc, fd, min int) sim.Result {
 }
 
 // fdDup2 handles dup2 and dup3.
-func (fc *FileCache) fdDup2(c sim.Call, p *fcProc) (sim.Result, bool) {
+func (fc *FileCache) fdDup2(c *sim.Call, p *fcProc) (sim.Result, bool) {
 	t, fd, nfd := c.Task, int(int32(c.Args[0])), int(int32(c.Args[1]))
 	cloexec := false
 	if c.Nr == sim.SYS_DUP3 {
@@ -152,10 +151,10 @@ func (fc *FileCache) fdDup2(c sim.Call, p *fcProc) (sim.Result, bool) {
 	switch ns.st {
 	case sVirt:
 		if ns.mat {
-			fc.extra(sim.Call{Nr: sim.SYS_CLOSE, Task: t, Args: [6]int64{int64(nfd)}})
+			fc.own(sim.Call{Nr: sim.SYS_CLOSE, Task: t, Args: [6]int64{int64(nfd)}})
 		}
 	case sReal:
-		fc.extra(sim.Call{Nr: sim.SYS_CLOSE, Task: t, Args: [6]int64{int64(nfd)}})
+		fc.own(sim.Call{Nr: sim.SYS_CLOSE, Task: t, Args: [6]int64{int64(nfd)}})
 	case sHidden:
 		fc.claim(t, p, nfd)
 	}
@@ -165,7 +164,7 @@ func (fc *FileCache) fdDup2(c sim.Call, p *fcProc) (sim.Result, bool) {
 	return sim.Result{Ret: int64(nfd)}, false
 }
 
-func (fc *FileCache) fdCloseRange(c sim.Call, p *fcProc) (sim.Result, bool) {
+func (fc *FileCache) fdCloseRange(c *sim.Call, p *fcProc) (sim.Result, bool) {
 	first, last, flags := uint64(uint32(c.Args[0])), uint64(uint32(c.Args[1])), c.Args[2]
 	if first > last || flags&^(unix.CLOSE_RANGE_CLOEXEC|unix.CLOSE_RANGE_UNSHARE) != 0 {
 		return fc.pass(c), false
@@ -179,16 +178,17 @@ func (fc *FileCache) fdCloseRange(c sim.Call, p *fcProc) (sim.Result, bool) {
 		if a > b {
 			return
 		}
-		cc := c
+		cc := *c
 		cc.Args[0], cc.Args[1] = int64(a), int64(b)
 		if served {
-			if r2 := fc.extra(cc); r2.Errno != 0 {
+			if r2 := fc.own(cc); r2.Errno != 0 {
 				r = r2
 			}
 			return
 		}
 		served = true
-		r = fc.pass(cc)
+		fc.passed.Add(1)
+		r = sim.Send(fc.next, cc)
 	}
 	for n := first; n < hi; n++ {
 		if p.slots[n].st == sHidden {
@@ -219,7 +219,7 @@ func (fc *FileCache) fdCloseRange(c sim.Call, p *fcProc) (sim.Result, bool) {
 }
 
 // fdFork handles fork, vfork and clone: a child process gets a copy of the table.
-func (fc *FileCache) fdFork(c sim.Call, p *fcProc) (sim.Result, bool) {
+func (fc *FileCache) fdFork(c *sim.Call, p *fcProc) (sim.Result, bool) {
 	r := fc.pass(c)
 	if r.Errno != 0 || r.Ret <= 0 {
 		return r, false
@@ -249,7 +249,7 @@ func (fc *FileCache) fdFork(c sim.Call, p *fcProc) (sim.Result, bool) {
 // virtual fds without FD_CLOEXEC stay. Those are materialized first, so that the
 // kernel keeps their files open, and each surviving file is anchored again from
 // one of them.
-func (fc *FileCache) fdExec(c sim.Call, p *fcProc) (sim.Result, bool) {
+func (fc *FileCache) fdExec(c *sim.Call, p *fcProc) (sim.Result, bool) {
 	t := c.Task
 	for i := range p.slots {
 		if s := &p.slots[i]; s.st == sVirt && !s.cloexec {
@@ -278,7 +278,7 @@ func (fc *FileCache) fdExec(c sim.Call, p *fcProc) (sim.Result, bool) {
 	return r, false
 }
 
-func (fc *FileCache) fdExitGroup(c sim.Call, p *fcProc) (sim.Result, bool) {
+func (fc *FileCache) fdExitGroup(c *sim.Call, p *fcProc) (sim.Result, bool) {
 	r := fc.pass(c)
 	delete(fc.procs, p.g)
 	if fc.last == p {
@@ -289,11 +289,11 @@ func (fc *FileCache) fdExitGroup(c sim.Call, p *fcProc) (sim.Result, bool) {
 
 // fdRlimit handles exit, setrlimit and prlimit64: after the calls that may change
 // RLIMIT_NOFILE, the limit is read again.
-func (fc *FileCache) fdRlimit(c sim.Call, p *fcProc) (sim.Result, bool) {
+func (fc *FileCache) fdRlimit(c *sim.Call, p *fcProc) (sim.Result, bool) {
 	r := fc.pass(c)
 	if sim.Info(c.Nr).Props&sim.SetsNofile != 0 {
 		var rl unix.Rlimit
-		if g := fc.extra(sim.Call{Nr: sim.SYS_GETRLIMIT, Task: c.Task, Args: [6]int64{unix.RLIMIT_NOFILE}, Obj: &rl}); g.Errno == 0 && rl.Cur > 0 {
+		if g := fc.own(sim.Call{Nr: sim.SYS_GETRLIMIT, Task: c.Task, Args: [6]int64{unix.RLIMIT_NOFILE}, Obj: &rl}); g.Errno == 0 && rl.Cur > 0 {
 			p.nofile, p.hardMax = int(rl.Cur), rl.Max
 		}
 	}
@@ -323,7 +323,7 @@ func (fc *FileCache) copyID(p *fcProc, from, to int) {
 }
 
 // fcntl handles fcntl(2).
-func (fc *FileCache) fcntl(c sim.Call, p *fcProc) (sim.Result, bool) {
+func (fc *FileCache) fcntl(c *sim.Call, p *fcProc) (sim.Result, bool) {
 	t, fd := c.Task, int(int32(c.Args[0]))
 	cmd, arg := c.Args[1], c.Args[2]
 	if s := p.peek(fd); s != nil && s.st == sHidden {
@@ -332,7 +332,7 @@ func (fc *FileCache) fcntl(c sim.Call, p *fcProc) (sim.Result, bool) {
 	s := p.virt(fd)
 	if s == nil {
 		if cmd == unix.F_DUPFD || cmd == unix.F_DUPFD_CLOEXEC {
-			return fc.passNewFd(&c, p, fd, int(arg)), false
+			return fc.passNewFd(c, p, fd, int(arg)), false
 		}
 		return sim.Result{}, true
 	}
@@ -450,9 +450,9 @@ func fdArgs(c *sim.Call) (a, b int) {
 // passFd passes a call the cache does not serve, delegating it through a
 // materialized twin when it names a virtual fd, refusing hidden fds, and applying
 // the coherence rules after it.
-func (fc *FileCache) passFd(c sim.Call) sim.Result {
-	eff, idx := classify(&c)
-	a, b := fdArgs(&c)
+func (fc *FileCache) passFd(c *sim.Call) sim.Result {
+	eff, idx := classify(c)
+	a, b := fdArgs(c)
 	fc.mu.Lock()
 	p := fc.proc(c.Task)
 	for _, i := range [2]int{a, b} {
@@ -493,7 +493,7 @@ func (fc *FileCache) passFd(c sim.Call) sim.Result {
 }
 
 // after applies a passed call's effects on the cache. Called with fc.mu held.
-func (fc *FileCache) after(c sim.Call, p *fcProc, r sim.Result, eff effect, idx int) {
+func (fc *FileCache) after(c *sim.Call, p *fcProc, r sim.Result, eff effect, idx int) {
 	switch eff {
 	case effAtime:
 		for _, f := range fc.files {

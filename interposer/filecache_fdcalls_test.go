@@ -51,7 +51,7 @@ func changesFds(nr sim.Sysno) (bool, error) {
 			}
 			c := pat
 			c.Nr, c.Task = nr, p.Task()
-			if r := k.Syscall(c); r.Errno != 0 || p.Task().Exited() {
+			if r := k.Syscall(&c); r.Errno != 0 || p.Task().Exited() {
 				return false, nil
 			}
 			for _, fd := range p.Task().FDs() {

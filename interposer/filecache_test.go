@@ -179,7 +179,7 @@ func TestFileCacheSendfileFromServedFd(t *testing.T) {
 	_, p, q, in := servedFd(t)
 	out, err := q.Open("/copy", unix.O_RDWR|unix.O_CREAT, 0o644)
 	require.NoError(t, err)
-	r := q.Handler().Syscall(sim.Call{Nr: sim.SYS_SENDFILE, Task: p.Task(), Args: [6]int64{int64(out), int64(in), sim.NullOffset, 8}})
+	r := q.Handler().Syscall(&sim.Call{Nr: sim.SYS_SENDFILE, Task: p.Task(), Args: [6]int64{int64(out), int64(in), sim.NullOffset, 8}})
 	require.Zero(t, r.Errno)
 	require.EqualValues(t, 8, r.Ret)
 	buf := make([]byte, 8)

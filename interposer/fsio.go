@@ -90,13 +90,14 @@ func (f *Fsio) proc(t *sim.Task) *fsioProc {
 }
 
 // Syscall implements sim.Handler.
-func (f *Fsio) Syscall(c sim.Call) sim.Result {
+func (f *Fsio) Syscall(c *sim.Call) sim.Result {
 	switch c.Nr {
 	case sim.SYS_OPEN, sim.SYS_OPENAT:
 		if f.Glob != "" && !faultrule.MatchGlob(f.Glob, c.Path) {
 			return f.next.Syscall(c)
 		}
 		i, _ := openFlagsIndex(c.Nr)
+		flags := c.Args[i]
 		switch f.Mode {
 		case FsioNone:
 			c.Args[i] = c.Args[i]&^unix.O_DIRECT | unix.O_SYNC
@@ -104,6 +105,7 @@ func (f *Fsio) Syscall(c sim.Call) sim.Result {
 			c.Args[i] |= unix.O_DIRECT
 		}
 		r := f.next.Syscall(c)
+		c.Args[i] = flags // restored for the layers above (sim.Handler)
 		if r.Errno == 0 && f.aio() {
 			f.mu.Lock()
 			f.proc(c.Task).fds[int(r.Ret)] = true
@@ -133,7 +135,7 @@ func (f *Fsio) Syscall(c sim.Call) sim.Result {
 		}
 		if p.ctx == 0 {
 			var ctx sim.AioContext
-			if r := f.next.Syscall(sim.Call{Nr: sim.SYS_IO_SETUP, Task: c.Task, Args: [6]int64{128}, Obj: &ctx}); r.Errno != 0 {
+			if r := sim.Send(f.next, sim.Call{Nr: sim.SYS_IO_SETUP, Task: c.Task, Args: [6]int64{128}, Obj: &ctx}); r.Errno != 0 {
 				f.mu.Unlock()
 				break
 			}
@@ -146,11 +148,11 @@ func (f *Fsio) Syscall(c sim.Call) sim.Result {
 			op = sim.IOCB_CMD_PWRITE
 		}
 		cb := &sim.Iocb{Opcode: op, Fd: uint32(fd), Buf: c.Buf, Offset: c.Args[3]}
-		if r := f.next.Syscall(sim.Call{Nr: sim.SYS_IO_SUBMIT, Task: c.Task, Args: [6]int64{int64(ctx), 1}, Obj: []*sim.Iocb{cb}}); r.Errno != 0 {
+		if r := sim.Send(f.next, sim.Call{Nr: sim.SYS_IO_SUBMIT, Task: c.Task, Args: [6]int64{int64(ctx), 1}, Obj: []*sim.Iocb{cb}}); r.Errno != 0 {
 			return r
 		}
 		evs := make([]sim.IoEvent, 1)
-		r := f.next.Syscall(sim.Call{Nr: sim.SYS_IO_GETEVENTS, Task: c.Task, Args: [6]int64{int64(ctx), 1, 1}, Obj: evs})
+		r := sim.Send(f.next, sim.Call{Nr: sim.SYS_IO_GETEVENTS, Task: c.Task, Args: [6]int64{int64(ctx), 1, 1}, Obj: evs})
 		if r.Errno != 0 {
 			return r
 		}

@@ -51,7 +51,7 @@ func NewOpenCache(next sim.Handler, path string) *OpenCache {
 func (o *OpenCache) Unwrap() sim.Handler { return o.next }
 
 // Syscall implements sim.Handler.
-func (o *OpenCache) Syscall(c sim.Call) sim.Result {
+func (o *OpenCache) Syscall(c *sim.Call) sim.Result {
 	switch c.Nr {
 	case sim.SYS_OPEN, sim.SYS_OPENAT:
 		if c.Path != o.Path {

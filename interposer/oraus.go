@@ -95,7 +95,7 @@ func (o *Oraus) state(t *sim.Task) *orausState {
 }
 
 // Syscall implements sim.Handler.
-func (o *Oraus) Syscall(c sim.Call) sim.Result {
+func (o *Oraus) Syscall(c *sim.Call) sim.Result {
 	switch c.Nr {
 	case sim.SYS_OPEN, sim.SYS_OPENAT, sim.SYS_FCNTL, sim.SYS_LSEEK, sim.SYS_READ, sim.SYS_CLOSE:
 	default:
@@ -166,7 +166,7 @@ func readWhole(h sim.Handler, t *sim.Task, fd int, size int64) []byte {
 	buf := make([]byte, size)
 	var off int64
 	for off < size {
-		r := h.Syscall(sim.Call{Nr: sim.SYS_PREAD64, Task: t, Args: [6]int64{int64(fd), 0, size - off, off}, Buf: buf[off:]})
+		r := sim.Send(h, sim.Call{Nr: sim.SYS_PREAD64, Task: t, Args: [6]int64{int64(fd), 0, size - off, off}, Buf: buf[off:]})
 		if r.Errno != 0 || r.Ret <= 0 {
 			break
 		}

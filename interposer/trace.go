@@ -83,7 +83,7 @@ func NewTrace(next sim.Handler, w io.Writer) *Trace {
 func (t *Trace) Unwrap() sim.Handler { return t.next }
 
 // Syscall implements sim.Handler.
-func (t *Trace) Syscall(c sim.Call) sim.Result {
+func (t *Trace) Syscall(c *sim.Call) sim.Result {
 	r := t.next.Syscall(c)
 	t.mu.Lock()
 	b := t.buf[:0]
@@ -91,7 +91,7 @@ func (t *Trace) Syscall(c sim.Call) sim.Result {
 		b = strconv.AppendInt(b, int64(c.Task.Tid()), 10)
 		b = append(b, ' ')
 	}
-	b = appendCall(b, &c, r, t.StrSize)
+	b = appendCall(b, c, r, t.StrSize)
 	b = append(b, '\n')
 	if _, err := t.W.Write(b); err != nil && t.Err == nil {
 		t.Err = err

@@ -26,9 +26,9 @@ func TestTraceRoundTrip(t *testing.T) {
 	var out bytes.Buffer
 	tr := interposer.NewTrace(k, &out)
 	var calls []recorded
-	q := p.Through(sim.HandlerFunc(func(c sim.Call) sim.Result {
+	q := p.Through(sim.HandlerFunc(func(c *sim.Call) sim.Result {
 		r := tr.Syscall(c)
-		rc := c
+		rc := *c
 		rc.Buf = bytes.Clone(c.Buf) // the program reuses its buffers
 		if st, ok := c.Obj.(*unix.Stat_t); ok {
 			cp := *st

@@ -66,14 +66,17 @@ func (r *replayer) replay(t *sim.Task, nr sim.Sysno, ev *strace.Event, st *Sysca
 			}
 		}
 	}
-	c := sim.Call{Nr: nr, Task: t}
+	// The Call is lent down the stack from the replayer's slot (see sim.Handler):
+	// events are replayed one at a time.
+	c := &r.call
+	*c = sim.Call{Nr: nr, Task: t}
 	var post func(res sim.Result)
-	if err := r.build(t, nr, ev, &c, &post); err != "" {
+	if err := r.build(t, nr, ev, c, &post); err != "" {
 		key := ev.Name + " (" + err + ")"
 		r.report.Skipped[key]++
 		if (err == valueNotShown && c.Path2 == "system.posix_acl_access" || err == nameNotShown) &&
 			(nr == sim.SYS_SETXATTR || nr == sim.SYS_LSETXATTR || nr == sim.SYS_FSETXATTR) && !ev.Failed() {
-			r.world.aclNotShown(t, nr, &c)
+			r.world.aclNotShown(t, nr, c)
 		}
 		return
 	}
@@ -86,7 +89,7 @@ func (r *replayer) replay(t *sim.Task, nr sim.Sysno, ev *strace.Event, st *Sysca
 			r.curPos, r.curIno = off, ino
 		}
 	}
-	if !r.world.before(t, nr, ev, &c) {
+	if !r.world.before(t, nr, ev, c) {
 		r.report.Replayed++
 		return
 	}
@@ -103,14 +106,14 @@ func (r *replayer) replay(t *sim.Task, nr sim.Sysno, ev *strace.Event, st *Sysca
 	if res.Errno == 0 && res.Ret > 0 && in.Props&sim.Data != 0 {
 		st.Bytes += res.Ret
 	}
-	r.world.after(t, nr, ev, &c, res)
+	r.world.after(t, nr, ev, c, res)
 	if post != nil {
 		post(res)
 	}
 	if r.opts.Verify && ev.RetKnown && !isRestart(ev.ErrnoName) {
-		r.verify(t, nr, ev, &c, res, recErr)
+		r.verify(t, nr, ev, c, res, recErr)
 	}
-	r.learn(nr, ev, &c)
+	r.learn(nr, ev, c)
 	r.advance(nr, ev)
 	if (nr == sim.SYS_OPEN || nr == sim.SYS_OPENAT || nr == sim.SYS_CREAT) && ev.RetKnown && ev.Ret >= 0 && !ev.Failed() {
 		// The recorded program has a new description at offset 0, whatever an
@@ -125,7 +128,7 @@ func (r *replayer) replay(t *sim.Task, nr sim.Sysno, ev *strace.Event, st *Sysca
 // call nr fail with EBADF by itself: a read of an fd opened O_WRONLY, a write
 // or truncation of one opened O_RDONLY, most calls on an O_PATH fd.
 func (r *replayer) badAccess(t *sim.Task, nr sim.Sysno, fd int64) bool {
-	fl := r.k.Syscall(sim.Call{Nr: sim.SYS_FCNTL, Task: t, Args: [6]int64{fd, syscall.F_GETFL}})
+	fl := r.k.Syscall(&sim.Call{Nr: sim.SYS_FCNTL, Task: t, Args: [6]int64{fd, syscall.F_GETFL}})
 	if fl.Errno != 0 {
 		return false // not open in the model either
 	}

@@ -36,11 +36,11 @@ func (r *replayer) event(ev *strace.Event) {
 		r.syscall(ev)
 	case strace.KindExit:
 		if t := r.tasks[ev.Pid]; t != nil && !t.Exited() {
-			r.k.Syscall(sim.Call{Nr: sim.SYS_EXIT, Task: t})
+			r.k.Syscall(&sim.Call{Nr: sim.SYS_EXIT, Task: t})
 		}
 	case strace.KindKilled:
 		if t := r.tasks[ev.Pid]; t != nil && !t.Exited() {
-			r.k.Syscall(sim.Call{Nr: sim.SYS_EXIT_GROUP, Task: t})
+			r.k.Syscall(&sim.Call{Nr: sim.SYS_EXIT_GROUP, Task: t})
 		}
 	}
 }
@@ -117,7 +117,7 @@ func (r *replayer) spawn(tid int, ev *strace.Event) *sim.Task {
 	if err != nil {
 		t, _ = r.k.SpawnPid(0)
 	}
-	r.k.Syscall(sim.Call{Nr: sim.SYS_CHDIR, Task: t, Path: r.world.cwd})
+	r.k.Syscall(&sim.Call{Nr: sim.SYS_CHDIR, Task: t, Path: r.world.cwd})
 	r.installSpecial(t, 0, &sim.Placeholder{Kind: vfs.S_IFCHR}, syscall.O_RDWR) // stdin: a terminal, a pipe, a file
 	r.installSpecial(t, 1, &sim.Placeholder{Kind: vfs.S_IFREG}, syscall.O_WRONLY|syscall.O_APPEND)
 	r.installSpecial(t, 2, &sim.Placeholder{Kind: vfs.S_IFREG}, syscall.O_WRONLY|syscall.O_APPEND)
@@ -190,7 +190,7 @@ func (r *replayer) syscall(ev *strace.Event) {
 		return
 	case sim.SYS_EXECVE, sim.SYS_EXECVEAT:
 		if ev.RetKnown && ev.Ret == 0 && !ev.Failed() {
-			r.top.Syscall(sim.Call{Nr: nr, Task: t})
+			sim.Send(r.top, sim.Call{Nr: nr, Task: t})
 			r.world.unmapped(t.Group(), 0, 0)
 		}
 		r.report.Replayed++
@@ -198,7 +198,7 @@ func (r *replayer) syscall(ev *strace.Event) {
 	case sim.SYS_EXIT, sim.SYS_EXIT_GROUP:
 		// The task ends at its `+++ exited +++` line; exit_group ends the others.
 		if nr == sim.SYS_EXIT_GROUP {
-			r.k.Syscall(sim.Call{Nr: nr, Task: t})
+			r.k.Syscall(&sim.Call{Nr: nr, Task: t})
 			r.world.unmapped(t.Group(), 0, 0)
 		}
 		r.report.Replayed++

@@ -275,7 +275,7 @@ func (w *world) installDevice(t *sim.Task, ev *strace.Event, dev sim.Special, fl
 			w.r.diverge(ev, "fd", itoa(ev.Ret), itoa(int64(got)))
 		}
 		if t.File(int(ev.Ret)) != nil {
-			w.r.top.Syscall(sim.Call{Nr: sim.SYS_CLOSE, Task: t, Args: [6]int64{ev.Ret}})
+			sim.Send(w.r.top, sim.Call{Nr: sim.SYS_CLOSE, Task: t, Args: [6]int64{ev.Ret}})
 		}
 		if inherited {
 			w.r.fill(t, got, int(ev.Ret))

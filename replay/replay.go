@@ -189,7 +189,7 @@ type counter struct {
 	n    atomic.Int64
 }
 
-func (c *counter) Syscall(call sim.Call) sim.Result {
+func (c *counter) Syscall(call *sim.Call) sim.Result {
 	c.n.Add(1)
 	return c.next.Syscall(call)
 }
@@ -312,7 +312,8 @@ func (r *replayer) finish(parsers []*strace.Parser) *Report {
 
 // replayer is the state of one replay.
 type replayer struct {
-	timer  *timer // the top layer with Options.Device
+	call   sim.Call // the Call of the event being replayed, lent down the stack
+	timer  *timer   // the top layer with Options.Device
 	opts   Options
 	plan   *plan
 	fs     *vfs.FS

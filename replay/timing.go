@@ -117,7 +117,7 @@ func (tm *timer) recorded(ev *strace.Event) {
 func (tm *timer) Unwrap() sim.Handler { return tm.next }
 
 // Syscall passes c down and records its time.
-func (tm *timer) Syscall(c sim.Call) sim.Result {
+func (tm *timer) Syscall(c *sim.Call) sim.Result {
 	t := c.Task
 	if t == nil {
 		return tm.next.Syscall(c)
@@ -144,7 +144,7 @@ func (tm *timer) Syscall(c sim.Call) sim.Result {
 			tm.minRec = tm.recNs
 		}
 	}
-	if ino := tm.inodeOf(&c, r); ino != nil {
+	if ino := tm.inodeOf(c, r); ino != nil {
 		f := tm.files[ino]
 		if f == nil {
 			f = &fileAgg{}

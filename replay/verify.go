@@ -94,15 +94,15 @@ func (r *replayer) verify(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Ca
 			}
 			cloexec := int64(0)
 			if t.File(int(res.Ret)) != nil {
-				var fdflags sim.Result = r.k.Syscall(sim.Call{Nr: sim.SYS_FCNTL, Task: t, Args: [6]int64{res.Ret, unix.F_GETFD}})
+				var fdflags sim.Result = r.k.Syscall(&sim.Call{Nr: sim.SYS_FCNTL, Task: t, Args: [6]int64{res.Ret, unix.F_GETFD}})
 				if fdflags.Ret&unix.FD_CLOEXEC != 0 {
 					cloexec = unix.O_CLOEXEC
 				}
 			}
 			// Through the stack, so that layers keeping a model of the fd
 			// table see the move.
-			r.top.Syscall(sim.Call{Nr: sim.SYS_DUP3, Task: t, Args: [6]int64{res.Ret, ev.Ret, cloexec}})
-			r.top.Syscall(sim.Call{Nr: sim.SYS_CLOSE, Task: t, Args: [6]int64{res.Ret}})
+			sim.Send(r.top, sim.Call{Nr: sim.SYS_DUP3, Task: t, Args: [6]int64{res.Ret, ev.Ret, cloexec}})
+			sim.Send(r.top, sim.Call{Nr: sim.SYS_CLOSE, Task: t, Args: [6]int64{res.Ret}})
 			if inherited {
 				r.fill(t, int(res.Ret), int(ev.Ret))
 			}
@@ -309,11 +309,11 @@ func (r *replayer) hiddenExec(t *sim.Task, fd int64) bool {
 	if r.shows() == allCalls || r.plan.hasCall("execve", "execveat") {
 		return false
 	}
-	fl := r.k.Syscall(sim.Call{Nr: sim.SYS_FCNTL, Task: t, Args: [6]int64{fd, unix.F_GETFD}})
+	fl := r.k.Syscall(&sim.Call{Nr: sim.SYS_FCNTL, Task: t, Args: [6]int64{fd, unix.F_GETFD}})
 	if fl.Errno != 0 || fl.Ret&unix.FD_CLOEXEC == 0 {
 		return false
 	}
-	r.top.Syscall(sim.Call{Nr: sim.SYS_EXECVE, Task: t})
+	sim.Send(r.top, sim.Call{Nr: sim.SYS_EXECVE, Task: t})
 	return true
 }
 

@@ -248,7 +248,7 @@ func (w *world) dirFd(t *sim.Task, fd int64) {
 	if flags&unix.O_PATH == 0 {
 		flags = flags&^syscall.O_ACCMODE | syscall.O_RDONLY
 	}
-	if r := w.r.k.Syscall(sim.Call{Nr: sim.SYS_FCNTL, Task: t, Args: [6]int64{fd, syscall.F_GETFD}}); r.Errno == 0 && r.Ret&syscall.FD_CLOEXEC != 0 {
+	if r := w.r.k.Syscall(&sim.Call{Nr: sim.SYS_FCNTL, Task: t, Args: [6]int64{fd, syscall.F_GETFD}}); r.Errno == 0 && r.Ret&syscall.FD_CLOEXEC != 0 {
 		flags |= syscall.O_CLOEXEC
 	}
 	_ = w.r.installPath(t, int(fd), p, flags)

@@ -233,7 +233,7 @@ type countingHandler struct {
 	n    int64
 }
 
-func (c *countingHandler) Syscall(call sim.Call) sim.Result {
+func (c *countingHandler) Syscall(call *sim.Call) sim.Result {
 	c.n++
 	return c.next.Syscall(call)
 }

@@ -229,9 +229,9 @@ type recorder struct {
 	lines []string
 }
 
-func (r *recorder) Syscall(c sim.Call) sim.Result {
+func (r *recorder) Syscall(c *sim.Call) sim.Result {
 	res := r.next.Syscall(c)
-	r.lines = append(r.lines, interposer.FormatCall(c, res))
+	r.lines = append(r.lines, interposer.FormatCall(*c, res))
 	return res
 }
 

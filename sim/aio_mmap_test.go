@@ -213,7 +213,7 @@ func (f costFunc) Cost(c *Call, r Result) int64 { return f(c, r) }
 func TestThrough(t *testing.T) {
 	k, p := newProc(t)
 	var names []string
-	trace := HandlerFunc(func(c Call) Result {
+	trace := HandlerFunc(func(c *Call) Result {
 		names = append(names, c.Nr.String())
 		return k.Syscall(c)
 	})

@@ -1,6 +1,9 @@
 package sim
 
-import "syscall"
+import (
+	"sync"
+	"syscall"
+)
 
 // Call is one system call as a value: what a process asks of the kernel. Everything
 // between a program and the model crosses Handler.Syscall with a Call, the way
@@ -8,9 +11,10 @@ import "syscall"
 // counting, fault injection and caching are each one Handler, and replaying a strace
 // line is building a Call.
 //
-// A Call is passed by value: a layer that rewrites a call (fsync into fdatasync, say)
-// changes its copy and passes it on. Buffers (Buf, Iov) and Obj are owned by the
-// caller; a Handler may use them only until it returns.
+// A Call crosses Handler.Syscall by pointer, so a stack of layers passes one Call
+// down without copying it (see Handler for who may change it and for how long it
+// is valid). Buffers (Buf, Iov) and Obj are owned by the caller; a Handler may use
+// them only until it returns.
 type Call struct {
 	Nr   Sysno // which syscall (Linux x86-64 numbering)
 	Task *Task // the calling thread; never nil
@@ -71,13 +75,38 @@ func Fail(e syscall.Errno) Result { return Result{Ret: -1, Errno: e} }
 // implement. An interposer holds the next Handler and passes through what it does
 // not interpose (the dlsym(RTLD_NEXT) of an LD_PRELOAD library).
 //
+// The Call is lent for the duration of Syscall: it is valid only until Syscall
+// returns, and a Handler must not keep c (nor anything that points into it) after
+// it returns. A layer may change the Call before passing it on (fsync into
+// fdatasync, say) and must restore what it changed before it returns, so every
+// layer above sees, after the call, the Call it sent: data results travel only in
+// the buffers and Obj. A caller that sends one Call to several handlers, or keeps
+// it, may rely on that. The facade (Process) lends each thread's Calls from one
+// slot of its Task, so a Call through the stack costs no allocation and no copy
+// per layer; a layer that makes calls of its own sends them with Send.
+//
 // Implementations must be safe for concurrent use by the threads of every process.
 type Handler interface {
-	Syscall(c Call) Result
+	Syscall(c *Call) Result
 }
 
 // HandlerFunc adapts a function to Handler.
-type HandlerFunc func(c Call) Result
+type HandlerFunc func(c *Call) Result
 
 // Syscall calls f(c).
-func (f HandlerFunc) Syscall(c Call) Result { return f(c) }
+func (f HandlerFunc) Syscall(c *Call) Result { return f(c) }
+
+// callPool holds the Calls that Send lends.
+var callPool = sync.Pool{New: func() any { return new(Call) }}
+
+// Send sends c down h: the way for a layer (or any caller without a Call of its
+// own to lend) to make a call without allocating. c is copied into a Call lent
+// from a pool for the duration of the call.
+func Send(h Handler, c Call) Result {
+	lent := callPool.Get().(*Call)
+	*lent = c
+	r := h.Syscall(lent)
+	*lent = Call{} // the pool keeps no buffers alive
+	callPool.Put(lent)
+	return r
+}

@@ -47,20 +47,40 @@ func NewProcess(h Handler, t *Task) *Process {
 // Through returns a facade of the same thread whose calls go to h.
 func (p *Process) Through(h Handler) *Process { return NewProcess(h, p.t) }
 
-// do sends c: straight into the kernel when the facade is bound to it, else through
-// the handler.
-//
-// It is small enough to inline, so a facade method bound to the kernel costs one
-// call frame more than the syscall itself.
-func (p *Process) do(c *Call) Result {
-	if p.k != nil {
-		return p.k.syscall(c)
+// call returns the Call a facade method fills for syscall nr: the thread's slot,
+// cleared, which do lends down the handler stack without a copy; or, while the
+// slot is lent (a layer calling through a facade of its own thread), a Call of its
+// own.
+func (p *Process) call(nr Sysno) *Call {
+	t := p.t
+	if t.lent {
+		return &Call{Nr: nr, Task: t}
 	}
-	return p.viaHandler(c)
+	t.call = Call{Nr: nr, Task: t}
+	return &t.call
 }
 
-// viaHandler sends a copy of c through the handler (an interposer stack).
-func (p *Process) viaHandler(c *Call) Result { return p.h.Syscall(*c) }
+// do sends c: straight into the kernel when the facade is bound to it, else
+// through the handler (an interposer stack). The thread's slot is lent as it is;
+// any other Call is copied into the slot (or, while the slot is lent, into a Call
+// of its own), so that a Call of the caller's never escapes.
+func (p *Process) do(c *Call) Result {
+	if k := p.k; k != nil {
+		return k.Syscall(c)
+	}
+	t := p.t
+	if c != &t.call {
+		if t.lent {
+			own := *c
+			return p.h.Syscall(&own)
+		}
+		t.call = *c
+	}
+	t.lent = true
+	r := p.h.Syscall(&t.call)
+	t.lent = false
+	return r
+}
 
 // direct returns the kernel when the facade's hottest calls (read, write, pread,
 // pwrite, lseek, fcntl with an integer argument, open, close) may take its typed
@@ -107,15 +127,15 @@ func (p *Process) Syscall(c Call) Result {
 	return p.do(&c)
 }
 
-func (p *Process) fd(nr Sysno, fd int) Call {
-	c := Call{Nr: nr, Task: p.t}
+func (p *Process) fd(nr Sysno, fd int) *Call {
+	c := p.call(nr)
 	c.Args[0] = int64(fd)
 	return c
 }
 
 func (p *Process) fdDo(nr Sysno, fd int) Result {
 	c := p.fd(nr, fd)
-	return p.do(&c)
+	return p.do(c)
 }
 
 func errOf(r Result) error { return r.Err() }
@@ -180,9 +200,10 @@ func (p *Process) Openat(dirfd int, path string, flags int, mode uint32) (fd int
 		r := k.chargePath(p.t, k.openat(p.t, dirfd, path, int64(flags|oLargefile), mode))
 		return int(r.Ret), errOf(r)
 	}
-	c := Call{Nr: SYS_OPENAT, Task: p.t, Path: path}
+	c := p.call(SYS_OPENAT)
+	c.Path = path
 	c.Args[0], c.Args[2], c.Args[3] = int64(dirfd), int64(flags|oLargefile), int64(mode)
-	r := p.do(&c)
+	r := p.do(c)
 	return int(r.Ret), errOf(r)
 }
 
@@ -209,9 +230,10 @@ func (p *Process) Read(fd int, b []byte) (n int, err error) {
 		r := k.tm.chargeRead(p.t, fd, -1, k.read(p.t, fd, b))
 		return int(r.Ret), errOf(r)
 	}
-	c := Call{Nr: SYS_READ, Task: p.t, Buf: b}
+	c := p.call(SYS_READ)
+	c.Buf = b
 	c.Args[0], c.Args[2] = int64(fd), int64(len(b))
-	r := p.do(&c)
+	r := p.do(c)
 	return int(r.Ret), errOf(r)
 }
 
@@ -221,9 +243,10 @@ func (p *Process) Write(fd int, b []byte) (n int, err error) {
 		r := k.chargeConst(p.t, k.write(p.t, fd, b))
 		return int(r.Ret), errOf(r)
 	}
-	c := Call{Nr: SYS_WRITE, Task: p.t, Buf: b}
+	c := p.call(SYS_WRITE)
+	c.Buf = b
 	c.Args[0], c.Args[2] = int64(fd), int64(len(b))
-	r := p.do(&c)
+	r := p.do(c)
 	return int(r.Ret), errOf(r)
 }
 
@@ -237,9 +260,10 @@ func (p *Process) Pread(fd int, b []byte, offset int64) (n int, err error) {
 		r := k.tm.chargeRead(p.t, fd, offset, k.pread(p.t, fd, b, offset))
 		return int(r.Ret), errOf(r)
 	}
-	c := Call{Nr: SYS_PREAD64, Task: p.t, Buf: b}
+	c := p.call(SYS_PREAD64)
+	c.Buf = b
 	c.Args[0], c.Args[2], c.Args[3] = int64(fd), int64(len(b)), offset
-	r := p.do(&c)
+	r := p.do(c)
 	return int(r.Ret), errOf(r)
 }
 
@@ -249,16 +273,18 @@ func (p *Process) Pwrite(fd int, b []byte, offset int64) (n int, err error) {
 		r := k.chargeConst(p.t, k.pwrite(p.t, fd, b, offset))
 		return int(r.Ret), errOf(r)
 	}
-	c := Call{Nr: SYS_PWRITE64, Task: p.t, Buf: b}
+	c := p.call(SYS_PWRITE64)
+	c.Buf = b
 	c.Args[0], c.Args[2], c.Args[3] = int64(fd), int64(len(b)), offset
-	r := p.do(&c)
+	r := p.do(c)
 	return int(r.Ret), errOf(r)
 }
 
 func (p *Process) vec(nr Sysno, fd int, iovs [][]byte, offset int64) (int, error) {
-	c := Call{Nr: nr, Task: p.t, Iov: iovs}
+	c := p.call(nr)
+	c.Iov = iovs
 	c.Args[0], c.Args[2], c.Args[3] = int64(fd), int64(len(iovs)), offset
-	r := p.do(&c)
+	r := p.do(c)
 	return int(r.Ret), errOf(r)
 }
 
@@ -295,9 +321,10 @@ func (p *Process) Pwritev2(fd int, iovs [][]byte, offset int64, flags int) (n in
 }
 
 func (p *Process) vec2(nr Sysno, fd int, iovs [][]byte, offset int64, flags int) (int, error) {
-	c := Call{Nr: nr, Task: p.t, Iov: iovs}
+	c := p.call(nr)
+	c.Iov = iovs
 	c.Args[0], c.Args[2], c.Args[3], c.Args[4] = int64(fd), int64(len(iovs)), offset, int64(flags)
-	r := p.do(&c)
+	r := p.do(c)
 	return int(r.Ret), errOf(r)
 }
 
@@ -307,9 +334,9 @@ func (p *Process) Seek(fd int, offset int64, whence int) (off int64, err error) 
 		r := k.chargeConst(p.t, k.lseekFd(p.t, fd, offset, int64(whence)))
 		return r.Ret, errOf(r)
 	}
-	c := Call{Nr: SYS_LSEEK, Task: p.t}
+	c := p.call(SYS_LSEEK)
 	c.Args[0], c.Args[1], c.Args[2] = int64(fd), offset, int64(whence)
-	r := p.do(&c)
+	r := p.do(c)
 	return r.Ret, errOf(r)
 }
 
@@ -319,25 +346,26 @@ func (p *Process) FcntlInt(fd uintptr, cmd, arg int) (int, error) {
 		r := k.chargeConst(p.t, k.fcntlFd(p.t, int(fd), int64(cmd), int64(arg), nil))
 		return int(r.Ret), errOf(r)
 	}
-	c := Call{Nr: SYS_FCNTL, Task: p.t}
+	c := p.call(SYS_FCNTL)
 	c.Args[0], c.Args[1], c.Args[2] = int64(int(fd)), int64(cmd), int64(arg)
-	r := p.do(&c)
+	r := p.do(c)
 	return int(r.Ret), errOf(r)
 }
 
 // FcntlFlock is fcntl(2) with a struct flock argument (F_GETLK, F_SETLK, F_SETLKW and
 // the F_OFD_* commands).
 func (p *Process) FcntlFlock(fd uintptr, cmd int, lk *unix.Flock_t) error {
-	c := Call{Nr: SYS_FCNTL, Task: p.t, Obj: lk}
+	c := p.call(SYS_FCNTL)
+	c.Obj = lk
 	c.Args[0], c.Args[1] = int64(int(fd)), int64(cmd)
-	return errOf(p.do(&c))
+	return errOf(p.do(c))
 }
 
 // Flock is flock(2).
 func (p *Process) Flock(fd int, how int) error {
 	c := p.fd(SYS_FLOCK, fd)
 	c.Args[1] = int64(how)
-	return errOf(p.do(&c))
+	return errOf(p.do(c))
 }
 
 // Dup is dup(2).
@@ -354,7 +382,7 @@ func (p *Process) Dup2(oldfd, newfd int) error { return p.Dup3(oldfd, newfd, 0) 
 func (p *Process) Dup3(oldfd, newfd, flags int) error {
 	c := p.fd(SYS_DUP3, oldfd)
 	c.Args[1], c.Args[2] = int64(newfd), int64(flags)
-	return errOf(p.do(&c))
+	return errOf(p.do(c))
 }
 
 // Fsync is fsync(2).
@@ -373,42 +401,43 @@ func (p *Process) Syncfs(fd int) error { return errOf(p.fdDo(SYS_SYNCFS, fd)) }
 func (p *Process) SyncFileRange(fd int, off int64, n int64, flags int) error {
 	c := p.fd(SYS_SYNC_FILE_RANGE, fd)
 	c.Args[1], c.Args[2], c.Args[3] = off, n, int64(flags)
-	return errOf(p.do(&c))
+	return errOf(p.do(c))
 }
 
 // Ftruncate is ftruncate(2).
 func (p *Process) Ftruncate(fd int, length int64) error {
 	c := p.fd(SYS_FTRUNCATE, fd)
 	c.Args[1] = length
-	return errOf(p.do(&c))
+	return errOf(p.do(c))
 }
 
 // Truncate is truncate(2).
 func (p *Process) Truncate(path string, length int64) error {
-	c := Call{Nr: SYS_TRUNCATE, Task: p.t, Path: path}
+	c := p.call(SYS_TRUNCATE)
+	c.Path = path
 	c.Args[1] = length
-	return errOf(p.do(&c))
+	return errOf(p.do(c))
 }
 
 // Fallocate is fallocate(2).
 func (p *Process) Fallocate(fd int, mode uint32, off int64, len int64) error {
 	c := p.fd(SYS_FALLOCATE, fd)
 	c.Args[1], c.Args[2], c.Args[3] = int64(mode), off, len
-	return errOf(p.do(&c))
+	return errOf(p.do(c))
 }
 
 // Fadvise is fadvise64(2).
 func (p *Process) Fadvise(fd int, offset int64, length int64, advice int) error {
 	c := p.fd(SYS_FADVISE64, fd)
 	c.Args[1], c.Args[2], c.Args[3] = offset, length, int64(advice)
-	return errOf(p.do(&c))
+	return errOf(p.do(c))
 }
 
 // Fstat is fstat(2).
 func (p *Process) Fstat(fd int, stat *unix.Stat_t) error {
 	c := p.fd(SYS_FSTAT, fd)
 	c.Obj = stat
-	return errOf(p.do(&c))
+	return errOf(p.do(c))
 }
 
 // Stat is x/sys/unix's Stat: newfstatat(AT_FDCWD, path, stat, 0).
@@ -423,16 +452,18 @@ func (p *Process) Lstat(path string, stat *unix.Stat_t) error {
 
 // Fstatat is newfstatat(2).
 func (p *Process) Fstatat(dirfd int, path string, stat *unix.Stat_t, flags int) error {
-	c := Call{Nr: SYS_NEWFSTATAT, Task: p.t, Path: path, Obj: stat}
+	c := p.call(SYS_NEWFSTATAT)
+	c.Path, c.Obj = path, stat
 	c.Args[0], c.Args[3] = int64(dirfd), int64(flags)
-	return errOf(p.do(&c))
+	return errOf(p.do(c))
 }
 
 // Statx is statx(2).
 func (p *Process) Statx(dirfd int, path string, flags int, mask int, stat *unix.Statx_t) error {
-	c := Call{Nr: SYS_STATX, Task: p.t, Path: path, Obj: stat}
+	c := p.call(SYS_STATX)
+	c.Path, c.Obj = path, stat
 	c.Args[0], c.Args[2], c.Args[3] = int64(dirfd), int64(flags), int64(mask)
-	return errOf(p.do(&c))
+	return errOf(p.do(c))
 }
 
 // Access is x/sys/unix's Access: Faccessat(AT_FDCWD, path, mode, 0).
@@ -444,18 +475,20 @@ func (p *Process) Access(path string, mode uint32) error {
 // faccessat2(2) (which the model implements, so the Go fallback never runs).
 func (p *Process) Faccessat(dirfd int, path string, mode uint32, flags int) error {
 	if flags == 0 {
-		c := Call{Nr: SYS_FACCESSAT, Task: p.t, Path: path}
+		c := p.call(SYS_FACCESSAT)
+		c.Path = path
 		c.Args[0], c.Args[2] = int64(dirfd), int64(mode)
-		return errOf(p.do(&c))
+		return errOf(p.do(c))
 	}
 	return p.Faccessat2(dirfd, path, mode, flags)
 }
 
 // Faccessat2 is faccessat2(2).
 func (p *Process) Faccessat2(dirfd int, path string, mode uint32, flags int) error {
-	c := Call{Nr: SYS_FACCESSAT2, Task: p.t, Path: path}
+	c := p.call(SYS_FACCESSAT2)
+	c.Path = path
 	c.Args[0], c.Args[2], c.Args[3] = int64(dirfd), int64(mode), int64(flags)
-	return errOf(p.do(&c))
+	return errOf(p.do(c))
 }
 
 // Unlink is x/sys/unix's Unlink: unlinkat(AT_FDCWD, path, 0).
@@ -463,9 +496,10 @@ func (p *Process) Unlink(path string) error { return p.Unlinkat(unix.AT_FDCWD, p
 
 // Unlinkat is unlinkat(2).
 func (p *Process) Unlinkat(dirfd int, path string, flags int) error {
-	c := Call{Nr: SYS_UNLINKAT, Task: p.t, Path: path}
+	c := p.call(SYS_UNLINKAT)
+	c.Path = path
 	c.Args[0], c.Args[2] = int64(dirfd), int64(flags)
-	return errOf(p.do(&c))
+	return errOf(p.do(c))
 }
 
 // Rmdir is x/sys/unix's Rmdir: unlinkat(AT_FDCWD, path, AT_REMOVEDIR).
@@ -480,16 +514,18 @@ func (p *Process) Rename(oldpath string, newpath string) error {
 
 // Renameat is renameat(2).
 func (p *Process) Renameat(olddirfd int, oldpath string, newdirfd int, newpath string) error {
-	c := Call{Nr: SYS_RENAMEAT, Task: p.t, Path: oldpath, Path2: newpath}
+	c := p.call(SYS_RENAMEAT)
+	c.Path, c.Path2 = oldpath, newpath
 	c.Args[0], c.Args[2] = int64(olddirfd), int64(newdirfd)
-	return errOf(p.do(&c))
+	return errOf(p.do(c))
 }
 
 // Renameat2 is renameat2(2).
 func (p *Process) Renameat2(olddirfd int, oldpath string, newdirfd int, newpath string, flags uint) error {
-	c := Call{Nr: SYS_RENAMEAT2, Task: p.t, Path: oldpath, Path2: newpath}
+	c := p.call(SYS_RENAMEAT2)
+	c.Path, c.Path2 = oldpath, newpath
 	c.Args[0], c.Args[2], c.Args[4] = int64(olddirfd), int64(newdirfd), int64(flags)
-	return errOf(p.do(&c))
+	return errOf(p.do(c))
 }
 
 // Link is x/sys/unix's Link: linkat(AT_FDCWD, oldpath, AT_FDCWD, newpath, 0).
@@ -499,9 +535,10 @@ func (p *Process) Link(oldpath string, newpath string) error {
 
 // Linkat is linkat(2).
 func (p *Process) Linkat(olddirfd int, oldpath string, newdirfd int, newpath string, flags int) error {
-	c := Call{Nr: SYS_LINKAT, Task: p.t, Path: oldpath, Path2: newpath}
+	c := p.call(SYS_LINKAT)
+	c.Path, c.Path2 = oldpath, newpath
 	c.Args[0], c.Args[2], c.Args[4] = int64(olddirfd), int64(newdirfd), int64(flags)
-	return errOf(p.do(&c))
+	return errOf(p.do(c))
 }
 
 // Symlink is x/sys/unix's Symlink: symlinkat(oldpath, AT_FDCWD, newpath). oldpath is
@@ -513,9 +550,10 @@ func (p *Process) Symlink(oldpath string, newpath string) error {
 // Symlinkat is symlinkat(2): the Call carries the new link in Path and the target in
 // Path2.
 func (p *Process) Symlinkat(oldpath string, newdirfd int, newpath string) error {
-	c := Call{Nr: SYS_SYMLINKAT, Task: p.t, Path: newpath, Path2: oldpath}
+	c := p.call(SYS_SYMLINKAT)
+	c.Path, c.Path2 = newpath, oldpath
 	c.Args[1] = int64(newdirfd)
-	return errOf(p.do(&c))
+	return errOf(p.do(c))
 }
 
 // Readlink is x/sys/unix's Readlink: readlinkat(AT_FDCWD, path, buf).
@@ -525,9 +563,10 @@ func (p *Process) Readlink(path string, buf []byte) (n int, err error) {
 
 // Readlinkat is readlinkat(2).
 func (p *Process) Readlinkat(dirfd int, path string, buf []byte) (n int, err error) {
-	c := Call{Nr: SYS_READLINKAT, Task: p.t, Path: path, Buf: buf}
+	c := p.call(SYS_READLINKAT)
+	c.Path, c.Buf = path, buf
 	c.Args[0], c.Args[3] = int64(dirfd), int64(len(buf))
-	r := p.do(&c)
+	r := p.do(c)
 	return int(r.Ret), errOf(r)
 }
 
@@ -538,16 +577,18 @@ func (p *Process) Mkdir(path string, mode uint32) error {
 
 // Mkdirat is mkdirat(2).
 func (p *Process) Mkdirat(dirfd int, path string, mode uint32) error {
-	c := Call{Nr: SYS_MKDIRAT, Task: p.t, Path: path}
+	c := p.call(SYS_MKDIRAT)
+	c.Path = path
 	c.Args[0], c.Args[2] = int64(dirfd), int64(mode)
-	return errOf(p.do(&c))
+	return errOf(p.do(c))
 }
 
 // Getdents is x/sys/unix's Getdents: getdents64(2).
 func (p *Process) Getdents(fd int, buf []byte) (n int, err error) {
-	c := Call{Nr: SYS_GETDENTS64, Task: p.t, Buf: buf}
+	c := p.call(SYS_GETDENTS64)
+	c.Buf = buf
 	c.Args[0], c.Args[2] = int64(fd), int64(len(buf))
-	r := p.do(&c)
+	r := p.do(c)
 	return int(r.Ret), errOf(r)
 }
 
@@ -561,17 +602,18 @@ func (p *Process) Fchdir(fd int) error { return errOf(p.fdDo(SYS_FCHDIR, fd)) }
 
 // Getcwd is the getcwd(2) syscall, as x/sys/unix's Getcwd: n counts the NUL.
 func (p *Process) Getcwd(buf []byte) (n int, err error) {
-	c := Call{Nr: SYS_GETCWD, Task: p.t, Buf: buf}
+	c := p.call(SYS_GETCWD)
+	c.Buf = buf
 	c.Args[1] = int64(len(buf))
-	r := p.do(&c)
+	r := p.do(c)
 	return int(r.Ret), errOf(r)
 }
 
 // Umask is umask(2): it sets the mask and returns the old one.
 func (p *Process) Umask(mask int) (oldmask int) {
-	c := Call{Nr: SYS_UMASK, Task: p.t}
+	c := p.call(SYS_UMASK)
 	c.Args[0] = int64(mask)
-	return int(p.do(&c).Ret)
+	return int(p.do(c).Ret)
 }
 
 // Chmod is x/sys/unix's Chmod: Fchmodat(AT_FDCWD, path, mode, 0).
@@ -585,30 +627,33 @@ func (p *Process) Fchmodat(dirfd int, path string, mode uint32, flags int) error
 	if flags != 0 {
 		nr = SYS_FCHMODAT2
 	}
-	c := Call{Nr: nr, Task: p.t, Path: path}
+	c := p.call(nr)
+	c.Path = path
 	c.Args[0], c.Args[2], c.Args[3] = int64(dirfd), int64(mode), int64(flags)
-	return errOf(p.do(&c))
+	return errOf(p.do(c))
 }
 
 // Fchmod is fchmod(2).
 func (p *Process) Fchmod(fd int, mode uint32) error {
 	c := p.fd(SYS_FCHMOD, fd)
 	c.Args[1] = int64(mode)
-	return errOf(p.do(&c))
+	return errOf(p.do(c))
 }
 
 // Setxattr is setxattr(2) (see sys_xattr.go for what the model keeps).
 func (p *Process) Setxattr(path string, attr string, data []byte, flags int) error {
-	c := Call{Nr: SYS_SETXATTR, Task: p.t, Path: path, Path2: attr, Buf: data}
+	c := p.call(SYS_SETXATTR)
+	c.Path, c.Path2, c.Buf = path, attr, data
 	c.Args[3], c.Args[4] = int64(len(data)), int64(flags)
-	return errOf(p.do(&c))
+	return errOf(p.do(c))
 }
 
 // Lsetxattr is lsetxattr(2).
 func (p *Process) Lsetxattr(link string, attr string, data []byte, flags int) error {
-	c := Call{Nr: SYS_LSETXATTR, Task: p.t, Path: link, Path2: attr, Buf: data}
+	c := p.call(SYS_LSETXATTR)
+	c.Path, c.Path2, c.Buf = link, attr, data
 	c.Args[3], c.Args[4] = int64(len(data)), int64(flags)
-	return errOf(p.do(&c))
+	return errOf(p.do(c))
 }
 
 // Fsetxattr is fsetxattr(2).
@@ -616,7 +661,7 @@ func (p *Process) Fsetxattr(fd int, attr string, data []byte, flags int) error {
 	c := p.fd(SYS_FSETXATTR, fd)
 	c.Path2, c.Buf = attr, data
 	c.Args[3], c.Args[4] = int64(len(data)), int64(flags)
-	return errOf(p.do(&c))
+	return errOf(p.do(c))
 }
 
 // Removexattr is removexattr(2).
@@ -633,26 +678,27 @@ func (p *Process) Lremovexattr(link string, attr string) error {
 func (p *Process) Fremovexattr(fd int, attr string) error {
 	c := p.fd(SYS_FREMOVEXATTR, fd)
 	c.Path2 = attr
-	return errOf(p.do(&c))
+	return errOf(p.do(c))
 }
 
 // Fchownat is fchownat(2).
 func (p *Process) Fchownat(dirfd int, path string, uid int, gid int, flags int) error {
-	c := Call{Nr: SYS_FCHOWNAT, Task: p.t, Path: path}
+	c := p.call(SYS_FCHOWNAT)
+	c.Path = path
 	c.Args[0], c.Args[2], c.Args[3], c.Args[4] = int64(dirfd), int64(uid), int64(gid), int64(flags)
-	return errOf(p.do(&c))
+	return errOf(p.do(c))
 }
 
 // Fchown is fchown(2).
 func (p *Process) Fchown(fd int, uid int, gid int) error {
 	c := p.fd(SYS_FCHOWN, fd)
 	c.Args[1], c.Args[2] = int64(uid), int64(gid)
-	return errOf(p.do(&c))
+	return errOf(p.do(c))
 }
 
 // Futimens is futimens(3): utimensat(fd, NULL, ts, 0).
 func (p *Process) Futimens(fd int, ts []unix.Timespec) error {
-	c := Call{Nr: SYS_UTIMENSAT, Task: p.t}
+	c := p.call(SYS_UTIMENSAT)
 	if ts != nil {
 		if len(ts) != 2 {
 			return syscall.EINVAL
@@ -660,13 +706,14 @@ func (p *Process) Futimens(fd int, ts []unix.Timespec) error {
 		c.Obj = (*[2]unix.Timespec)(ts)
 	}
 	c.Args[0], c.Args[1] = int64(fd), PathNull
-	return errOf(p.do(&c))
+	return errOf(p.do(c))
 }
 
 // UtimesNanoAt is x/sys/unix's UtimesNanoAt: utimensat(2); ts nil means both "now";
 // len(ts) != 2 is EINVAL without a call.
 func (p *Process) UtimesNanoAt(dirfd int, path string, ts []unix.Timespec, flags int) error {
-	c := Call{Nr: SYS_UTIMENSAT, Task: p.t, Path: path}
+	c := p.call(SYS_UTIMENSAT)
+	c.Path = path
 	if ts != nil {
 		if len(ts) != 2 {
 			return syscall.EINVAL
@@ -674,7 +721,7 @@ func (p *Process) UtimesNanoAt(dirfd int, path string, ts []unix.Timespec, flags
 		c.Obj = (*[2]unix.Timespec)(ts)
 	}
 	c.Args[0], c.Args[3] = int64(dirfd), int64(flags)
-	return errOf(p.do(&c))
+	return errOf(p.do(c))
 }
 
 // Mmap is x/sys/unix's Mmap: mmap(2) of length bytes of fd at offset; the returned
@@ -685,9 +732,10 @@ func (p *Process) Mmap(fd int, offset int64, length int, prot int, flags int) (d
 		return nil, syscall.EINVAL
 	}
 	var out []byte
-	c := Call{Nr: SYS_MMAP, Task: p.t, Obj: &out}
+	c := p.call(SYS_MMAP)
+	c.Obj = &out
 	c.Args[1], c.Args[2], c.Args[3], c.Args[4], c.Args[5] = int64(length), int64(prot), int64(flags), int64(fd), offset
-	r := p.do(&c)
+	r := p.do(c)
 	if r.Errno != 0 {
 		return nil, r.Errno
 	}
@@ -704,9 +752,9 @@ func (p *Process) Munmap(b []byte) error {
 	if !ok || addr&pageMask != 0 {
 		return syscall.EINVAL
 	}
-	c := Call{Nr: SYS_MUNMAP, Task: p.t}
+	c := p.call(SYS_MUNMAP)
 	c.Args[0], c.Args[1] = int64(addr), int64(len(b))
-	return errOf(p.do(&c))
+	return errOf(p.do(c))
 }
 
 // Msync is msync(2) of the mapped range b. A slice outside every mapping is ENOMEM
@@ -720,18 +768,19 @@ func (p *Process) Msync(b []byte, flags int) error {
 		}
 		addr = a
 	}
-	c := Call{Nr: SYS_MSYNC, Task: p.t}
+	c := p.call(SYS_MSYNC)
 	c.Args[0], c.Args[1], c.Args[2] = int64(addr), int64(len(b)), int64(flags)
-	return errOf(p.do(&c))
+	return errOf(p.do(c))
 }
 
 // IoSetup is io_setup(2): it returns a new AIO context for nrEvents completions.
 // (x/sys/unix has no AIO wrappers; these follow libaio's shape with Go types.)
 func (p *Process) IoSetup(nrEvents int) (AioContext, error) {
 	var ctx AioContext
-	c := Call{Nr: SYS_IO_SETUP, Task: p.t, Obj: &ctx}
+	c := p.call(SYS_IO_SETUP)
+	c.Obj = &ctx
 	c.Args[0] = int64(nrEvents)
-	if r := p.do(&c); r.Errno != 0 {
+	if r := p.do(c); r.Errno != 0 {
 		return 0, r.Errno
 	}
 	return ctx, nil
@@ -739,9 +788,10 @@ func (p *Process) IoSetup(nrEvents int) (AioContext, error) {
 
 // IoSubmit is io_submit(2): it returns how many iocbs were submitted.
 func (p *Process) IoSubmit(ctx AioContext, iocbs []*Iocb) (int, error) {
-	c := Call{Nr: SYS_IO_SUBMIT, Task: p.t, Obj: iocbs}
+	c := p.call(SYS_IO_SUBMIT)
+	c.Obj = iocbs
 	c.Args[0], c.Args[1] = int64(ctx), int64(len(iocbs))
-	r := p.do(&c)
+	r := p.do(c)
 	return int(r.Ret), errOf(r)
 }
 
@@ -749,19 +799,20 @@ func (p *Process) IoSubmit(ctx AioContext, iocbs []*Iocb) (int, error) {
 // stored in events; with fewer than minNr completed, the call waits out timeout
 // on the virtual clock (the model's completions are immediate, so no more come).
 func (p *Process) IoGetevents(ctx AioContext, minNr, nr int, events []IoEvent, timeout *unix.Timespec) (int, error) {
-	c := Call{Nr: SYS_IO_GETEVENTS, Task: p.t, Obj: events}
+	c := p.call(SYS_IO_GETEVENTS)
+	c.Obj = events
 	c.Args[0], c.Args[1], c.Args[2] = int64(ctx), int64(minNr), int64(nr)
 	c.Args[4] = AioWaitForever
 	if timeout != nil {
 		c.Args[4] = timeout.Nano()
 	}
-	r := p.do(&c)
+	r := p.do(c)
 	return int(r.Ret), errOf(r)
 }
 
 // IoDestroy is io_destroy(2).
 func (p *Process) IoDestroy(ctx AioContext) error {
-	c := Call{Nr: SYS_IO_DESTROY, Task: p.t}
+	c := p.call(SYS_IO_DESTROY)
 	c.Args[0] = int64(ctx)
-	return errOf(p.do(&c))
+	return errOf(p.do(c))
 }

@@ -2,10 +2,11 @@
 // open file descriptions, and the file syscalls with Linux's exact return values
 // and errnos, over the file system model of package vfs.
 //
-// Every call crosses one method, (*Kernel).Syscall(Call) Result, the way every call
+// Every call crosses one method, (*Kernel).Syscall(*Call) Result, the way every call
 // of a process crosses the syscall table; interposers (package interposer) wrap the
 // Kernel as Handlers, and the typed facade (*Process) builds Calls with the names
-// and signatures of golang.org/x/sys/unix. One shortcut exists: a facade bound to
+// and signatures of golang.org/x/sys/unix, in a slot of the calling thread that it
+// lends down the stack (see Handler for the contract). One shortcut exists: a facade bound to
 // the kernel itself, with a constant cost model, sends its hottest calls (read,
 // write, pread, pwrite, lseek, fcntl, open, close) to the functions the dispatch
 // would reach, without building a Call; nothing could observe the Call there, and
@@ -212,15 +213,12 @@ func (k *Kernel) Now() int64 {
 }
 
 // Syscall performs one call and charges its cost to the virtual clock. It is the
-// single dispatch point of the model; Kernel implements Handler.
-func (k *Kernel) Syscall(c Call) Result { return k.syscall(&c) }
-
-// syscall is Syscall on a Call the caller owns (the facade's fast path). c does not
+// single dispatch point of the model; Kernel implements Handler. c does not
 // escape.
 //
 // The calls of a program's steady state (read, lseek, pread64, write) are
-// dispatched here without going through the syscall table (systab.go).
-func (k *Kernel) syscall(c *Call) Result {
+// dispatched in run without going through the syscall table (systab.go).
+func (k *Kernel) Syscall(c *Call) Result {
 	if k.tm != nil {
 		return k.tm.syscall(c)
 	}
@@ -278,7 +276,7 @@ func (k *Kernel) chargePath(t *Task, r Result) Result {
 }
 
 // charge advances the clock by the cost model's price of c. The model gets a copy,
-// so that c does not escape (the facade's Calls live on its stack).
+// so that c does not escape (a caller may send a Call that lives on its stack).
 func (k *Kernel) charge(c *Call, r Result) {
 	cc := *c
 	d := k.cost.Cost(&cc, r)

@@ -16,7 +16,7 @@ import (
 //   - Kernel.dispatch calls the row's handler (no handler: accepted, no effect);
 //     it is generated from the rows into zdispatch.go (go generate), a switch the
 //     compiler can see through: through the table's function values every Call
-//     would escape to the heap. Kernel.syscall calls the FastPath rows (read,
+//     would escape to the heap. Kernel.Syscall calls the FastPath rows (read,
 //     write, pread64, lseek) itself, before dispatch;
 //   - SupportOf and Syscalls (`iosim syscalls`) give the row's support and note;
 //   - replay rebuilds a Call from an strace line slot by slot from Args, and finds
@@ -163,7 +163,7 @@ const (
 	// ClosesFd: a successful call can close fds (close, close_range, dup2 and
 	// dup3 closing their newfd).
 	ClosesFd
-	// FastPath: Kernel.syscall calls the handler itself, before dispatch (the
+	// FastPath: Kernel.Syscall calls the handler itself, before dispatch (the
 	// calls of a program's steady state); dispatch has no case for it.
 	FastPath
 	// Lifecycle: the call creates, transforms or ends a task (fork, clone, execve,

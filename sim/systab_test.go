@@ -82,10 +82,10 @@ func TestDispatchFollowsTable(t *testing.T) {
 		if in.Modelled {
 			continue
 		}
-		require.Equal(t, Result{}, k.Syscall(Call{Nr: in.Nr, Task: p.Task(), Args: [6]int64{99}}), in.Name)
+		require.Equal(t, Result{}, k.Syscall(&Call{Nr: in.Nr, Task: p.Task(), Args: [6]int64{99}}), in.Name)
 	}
-	require.Equal(t, Fail(syscall.EBADF), k.Syscall(Call{Nr: SYS_CLOSE, Task: p.Task(), Args: [6]int64{99}}))
-	require.Equal(t, Result{}, k.Syscall(Call{Nr: Sysno(9999), Task: p.Task()}))
+	require.Equal(t, Fail(syscall.EBADF), k.Syscall(&Call{Nr: SYS_CLOSE, Task: p.Task(), Args: [6]int64{99}}))
+	require.Equal(t, Result{}, k.Syscall(&Call{Nr: Sysno(9999), Task: p.Task()}))
 }
 
 func countNames() int {
@@ -141,21 +141,21 @@ func TestDispatchAllocatesNothing(t *testing.T) {
 		}},
 		{"io_submit", func() error {
 			// Calls built once: the facade's boxing of a slice in Obj allocates.
-			if r := k.Syscall(submit); r.Errno != 0 {
+			if r := k.Syscall(&submit); r.Errno != 0 {
 				return r.Errno
 			}
-			return errOf(k.Syscall(reap))
+			return errOf(k.Syscall(&reap))
 		}},
 		{"copy_file_range", func() error { // 0 bytes: no copy buffer
-			return errOf(k.Syscall(Call{Nr: SYS_COPY_FILE_RANGE, Task: p.Task(), Args: [6]int64{int64(fd), 0, int64(fd), 4096, 0, 0}}))
+			return errOf(k.Syscall(&Call{Nr: SYS_COPY_FILE_RANGE, Task: p.Task(), Args: [6]int64{int64(fd), 0, int64(fd), 4096, 0, 0}}))
 		}},
 		{"sendfile", func() error {
-			return errOf(k.Syscall(Call{Nr: SYS_SENDFILE, Task: p.Task(), Args: [6]int64{int64(fd), int64(fd), 0, 0}}))
+			return errOf(k.Syscall(&Call{Nr: SYS_SENDFILE, Task: p.Task(), Args: [6]int64{int64(fd), int64(fd), 0, 0}}))
 		}},
 		{"mmap EBADF", func() error {
 			// A mapping is memory of its own: only the look-up is measured.
 			c := Call{Nr: SYS_MMAP, Task: p.Task(), Args: [6]int64{0, 4096, unix.PROT_READ, unix.MAP_SHARED, 99, 0}}
-			if r := k.Syscall(c); r.Errno != unix.EBADF {
+			if r := k.Syscall(&c); r.Errno != unix.EBADF {
 				return fmt.Errorf("mmap of a closed fd: %v", r)
 			}
 			return nil
@@ -167,7 +167,7 @@ func TestDispatchAllocatesNothing(t *testing.T) {
 	}
 }
 
-// TestFastPathRows: the rows marked FastPath are the calls Kernel.syscall
+// TestFastPathRows: the rows marked FastPath are the calls Kernel.Syscall
 // handles before dispatch, which has no case for them.
 func TestFastPathRows(t *testing.T) {
 	k := New(vfs.New())
@@ -178,6 +178,6 @@ func TestFastPathRows(t *testing.T) {
 		}
 		c := Call{Nr: in.Nr, Task: p.Task(), Args: [6]int64{99}}
 		require.Equal(t, Result{}, k.dispatch(&c), "%s: dispatch has a case for a FastPath row", in.Name)
-		require.Equal(t, Fail(syscall.EBADF), k.Syscall(c), "%s: Kernel.syscall does not handle it", in.Name)
+		require.Equal(t, Fail(syscall.EBADF), k.Syscall(&c), "%s: Kernel.Syscall does not handle it", in.Name)
 	}
 }

@@ -53,6 +53,11 @@ type Task struct {
 	// (with a time model). Only the thread's own calls write them.
 	now int64
 	tb  *Breakdown
+	// call is the Call the thread's facade lends down a handler stack (see
+	// Handler); lent says it is out, so a call made through a facade of this
+	// thread by a layer while it is out gets a Call of its own.
+	call Call
+	lent bool
 }
 
 // Tid returns the thread id (the pid for a process's first thread).

@@ -48,7 +48,7 @@ func genDispatch(t *testing.T) []byte {
 		r := e.(*ast.CompositeLit)
 		nr, h := src(r.Elts[0]), r.Elts[1]
 		if strings.Contains(src(r.Elts[len(r.Elts)-1]), "FastPath") {
-			continue // Kernel.syscall calls it before dispatch
+			continue // Kernel.Syscall calls it before dispatch
 		}
 		switch h := h.(type) {
 		case *ast.Ident:

@@ -149,7 +149,7 @@ func TestOpenatArgs(t *testing.T) {
 	fs := vfs.New()
 	k := sim.New(fs)
 	var got []string
-	h := sim.HandlerFunc(func(c sim.Call) sim.Result {
+	h := sim.HandlerFunc(func(c *sim.Call) sim.Result {
 		if c.Nr == sim.SYS_OPENAT {
 			got = append(got, fmt.Sprintf("%s %#o %#o", c.Path, c.Args[2], c.Args[3]))
 		}
@@ -230,7 +230,7 @@ func fullDevice() (*vfs.FS, *sim.Process, *int) {
 	fs := vfs.New()
 	k := sim.New(fs)
 	writes := new(int)
-	h := sim.HandlerFunc(func(c sim.Call) sim.Result {
+	h := sim.HandlerFunc(func(c *sim.Call) sim.Result {
 		if c.Nr == sim.SYS_WRITE {
 			*writes++
 			return sim.Fail(unix.ENOSPC)
