@@ -597,6 +597,13 @@ func (tm *timeModel) price(t *Task, c *Call, r Result, p *pre, now int64, d *Bre
 // file offset, which has moved past what was read).
 func (tm *timeModel) readCall(t *Task, fd int, off, n, now int64, d *Breakdown) int64 {
 	f := t.files.get(fd)
+	if f != nil && f.ino == nil && n > 0 && isDevZero(f.special) {
+		// A read of /dev/zero clears the user buffer (read_iter_zero,
+		// drivers/char/mem.c): the copy without a source.
+		c := tm.copyCost(n)
+		d.Copy += c
+		return now + c
+	}
 	if f == nil || f.ino == nil || !f.ino.IsRegular() || n == 0 {
 		return now
 	}
@@ -672,3 +679,5 @@ func (tm *timeModel) submit(op device.Op, addr, n, now int64) (start, done int64
 	}
 	return tm.dev.Submit(now, op, addr, n)
 }
+
+func isDevZero(s Special) bool { _, ok := s.(DevZero); return ok }

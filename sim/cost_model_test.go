@@ -358,3 +358,27 @@ func TestTimeModelOptionOrder(t *testing.T) {
 	k = New(vfs.New(), WithCostModel(ConstantCost(7)), WithDevice(prof))
 	require.Equal(t, "ram", k.Device().Name)
 }
+
+// A read of /dev/zero clears the caller's buffer (drivers/char/mem.c,
+// read_iter_zero): the model charges it as a copy of that size, and nothing
+// for /dev/null, which copies nothing.
+func TestDevZeroReadCostsACopy(t *testing.T) {
+	k, p := timedKernel(t, "nvme", nil)
+	task := p.Task()
+	require.NoError(t, task.InstallSpecial(5, DevZero{}, unix.O_RDONLY))
+	require.NoError(t, task.InstallSpecial(6, DevNull{}, unix.O_RDONLY))
+	buf := make([]byte, 1<<20)
+	before := task.Now()
+	_, err := p.Read(6, buf)
+	require.NoError(t, err)
+	null := task.Now() - before
+	before = task.Now()
+	copy0 := k.Breakdown().Copy
+	n, err := p.Read(5, buf)
+	require.NoError(t, err)
+	require.Equal(t, 1<<20, n)
+	want := k.tm.copyCost(1 << 20)
+	require.Positive(t, want)
+	require.Equal(t, want, k.Breakdown().Copy-copy0, "the clear is page-cache copy time")
+	require.Equal(t, null+want, task.Now()-before)
+}
