@@ -252,8 +252,9 @@ func (c *calibration) openCost(p *device.Profile) error {
 	return err
 }
 
-// copyCost times pread from the page cache of an L1-sized and of a large
-// buffer against a 1-byte pread: the difference is the copy.
+// copyCost times pread from the page cache of an L1-sized, a cache-sized
+// (1 MiB) and a large buffer against a 1-byte pread: the difference is the
+// copy of each tier.
 func (c *calibration) copyCost(p *device.Profile) error {
 	f := filepath.Join(c.dir, ".iosim-calibrate-copy")
 	if err := os.WriteFile(f, make([]byte, 16<<20), 0o644); err != nil {
@@ -280,6 +281,12 @@ func (c *calibration) copyCost(p *device.Profile) error {
 	if err != nil {
 		return err
 	}
+	// A 1 MiB copy fits the last-level cache (cache_bytes) but not L1: the
+	// middle tier the model prices at copy_mb_s.
+	mid, err := read(1 << 20)
+	if err != nil {
+		return err
+	}
 	large, err := read(16 << 20)
 	if err != nil {
 		return err
@@ -291,7 +298,7 @@ func (c *calibration) copyCost(p *device.Profile) error {
 		return float64(n) / (ns - one) * 1e3
 	}
 	p.CPU.L1CopyMBs, p.CPU.L1Bytes = mbs(small, 16<<10), 32<<10
-	p.CPU.CopyMBs = p.CPU.L1CopyMBs
+	p.CPU.CopyMBs = mbs(mid, 1<<20)
 	p.CPU.MemCopyMBs, p.CPU.CacheBytes = mbs(large, 16<<20), 8<<20
 	return nil
 }
