@@ -26,11 +26,6 @@ var knownOutside = map[string]string{
 	// model prices the clear at the calibrated 1 MiB copy rate (~40 us) and not
 	// the first read's page faults on the fresh buffer (~400 us here).
 	"dd.direct-1m.strace/read": "user page faults and clear_user",
-	// unlink of a file with blocks on disk: this ext4 has no journal and is
-	// mounted with discard, so freeing the blocks issues the discard in the
-	// call (fs/ext4/mballoc.c, ext4_mb_clear_bb); the model prices a
-	// journalled namespace change.
-	"sqlite.commits.strace/unlink": "synchronous discard at unlink",
 }
 
 // The committed -T recordings of testdata/timing, replayed on the profile
