@@ -26,9 +26,10 @@ import (
 // cmdCalibrate measures the machine on a real directory and writes a device
 // profile that --device loads: the device's latencies and bandwidths (O_DIRECT
 // when the file system supports it), the cost of a cache flush (fdatasync of an
-// overwrite, which commits nothing), the CPU's syscall, path-lookup and copy
-// costs, and the kernel's page-cache and writeback settings from /proc and
-// /sys. The device is priced as flash (a per-command latency, then the
+// overwrite, which commits nothing), the cost of freeing a file's blocks at
+// unlink, the CPU's syscall, path-lookup and copy costs, the kernel's
+// page-cache and writeback settings from /proc and /sys, and whether the ext4
+// file system has a journal. The device is priced as flash (a per-command latency, then the
 // transfer at the sequential rate) whatever it is: a disk's seeks and rotation
 // are in its measured mean latency. What calibrate does not measure keeps the
 // documented defaults of package device. It is a measurement: its numbers vary
