@@ -128,3 +128,12 @@ func TestValidateCores(t *testing.T) {
 	p.CPU.Cores = -1
 	require.ErrorContains(t, p.Validate(), "cpu.cores")
 }
+
+func TestValidateFreeBlocks(t *testing.T) {
+	p, err := Lookup("nvme")
+	require.NoError(t, err)
+	p.FS.FreeBlocksUs = -1
+	require.ErrorContains(t, p.Validate(), "fs.free_blocks_us")
+	p.FS.FreeBlocksUs = 80
+	require.NoError(t, p.Validate())
+}

@@ -40,6 +40,8 @@ type ClassTiming struct {
 	RecordedNs  int64   `json:"recorded_ns"`
 	ModelNs     int64   `json:"model_ns"`
 	MedianRatio float64 `json:"median_ratio"` // median of model / recorded over the calls
+	// DeviceBound sums this syscall's calls that took >= 100 us when recorded.
+	DeviceBound TimingTotals `json:"device_bound"`
 }
 
 // TimingTotals sums recorded and model times over some calls.
@@ -47,6 +49,12 @@ type TimingTotals struct {
 	Calls      int64 `json:"calls"`
 	RecordedNs int64 `json:"recorded_ns"`
 	ModelNs    int64 `json:"model_ns"`
+}
+
+func (t *TimingTotals) add(recorded, model int64) {
+	t.Calls++
+	t.RecordedNs += recorded
+	t.ModelNs += model
 }
 
 // deviceBoundNs is the recorded duration from which a call counts as bound
@@ -231,9 +239,8 @@ func (tm *timer) compare(out *Timing) {
 			c.ModelNs += p[1]
 			ratios = append(ratios, float64(p[1])/float64(rec))
 			if p[0] >= deviceBoundNs {
-				out.DeviceBound.Calls++
-				out.DeviceBound.RecordedNs += rec
-				out.DeviceBound.ModelNs += p[1]
+				c.DeviceBound.add(rec, p[1])
+				out.DeviceBound.add(rec, p[1])
 			}
 		}
 		slices.Sort(ratios)

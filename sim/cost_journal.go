@@ -16,6 +16,14 @@ import "iosim/device"
 // cache flush and FUA when the device has a write cache). One commit runs at a
 // time; the running transaction commits by itself every commit= seconds.
 //
+// ext4 without a journal (fs/ext4/fsync.c ext4_fsync_nojournal, then
+// ext4_sync_file's blkdev_issue_flush under the barrier option): fsync writes
+// the dirty pages, then, when the inode has a change fsync (fdatasync) needs,
+// writes the inode's block and waits for it, then flushes the device's write
+// cache. Nothing commits periodically: each inode is written on its own. (The
+// parent directory that ext4_sync_parent also writes for a new file is not
+// priced.)
+//
 // UFS (no log): a metadata change is made durable by a synchronous write of the
 // inode's block. Each file has a readers/writer lock (rwlock): writes hold it as
 // writer; under forcedirectio a write to a file with holes cannot go direct and
@@ -88,7 +96,7 @@ func (j *journal) commit(now int64) int64 {
 
 // periodic commits the running transaction once it is commit= seconds old.
 func (j *journal) periodic(now int64) {
-	if j.interval > 0 && j.started >= 0 && now-j.started >= j.interval && !j.tm.ufs {
+	if j.interval > 0 && j.started >= 0 && now-j.started >= j.interval && !j.tm.ufs && !j.tm.noJournal {
 		j.commit(j.started + j.interval)
 	}
 }
@@ -127,6 +135,17 @@ func (tm *timeModel) makeDurable(it *inodeTime, datasync, fua bool, now int64, d
 		}
 		return now
 	}
+	if tm.noJournal {
+		if tid > it.ufsSynced {
+			it.ufsSynced = j.running
+			j.running++
+			now = tm.wait(device.Write, it.base-pageBytes, pageBytes, now, d)
+		}
+		if tm.p.Device.WriteCache && !fua {
+			now = tm.wait(device.Flush, 0, 0, now, d)
+		}
+		return now
+	}
 	switch {
 	case tid > j.committed:
 		done := j.commit(now)
@@ -158,7 +177,7 @@ func (tm *timeModel) syncAll(now int64, d *Breakdown) int64 {
 	done := tm.flushOldest(0, now)
 	d.Device += done - now
 	now = done
-	if tm.jr.started >= 0 && !tm.ufs {
+	if tm.jr.started >= 0 && !tm.ufs && !tm.noJournal {
 		done = tm.jr.commit(now)
 		d.Journal += done - now
 		return done

@@ -209,8 +209,10 @@ type timeModel struct {
 	dev *device.Model
 	cpu cpuCosts
 
-	ufs         bool // the file system is UFS (else ext4)
-	forceDirect bool // UFS mounted forcedirectio
+	ufs         bool  // the file system is UFS (else ext4)
+	noJournal   bool  // ext4 without a journal
+	freeBlocks  int64 // fs.free_blocks_us in ns
+	forceDirect bool  // UFS mounted forcedirectio
 
 	inodes   map[*vfs.Inode]*inodeTime
 	nextBase int64 // device address of the next inode's data
@@ -256,6 +258,8 @@ func newTimeModel(k *Kernel, p *device.Profile) *timeModel {
 		},
 		ufs:         p.FS.Type == "ufs",
 		forceDirect: p.FS.Type == "ufs" && p.FS.ForceDirectIO,
+		noJournal:   p.FS.Type == "ext4" && p.FS.NoJournal,
+		freeBlocks:  int64(p.FS.FreeBlocksUs * 1e3),
 		inodes:      map[*vfs.Inode]*inodeTime{},
 		aio:         map[uint64][]int64{},
 		nextBase:    dataStart,
@@ -310,7 +314,7 @@ type inodeTime struct {
 	// commit (ext4's i_sync_tid and i_datasync_tid, fs/ext4/fsync.c).
 	syncTid, datasyncTid uint64
 	mtimeTick            int64  // jiffy of the last timestamp update (see touch)
-	ufsSynced            uint64 // UFS: the change numbers made durable by an inode write
+	ufsSynced            uint64 // UFS, ext4 without a journal: the change numbers made durable by an inode write
 	allocPending         bool   // dirty pages over holes: writeback allocates
 
 	dense  []int32         // page index → page-cache slot + 1 (0: not resident), below denseMax
@@ -400,6 +404,10 @@ func (tm *timeModel) syscall(c *Call) Result {
 	if kd == model && t != nil && !t.exited.Load() {
 		tm.before(c, &p)
 	}
+	var unlinked *vfs.Inode
+	if kd == nsop && tm.freeBlocks > 0 && t != nil {
+		unlinked = unlinkTarget(c)
+	}
 	r := tm.k.run(c)
 	if t == nil {
 		return r
@@ -417,6 +425,10 @@ func (tm *timeModel) syscall(c *Call) Result {
 	tm.background(now)
 	if kd == nsop {
 		tm.jr.dirty(now)
+		if unlinked != nil && unlinked.Nlink() == 0 && tm.hasBlocks(unlinked) {
+			now += tm.freeBlocks
+			t.tb.Device += tm.freeBlocks
+		}
 	} else {
 		now = tm.price(t, c, r, &p, now, t.tb)
 	}
@@ -597,6 +609,13 @@ func (tm *timeModel) price(t *Task, c *Call, r Result, p *pre, now int64, d *Bre
 // file offset, which has moved past what was read).
 func (tm *timeModel) readCall(t *Task, fd int, off, n, now int64, d *Breakdown) int64 {
 	f := t.files.get(fd)
+	if f != nil && f.ino == nil && n > 0 && isDevZero(f.special) {
+		// A read of /dev/zero clears the user buffer (read_iter_zero,
+		// drivers/char/mem.c): the copy without a source.
+		c := tm.copyCost(n)
+		d.Copy += c
+		return now + c
+	}
 	if f == nil || f.ino == nil || !f.ino.IsRegular() || n == 0 {
 		return now
 	}
@@ -671,4 +690,42 @@ func (tm *timeModel) submit(op device.Op, addr, n, now int64) (start, done int64
 		tm.total.BytesWritten += n
 	}
 	return tm.dev.Submit(now, op, addr, n)
+}
+
+func isDevZero(s Special) bool { _, ok := s.(DevZero); return ok }
+
+// unlinkTarget returns the regular file an unlink(at) call c is about to
+// remove, or nil.
+func unlinkTarget(c *Call) *vfs.Inode {
+	dirfd := atFdcwd
+	switch {
+	case c.Nr == SYS_UNLINKAT && c.Args[2]&atRemovedir == 0:
+		dirfd = int(c.Args[0])
+	case c.Nr != SYS_UNLINK:
+		return nil
+	}
+	dir, e := atDir(c.Task, dirfd, c.Path)
+	if e != 0 {
+		return nil
+	}
+	ino, err := dir.Resolve(c.Path, false)
+	if err != nil || !ino.IsRegular() {
+		return nil
+	}
+	return ino
+}
+
+// hasBlocks reports whether ino's data has blocks on the device: it has data
+// and not all of its pages are dirty with allocation pending (ext4's delayed
+// allocation gives blocks at writeback; a file unlinked before that frees
+// none). A file the model has not seen written existed before: its data is on
+// the device. The blocks are priced at the unlink even when a descriptor keeps
+// the file open, where Linux frees them at the last close.
+func (tm *timeModel) hasBlocks(ino *vfs.Inode) bool {
+	size := ino.Size()
+	if size == 0 {
+		return false
+	}
+	it := tm.inodes[ino]
+	return it == nil || !it.allocPending || int64(len(it.dirty)) < (size+pageBytes-1)>>pageShift
 }

@@ -358,3 +358,85 @@ func TestTimeModelOptionOrder(t *testing.T) {
 	k = New(vfs.New(), WithCostModel(ConstantCost(7)), WithDevice(prof))
 	require.Equal(t, "ram", k.Device().Name)
 }
+
+// A read of /dev/zero clears the caller's buffer (drivers/char/mem.c,
+// read_iter_zero): the model charges it as a copy of that size, and nothing
+// for /dev/null, which copies nothing.
+func TestDevZeroReadCostsACopy(t *testing.T) {
+	k, p := timedKernel(t, "nvme", nil)
+	task := p.Task()
+	require.NoError(t, task.InstallSpecial(5, DevZero{}, unix.O_RDONLY))
+	require.NoError(t, task.InstallSpecial(6, DevNull{}, unix.O_RDONLY))
+	buf := make([]byte, 1<<20)
+	before := task.Now()
+	_, err := p.Read(6, buf)
+	require.NoError(t, err)
+	null := task.Now() - before
+	before = task.Now()
+	copy0 := k.Breakdown().Copy
+	n, err := p.Read(5, buf)
+	require.NoError(t, err)
+	require.Equal(t, 1<<20, n)
+	want := k.tm.copyCost(1 << 20)
+	require.Positive(t, want)
+	require.Equal(t, want, k.Breakdown().Copy-copy0, "the clear is page-cache copy time")
+	require.Equal(t, null+want, task.Now()-before)
+}
+
+// ext4 without a journal (fs/ext4/fsync.c, ext4_fsync_nojournal): fsync of an
+// appended file writes the data and the inode's block, then flushes; nothing
+// commits. fdatasync of an overwrite (size and allocation unchanged) writes
+// the data and flushes only.
+func TestNoJournalFsync(t *testing.T) {
+	k, p := timedKernel(t, "nvme", func(pr *device.Profile) { pr.FS.NoJournal = true })
+	fd, err := p.Open("/log", unix.O_CREAT|unix.O_WRONLY, 0o644)
+	require.NoError(t, err)
+	_, err = p.Write(fd, make([]byte, 4096))
+	require.NoError(t, err)
+	b0 := k.Breakdown()
+	require.NoError(t, p.Fsync(fd))
+	b1 := k.Breakdown()
+	require.Equal(t, b0.Commits, b1.Commits, "no journal: no commit")
+	require.Equal(t, int64(2), b1.DeviceWrites-b0.DeviceWrites, "the data page and the inode block")
+	require.Equal(t, int64(1), b1.Flushes-b0.Flushes)
+	_, err = p.Pwrite(fd, make([]byte, 4096), 0)
+	require.NoError(t, err)
+	require.NoError(t, p.Fdatasync(fd))
+	b2 := k.Breakdown()
+	require.Equal(t, int64(1), b2.DeviceWrites-b1.DeviceWrites, "an overwrite: the data page only")
+	require.Equal(t, int64(1), b2.Flushes-b1.Flushes)
+
+	// The same fsync with the journal commits.
+	kj, pj := timedKernel(t, "nvme", nil)
+	fd, err = pj.Open("/log", unix.O_CREAT|unix.O_WRONLY, 0o644)
+	require.NoError(t, err)
+	_, err = pj.Write(fd, make([]byte, 4096))
+	require.NoError(t, err)
+	c0 := kj.Breakdown().Commits
+	require.NoError(t, pj.Fsync(fd))
+	require.Equal(t, c0+1, kj.Breakdown().Commits)
+}
+
+// fs.free_blocks_us prices the unlink that drops the last link of a file with
+// blocks on the device; a file whose data is all still delayed in the page
+// cache has none to free, and an empty file neither.
+func TestUnlinkFreesBlocks(t *testing.T) {
+	const us = 700
+	_, p := timedKernel(t, "nvme", func(pr *device.Profile) { pr.FS.FreeBlocksUs = us })
+	task := p.Task()
+	unlinkCost := func(path string) int64 {
+		before := task.Now()
+		require.NoError(t, p.Unlink(path))
+		return task.Now() - before
+	}
+	writeFile(t, p, "/empty", 0, false)
+	base := unlinkCost("/empty")
+	writeFile(t, p, "/dirty", 4608, false)
+	require.Equal(t, base, unlinkCost("/dirty"), "delayed allocation: no blocks yet")
+	writeFile(t, p, "/synced", 4608, true)
+	require.Equal(t, base+us*1000, unlinkCost("/synced"))
+	writeFile(t, p, "/a", 4608, true)
+	require.NoError(t, p.Link("/a", "/b"))
+	require.Equal(t, base, unlinkCost("/a"), "another link keeps the blocks")
+	require.Equal(t, base+us*1000, unlinkCost("/b"))
+}

@@ -26,9 +26,10 @@ import (
 // cmdCalibrate measures the machine on a real directory and writes a device
 // profile that --device loads: the device's latencies and bandwidths (O_DIRECT
 // when the file system supports it), the cost of a cache flush (fdatasync of an
-// overwrite, which commits nothing), the CPU's syscall, path-lookup and copy
-// costs, and the kernel's page-cache and writeback settings from /proc and
-// /sys. The device is priced as flash (a per-command latency, then the
+// overwrite, which commits nothing), the cost of freeing a file's blocks at
+// unlink, the CPU's syscall, path-lookup and copy costs, the kernel's
+// page-cache and writeback settings from /proc and /sys, and whether the ext4
+// file system has a journal. The device is priced as flash (a per-command latency, then the
 // transfer at the sequential rate) whatever it is: a disk's seeks and rotation
 // are in its measured mean latency. What calibrate does not measure keeps the
 // documented defaults of package device. It is a measurement: its numbers vary
@@ -88,7 +89,7 @@ func cmdCalibrate(args []string, stdout, stderr io.Writer) int {
 }
 
 // calibrationSteps name the measurements, in order (the progress bar counts them).
-var calibrationSteps = []string{"syscall", "open", "copy", "append", "file", "sequential", "random", "sync"}
+var calibrationSteps = []string{"syscall", "open", "copy", "append", "file", "sequential", "random", "sync", "unlink"}
 
 // calibration is one measurement run: a scratch file and a time budget shared
 // by the steps.
@@ -135,7 +136,7 @@ func calibrate(dir, name string, budget time.Duration, bar *progressbar.Progress
 	defer c.cleanup()
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	steps := []func(*device.Profile) error{c.syscallCost, c.openCost, c.copyCost, c.appendCost, c.makeFile, c.sequential, c.random, c.syncCosts}
+	steps := []func(*device.Profile) error{c.syscallCost, c.openCost, c.copyCost, c.appendCost, c.makeFile, c.sequential, c.random, c.syncCosts, c.freeBlocksCost}
 	for i, s := range steps {
 		c.cpu = i < 4 // syscall, open, copy and buffered appends do no I/O
 		if err := s(&p); err != nil {
@@ -149,7 +150,7 @@ func calibrate(dir, name string, budget time.Duration, bar *progressbar.Progress
 		p.Description += noDirectNote
 	}
 	for _, f := range []*float64{&p.Device.ReadMBs, &p.Device.WriteMBs, &p.Device.ReadUs, &p.Device.ProgramUs, &p.Device.FlushUs,
-		&p.CPU.SyscallNs, &p.CPU.PathLookupNs, &p.CPU.CopyMBs, &p.CPU.L1CopyMBs, &p.CPU.MemCopyMBs, &p.CPU.BlockAllocNs} {
+		&p.CPU.SyscallNs, &p.CPU.PathLookupNs, &p.CPU.CopyMBs, &p.CPU.L1CopyMBs, &p.CPU.MemCopyMBs, &p.CPU.BlockAllocNs, &p.FS.FreeBlocksUs} {
 		*f = math.Round(*f*10) / 10 // a measurement's precision, not float noise
 	}
 	return &p, p.Validate()
@@ -187,10 +188,7 @@ func alignedBuffer(n int) []byte {
 // time for a step that only computes (c.cpu), which a busy machine does not
 // inflate, else the median wall time.
 func (c *calibration) timeIt(n int, f func(i int) error) (time.Duration, error) {
-	end := time.Now().Add(c.step)
-	if end.After(c.deadline) {
-		end = c.deadline
-	}
+	end := c.stepEnd()
 	clock := func() time.Duration { return time.Duration(time.Now().UnixNano()) }
 	if c.cpu {
 		clock = threadCPU
@@ -214,6 +212,15 @@ func (c *calibration) timeIt(n int, f func(i int) error) (time.Duration, error) 
 	}
 	slices.Sort(ds)
 	return ds[len(ds)/2], nil
+}
+
+// stepEnd is when the current step must stop measuring.
+func (c *calibration) stepEnd() time.Time {
+	end := time.Now().Add(c.step)
+	if end.After(c.deadline) {
+		end = c.deadline
+	}
+	return end
 }
 
 // batch is timeIt for a cheap operation: each run makes it k times.
@@ -252,8 +259,9 @@ func (c *calibration) openCost(p *device.Profile) error {
 	return err
 }
 
-// copyCost times pread from the page cache of an L1-sized and of a large
-// buffer against a 1-byte pread: the difference is the copy.
+// copyCost times pread from the page cache of an L1-sized, a cache-sized
+// (1 MiB) and a large buffer against a 1-byte pread: the difference is the
+// copy of each tier.
 func (c *calibration) copyCost(p *device.Profile) error {
 	f := filepath.Join(c.dir, ".iosim-calibrate-copy")
 	if err := os.WriteFile(f, make([]byte, 16<<20), 0o644); err != nil {
@@ -280,6 +288,12 @@ func (c *calibration) copyCost(p *device.Profile) error {
 	if err != nil {
 		return err
 	}
+	// A 1 MiB copy fits the last-level cache (cache_bytes) but not L1: the
+	// middle tier the model prices at copy_mb_s.
+	mid, err := read(1 << 20)
+	if err != nil {
+		return err
+	}
 	large, err := read(16 << 20)
 	if err != nil {
 		return err
@@ -291,7 +305,7 @@ func (c *calibration) copyCost(p *device.Profile) error {
 		return float64(n) / (ns - one) * 1e3
 	}
 	p.CPU.L1CopyMBs, p.CPU.L1Bytes = mbs(small, 16<<10), 32<<10
-	p.CPU.CopyMBs = p.CPU.L1CopyMBs
+	p.CPU.CopyMBs = mbs(mid, 1<<20)
 	p.CPU.MemCopyMBs, p.CPU.CacheBytes = mbs(large, 16<<20), 8<<20
 	return nil
 }
@@ -394,7 +408,8 @@ func (c *calibration) random(p *device.Profile) error {
 }
 
 // syncCosts: fdatasync after an overwrite commits nothing (the blocks are
-// allocated, the size unchanged), so beyond the write it costs the cache flush.
+// allocated, the size unchanged), so beyond the write (O_DIRECT when the file
+// system takes it, else buffered and then written back) it costs the flush.
 func (c *calibration) syncCosts(p *device.Profile) error {
 	w, err := c.timeIt(200, func(i int) error { _, err := unix.Pwrite(c.fd, c.buf[:4096], int64(i%16)*4096); return err })
 	if err != nil {
@@ -410,7 +425,13 @@ func (c *calibration) syncCosts(p *device.Profile) error {
 		return err
 	}
 	if p.Device.WriteCache {
-		p.Device.FlushUs = max(float64((d-w).Nanoseconds())/1e3, 0)
+		flush := float64((d - w).Nanoseconds()) / 1e3
+		if !c.direct {
+			// The writes were buffered: fdatasync also wrote the page back
+			// (a 4 KiB write, as random timed it).
+			flush -= p.Device.ProgramUs + 4096/p.Device.WriteMBs
+		}
+		p.Device.FlushUs = max(flush, 0)
 	}
 	return nil
 }
@@ -468,8 +489,70 @@ func (c *calibration) hostSettings(p *device.Profile) {
 			p.Device.PhysicalSector = n
 		}
 	}
+	p.FS.NoJournal = noJournal(q)
 	var sfs unix.Statfs_t
 	if unix.Statfs(c.dir, &sfs) == nil && sfs.Type != unix.EXT4_SUPER_MAGIC {
 		p.Description += fmt.Sprintf(" (file system type %#x, priced as ext4)", sfs.Type)
 	}
+}
+
+// freeBlocksCost times unlink of a file whose 4.5 KiB were written to the
+// device (fdatasync) against unlink of an empty file: the difference is
+// freeing its blocks, which ext4 without a journal mounted with discard
+// discards in the call (fs/ext4/mballoc.c, ext4_mb_clear_bb).
+func (c *calibration) freeBlocksCost(p *device.Profile) error {
+	f := filepath.Join(c.dir, ".iosim-calibrate-unlink")
+	end := c.stepEnd()
+	var full, empty []time.Duration
+	for i := 0; i < 200 && (i < 5 || time.Now().Before(end)); i++ {
+		for _, n := range []int{4608, 0} {
+			fd, err := unix.Open(f, unix.O_CREAT|unix.O_TRUNC|unix.O_WRONLY, 0o644)
+			if err != nil {
+				return err
+			}
+			if _, err := unix.Write(fd, c.buf[:n]); err != nil {
+				_ = unix.Close(fd)
+				return err
+			}
+			err = unix.Fdatasync(fd)
+			_ = unix.Close(fd)
+			if err != nil {
+				return err
+			}
+			t0 := time.Now()
+			if err := unix.Unlink(f); err != nil {
+				return err
+			}
+			if n > 0 {
+				full = append(full, time.Since(t0))
+			} else {
+				empty = append(empty, time.Since(t0))
+			}
+		}
+	}
+	median := func(ds []time.Duration) time.Duration { slices.Sort(ds); return ds[len(ds)/2] }
+	p.FS.FreeBlocksUs = max(float64((median(full)-median(empty)).Nanoseconds())/1e3, 0)
+	return nil
+}
+
+// noJournal reports whether the ext4 file system on the block device whose
+// /sys/dev/block directory is q has no journal: ext4 lists it under
+// /proc/fs/ext4/DEV, and jbd2 lists a journal under /proc/fs/jbd2/DEV-INO.
+func noJournal(q string) bool {
+	b, err := os.ReadFile(q + "/uevent")
+	if err != nil {
+		return false
+	}
+	for _, ln := range strings.Split(string(b), "\n") {
+		name, ok := strings.CutPrefix(ln, "DEVNAME=")
+		if !ok {
+			continue
+		}
+		if _, err := os.Stat("/proc/fs/ext4/" + name); err != nil {
+			return false
+		}
+		j, _ := filepath.Glob("/proc/fs/jbd2/" + name + "-*")
+		return len(j) == 0
+	}
+	return false
 }
