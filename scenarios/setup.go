@@ -28,8 +28,8 @@ type setup struct {
 	stack     interposer.Stack
 	faults    []faultrule.Rule
 	faultSeed int64
-	// observe, when set, makes the kernel's file system with fsOpts and puts
-	// the layer it returns between the kernel and the rest, once the files
+	// fsOpts configure the kernel's file system. observe, when set, puts
+	// the layer it returns between the kernel and the faults, once the files
 	// are made and durable (the crash explorer); position is told the input
 	// line of each call of the workload before it is made.
 	observe  func(fs *vfs.FS, next sim.Handler) sim.Handler
