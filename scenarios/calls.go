@@ -211,6 +211,7 @@ func (c *callsWork) run(st setup, withStack bool) (*Result, error) {
 			return nil, err
 		}
 		t0 := fio.Now(p.Task())
+		w.at(ev.Line)
 		res := p.Syscall(call)
 		_ = r.Lat.RecordValue(fio.Now(p.Task()) - t0)
 		at := fmt.Sprintf("call %d", i+1)

@@ -21,6 +21,7 @@ type Scenario struct {
 	lastArm   *arm        // the arm the last run/equiv reported
 	lastCmp   *comparison // the last compare
 	lastEquiv *equivResult
+	lastCrash *crashRun
 	// SVG, when set, receives every comparison and run for charts.
 	SVG *Charts
 }
@@ -57,7 +58,7 @@ var commands map[string]command
 
 func init() {
 	commands = map[string]command{
-		"fs":      {(*Scenario).cmdFS, "fs model=strict|prefix|subset|torn: the persistence model crashes use"},
+		"fs":      {(*Scenario).cmdFS, "fs model=MODEL[,MODEL...]|all: the persistence models crash explores (posix, ext4-ordered, ext4-writeback, ext4-journal, alice)"},
 		"device":  {(*Scenario).cmdDevice, "device NAME: the device profile that prices calls"},
 		"file":    {(*Scenario).cmdFile, "file PATH [size=N] [sparse|prealloc] [content=zero|random]: a file the workload finds (input: its text)"},
 		"stack":   {(*Scenario).cmdStack, "stack: the interposer stack, one spec per input line, the first nearest the program"},
@@ -70,7 +71,8 @@ func init() {
 		"run":     {(*Scenario).cmdRun, "run [NAME...] [show=calls]: run arms and print their reports (show=calls: every call, for calls and stdio arms)"},
 		"compare": {(*Scenario).cmdCompare, "compare A B [by=time|calls|kernel-calls]: two arms side by side, with the ratio A/B"},
 		"equiv":   {(*Scenario).cmdEquiv, "equiv NAME: run a calls arm with and without its stack and compare every result"},
-		"expect":  {(*Scenario).cmdExpect, "expect METRIC=VALUE|LO..HI ... [arm=NAME]: the claim, checked (ratio, time, calls, kernel-calls, divergences, differ)"},
+		"crash":   {(*Scenario).cmdCrash, "crash NAME [models=M,...|all] [depth=N] [checks=(durability, atomic-replace, fsck, stdio)]: the vulnerabilities of the arm's workload when power is lost at any point, under the persistence models (default: fs model=); input: disk fault rules on vfs operations, e.g. writeback@/db/f#nth=1=EIO"},
+		"expect":  {(*Scenario).cmdExpect, "expect METRIC=VALUE|LO..HI ... [arm=NAME]: the claim, checked (ratio, time, calls, kernel-calls, divergences, differ, vulnerabilities)"},
 	}
 }
 

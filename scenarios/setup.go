@@ -11,6 +11,7 @@ import (
 	"github.com/cockroachdb/datadriven"
 	"golang.org/x/sys/unix"
 
+	"iosim/crash"
 	"iosim/faultrule"
 	"iosim/fio"
 	"iosim/interposer"
@@ -27,6 +28,13 @@ type setup struct {
 	stack     interposer.Stack
 	faults    []faultrule.Rule
 	faultSeed int64
+	// fsOpts configure the kernel's file system. observe, when set, puts
+	// the layer it returns between the kernel and the faults, once the files
+	// are made and durable (the crash explorer); position is told the input
+	// line of each call of the workload before it is made.
+	observe  func(fs *vfs.FS, next sim.Handler) sim.Handler
+	fsOpts   []vfs.Option
+	position func(line int)
 }
 
 type fileSpec struct {
@@ -41,7 +49,7 @@ type fileSpec struct {
 // holds written data in memory (sparse and preallocated files cost nothing).
 const maxWritten = 1 << 30
 
-func defaultSetup() setup { return setup{model: "strict", device: "default", faultSeed: 1} }
+func defaultSetup() setup { return setup{model: "all", device: "default", faultSeed: 1} }
 
 func (s setup) clone() setup {
 	s.files = slices.Clone(s.files)
@@ -76,11 +84,16 @@ func (s *Scenario) cmdFS(td *datadriven.TestData) (string, error) {
 		return "", err
 	}
 	m := a.str("model", s.cur.model)
-	if _, err := vfs.ParseModel(m); err != nil {
+	ms, err := crash.ParseModels(m)
+	if err != nil {
 		return "", malformed(td, "argument model=%s: %v", m, err)
 	}
 	s.cur.model = m
-	return "persistence model " + m, nil
+	var names []string
+	for _, x := range ms {
+		names = append(names, x.Name)
+	}
+	return "persistence models (what crash explores by default): " + strings.Join(names, ", "), nil
 }
 
 // deviceOptions is the hook of the time model: it returns the kernel options
@@ -225,6 +238,16 @@ type world struct {
 	bottom *countingHandler  // counts the calls that reach the kernel
 	below  sim.Handler       // the layers below the stack: faults over the kernel
 	t0     int64             // virtual time when the workload starts
+	// position, when set, is told the input line of each call before it
+	position func(line int)
+}
+
+// at tells the world's observer that the workload's next call is the one
+// written at line (of the arm's input).
+func (w *world) at(line int) {
+	if w.position != nil {
+		w.position(line)
+	}
 }
 
 // countingHandler counts the calls that pass it.
@@ -252,11 +275,19 @@ func (s setup) build(withStack bool) (*world, error) {
 		return nil, err
 	}
 	opts = append(opts, sim.WithLockWait(false))
-	k := sim.New(vfs.New(), opts...)
+	fs := vfs.New(s.fsOpts...)
+	k := sim.New(fs, opts...)
 	if err := s.makeFiles(k); err != nil {
 		return nil, err
 	}
-	w := &world{k: k, bottom: &countingHandler{next: k}}
+	var kern sim.Handler = k
+	if s.observe != nil {
+		if err := fs.Sync(); err != nil {
+			return nil, err
+		}
+		kern = s.observe(fs, k)
+	}
+	w := &world{k: k, bottom: &countingHandler{next: kern}, position: s.position}
 	w.below = w.bottom
 	if len(s.faults) > 0 {
 		w.below = interposer.NewFault(w.below, uint64(s.faultSeed), s.faults...)

@@ -31,6 +31,7 @@ type stdioWork struct {
 
 type stdioOp struct {
 	n      int // the call's number in the arm, from 1
+	line   int // its line in the arm's input, from 1
 	fn     string
 	stream string // the variable: assigned by fopen, used by the others
 	path   string
@@ -67,7 +68,7 @@ func (s *Scenario) cmdStdio(td *datadriven.TestData) (string, error) {
 		case "fclose":
 			delete(open, op.stream)
 		}
-		op.n = len(w.ops) + 1
+		op.n, op.line = len(w.ops)+1, 1+i
 		w.ops = append(w.ops, op)
 	}
 	ar := &arm{name: a.words[0], work: w}
@@ -253,6 +254,7 @@ func (w *stdioWork) run(st setup, withStack bool) (*Result, error) {
 	for _, op := range w.ops {
 		f := files[op.stream]
 		t0 := fio.Now(p.Task())
+		wd.at(op.line)
 		var err error
 		switch op.fn {
 		case "fopen":
