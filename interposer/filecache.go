@@ -133,8 +133,9 @@ type FileCache struct {
 	Paths []string
 	// A served call costs the calling task CallNs of virtual time plus
 	// CopyPsPerByte picoseconds per byte copied (defaults: DefaultServedCallNs,
-	// DefaultCopyPsPerByte — a user-level call and a memcpy at 10 GB/s). Set them
-	// before use.
+	// DefaultCopyPsPerByte — a user-level call and a memcpy at 10 GB/s; under a
+	// time model, sim.WithDevice, the copy runs at the CPU profile's speed). Set
+	// them before use.
 	CallNs, CopyPsPerByte int64
 
 	mu       sync.Mutex
@@ -154,13 +155,16 @@ type FileCache struct {
 	passed, extraN atomic.Int64
 }
 
-// done counts a served call and charges its virtual time: CallNs plus the copy of
-// n bytes. Called with fc.mu held.
+// done counts a served call and charges the calling thread its virtual time
+// (Task.Spend): CallNs plus the copy of n bytes (at CopyPsPerByte, or at the
+// CPU profile's copy speed under a time model). Called with fc.mu held.
 func (fc *FileCache) done(t *sim.Task, n int64) {
 	fc.served++
-	if d := fc.CallNs + n*fc.CopyPsPerByte/1000; d > 0 {
-		t.Kernel().Clock().Advance(d)
+	d := fc.CallNs + n*fc.CopyPsPerByte/1000
+	if k := t.Kernel(); k.Device() != nil {
+		d = fc.CallNs + k.UserCopyCost(int(n)) // the copy at the CPU profile's speed
 	}
+	t.Spend(d)
 }
 
 // FileCacheStats counts what the cache did with the calls it saw.

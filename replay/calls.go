@@ -129,6 +129,9 @@ func (r *replayer) replay(t *sim.Task, nr sim.Sysno, ev *strace.Event, st *Sysca
 		// it does not show, which the model runs first (hiddenExec).
 		r.hiddenExec(t, c.Args[fdIdx])
 	}
+	if r.timer != nil {
+		r.timer.recorded(ev)
+	}
 	res := r.top.Syscall(c)
 	r.report.Replayed++
 	if res.Errno == 0 && res.Ret > 0 {

@@ -68,6 +68,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	iodevice "iosim/device"
 	"iosim/interposer"
 	"iosim/sim"
 	"iosim/strace"
@@ -97,6 +98,12 @@ type Options struct {
 	Progress io.Writer
 	// MaxLineLen bounds a trace line (0: the parser's default).
 	MaxLineLen int
+	// Device, when set, prices the calls with its time model (sim.WithDevice)
+	// and the report carries Timing.
+	Device *iodevice.Profile
+	// Timing, with Device, compares the model's time of each call with the
+	// duration recorded by strace -T (Report.Timing.Classes, DeviceBound).
+	Timing bool
 }
 
 // Divergence is one call whose simulated result differs from the recorded one.
@@ -143,6 +150,7 @@ type Report struct {
 	InferredPaths  int                      `json:"inferred_paths"`
 	VirtualTimeNs  int64                    `json:"virtual_time_ns"`
 	StackReport    string                   `json:"stack_report,omitempty"`
+	Timing         *Timing                  `json:"timing,omitempty"` // with Options.Device
 	// Notes says what the trace does not show and replay therefore took as
 	// recorded (a trace of some calls, tasks it does not show, -ff files
 	// without timestamps).
@@ -258,6 +266,9 @@ func (r *replayer) finish(parsers []*strace.Parser) *Report {
 	rep.KernelCalls = r.kcount.n.Load()
 	rep.InferredPaths = r.world.inferred
 	rep.VirtualTimeNs = r.k.Now()
+	if r.timer != nil {
+		rep.Timing = r.timer.report(r.opts.Device.Name)
+	}
 	if c, ok := interposer.Find[*interposer.Count](r.top); ok {
 		rep.StackReport = c.String()
 	}
@@ -266,6 +277,7 @@ func (r *replayer) finish(parsers []*strace.Parser) *Report {
 
 // replayer is the state of one replay.
 type replayer struct {
+	timer  *timer // the top layer with Options.Device
 	opts   Options
 	plan   *plan
 	fs     *vfs.FS
@@ -372,7 +384,11 @@ type closeKey struct{ pid, line int }
 
 func newReplayer(opts Options, pl *plan) (*replayer, error) {
 	fs := vfs.New()
-	k := sim.New(fs)
+	var kopts []sim.Option
+	if opts.Device != nil {
+		kopts = append(kopts, sim.WithDevice(opts.Device))
+	}
+	k := sim.New(fs, kopts...)
 	r := &replayer{opts: opts, plan: pl, fs: fs, k: k, tasks: map[int]*sim.Task{}, blind: map[*sim.ThreadGroup]blindness{}, aioCtx: map[uint64]uint64{}, names: map[string]*nameInfo{}, pos: map[*sim.File]int64{}, closedEarly: map[closeKey]bool{}, standIns: map[*sim.File]bool{}, making: map[int]bool{}}
 	r.kcount = &counter{next: k}
 	r.top = r.kcount
@@ -385,6 +401,10 @@ func newReplayer(opts Options, pl *plan) (*replayer, error) {
 		if err != nil {
 			return nil, err
 		}
+	}
+	if opts.Device != nil {
+		r.timer = newTimer(r.top, k, opts.Timing)
+		r.top = r.timer
 	}
 	max := opts.MaxDivergences
 	if max <= 0 {

@@ -24,6 +24,9 @@ type Process struct {
 	// typed is k when its cost model is a constant: then the hottest calls may
 	// take the kernel's typed entry points (see direct).
 	typed *Kernel
+	// light is k when its calls that cost only their entry under a time model
+	// (open, close, lseek, fcntl) may take the typed entry points too.
+	light *Kernel
 	t     *Task
 }
 
@@ -33,7 +36,10 @@ func NewProcess(h Handler, t *Task) *Process {
 	k, _ := h.(*Kernel)
 	p := &Process{h: h, k: k, t: t}
 	if k != nil && k.cost == nil { // the cost model is fixed when New returns
-		p.typed = k
+		p.light = k
+		if k.tm == nil {
+			p.typed = k
+		}
 	}
 	return p
 }
@@ -67,6 +73,17 @@ func (p *Process) viaHandler(c *Call) Result { return p.h.Syscall(*c) }
 // dispatching a 160-byte Call, about half the cost of an lseek.
 func (p *Process) direct() *Kernel {
 	if k := p.typed; k != nil && !p.t.exited.Load() {
+		return k
+	}
+	return nil
+}
+
+// directLight is direct for a time model (p.typed is nil then): open, close,
+// lseek and fcntl with an integer argument, priced by their entry alone
+// (chargeConst, chargePath), and read and pread (timeModel.chargeRead) take the
+// typed entry points too. Direct implies directLight.
+func (p *Process) directLight() *Kernel {
+	if k := p.light; k != nil && !p.t.exited.Load() {
 		return k
 	}
 	return nil
@@ -164,8 +181,8 @@ func (p *Process) Open(path string, mode int, perm uint32) (fd int, err error) {
 
 // Openat is openat(2).
 func (p *Process) Openat(dirfd int, path string, flags int, mode uint32) (fd int, err error) {
-	if k := p.direct(); k != nil {
-		r := k.chargeConst(k.openat(p.t, dirfd, path, int64(flags|oLargefile), mode))
+	if k := p.directLight(); k != nil {
+		r := k.chargePath(p.t, k.openat(p.t, dirfd, path, int64(flags|oLargefile), mode))
 		return int(r.Ret), errOf(r)
 	}
 	c := Call{Nr: SYS_OPENAT, Task: p.t, Path: path}
@@ -181,8 +198,8 @@ func (p *Process) Creat(path string, mode uint32) (fd int, err error) {
 
 // Close is close(2).
 func (p *Process) Close(fd int) error {
-	if k := p.direct(); k != nil {
-		return errOf(k.chargeConst(k.close(p.t, fd)))
+	if k := p.directLight(); k != nil {
+		return errOf(k.chargeConst(p.t, k.close(p.t, fd)))
 	}
 	return errOf(p.fdDo(SYS_CLOSE, fd))
 }
@@ -190,7 +207,11 @@ func (p *Process) Close(fd int) error {
 // Read is read(2).
 func (p *Process) Read(fd int, b []byte) (n int, err error) {
 	if k := p.direct(); k != nil {
-		r := k.chargeConst(k.read(p.t, fd, b))
+		r := k.chargeConst(p.t, k.read(p.t, fd, b))
+		return int(r.Ret), errOf(r)
+	}
+	if k := p.directLight(); k != nil {
+		r := k.tm.chargeRead(p.t, fd, -1, k.read(p.t, fd, b))
 		return int(r.Ret), errOf(r)
 	}
 	c := Call{Nr: SYS_READ, Task: p.t, Buf: b}
@@ -202,7 +223,7 @@ func (p *Process) Read(fd int, b []byte) (n int, err error) {
 // Write is write(2).
 func (p *Process) Write(fd int, b []byte) (n int, err error) {
 	if k := p.direct(); k != nil {
-		r := k.chargeConst(k.write(p.t, fd, b))
+		r := k.chargeConst(p.t, k.write(p.t, fd, b))
 		return int(r.Ret), errOf(r)
 	}
 	c := Call{Nr: SYS_WRITE, Task: p.t, Buf: b}
@@ -214,7 +235,11 @@ func (p *Process) Write(fd int, b []byte) (n int, err error) {
 // Pread is pread64(2).
 func (p *Process) Pread(fd int, b []byte, offset int64) (n int, err error) {
 	if k := p.direct(); k != nil {
-		r := k.chargeConst(k.pread(p.t, fd, b, offset))
+		r := k.chargeConst(p.t, k.pread(p.t, fd, b, offset))
+		return int(r.Ret), errOf(r)
+	}
+	if k := p.directLight(); k != nil && offset >= 0 {
+		r := k.tm.chargeRead(p.t, fd, offset, k.pread(p.t, fd, b, offset))
 		return int(r.Ret), errOf(r)
 	}
 	c := Call{Nr: SYS_PREAD64, Task: p.t, Buf: b}
@@ -226,7 +251,7 @@ func (p *Process) Pread(fd int, b []byte, offset int64) (n int, err error) {
 // Pwrite is pwrite64(2).
 func (p *Process) Pwrite(fd int, b []byte, offset int64) (n int, err error) {
 	if k := p.direct(); k != nil {
-		r := k.chargeConst(k.pwrite(p.t, fd, b, offset))
+		r := k.chargeConst(p.t, k.pwrite(p.t, fd, b, offset))
 		return int(r.Ret), errOf(r)
 	}
 	c := Call{Nr: SYS_PWRITE64, Task: p.t, Buf: b}
@@ -283,8 +308,8 @@ func (p *Process) vec2(nr Sysno, fd int, iovs [][]byte, offset int64, flags int)
 
 // Seek is lseek(2).
 func (p *Process) Seek(fd int, offset int64, whence int) (off int64, err error) {
-	if k := p.direct(); k != nil {
-		r := k.chargeConst(k.lseekFd(p.t, fd, offset, int64(whence)))
+	if k := p.directLight(); k != nil {
+		r := k.chargeConst(p.t, k.lseekFd(p.t, fd, offset, int64(whence)))
 		return r.Ret, errOf(r)
 	}
 	c := Call{Nr: SYS_LSEEK, Task: p.t}
@@ -295,8 +320,8 @@ func (p *Process) Seek(fd int, offset int64, whence int) (off int64, err error) 
 
 // FcntlInt is fcntl(2) with an integer argument.
 func (p *Process) FcntlInt(fd uintptr, cmd, arg int) (int, error) {
-	if k := p.direct(); k != nil {
-		r := k.chargeConst(k.fcntlFd(p.t, int(fd), int64(cmd), int64(arg), nil))
+	if k := p.directLight(); k != nil {
+		r := k.chargeConst(p.t, k.fcntlFd(p.t, int(fd), int64(cmd), int64(arg), nil))
 		return int(r.Ret), errOf(r)
 	}
 	c := Call{Nr: SYS_FCNTL, Task: p.t}

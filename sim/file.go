@@ -28,6 +28,8 @@ type File struct {
 	// flock and hasOFD are guarded by k.locks.mu.
 	flock  int16 // LOCK_SH, LOCK_EX or 0: the flock(2) lock this description holds
 	hasOFD bool  // some OFD record lock is owned by this description
+
+	ra readahead // file_ra_state: the time model's read-ahead window
 }
 
 var filePool = sync.Pool{New: func() any { return new(File) }}
@@ -52,6 +54,7 @@ func newFileFor(t *Task, ino *vfs.Inode, flags int) *File {
 func initFile(f *File, k *Kernel, ino *vfs.Inode, s Special, flags int) *File {
 	f.k, f.ino, f.special = k, ino, s
 	f.off, f.dirents, f.errseq, f.flock, f.hasOFD = 0, nil, 0, 0, false
+	f.ra = readahead{}
 	if flags&oPath != 0 {
 		// build_open_flags keeps only O_PATH_FLAGS, and no O_LARGEFILE.
 		f.flags.Store(uint32(flags & (oPath | syscall.O_DIRECTORY | syscall.O_NOFOLLOW)))

@@ -92,6 +92,9 @@ type Kernel struct {
 	// the fast path does not pass the Call to an interface (which would allocate).
 	constCost int64
 	cost      CostModel // nil when constCost applies
+	// tm is the device and kernel time model (WithDevice); when set it prices
+	// every call and neither constCost nor cost applies.
+	tm *timeModel
 
 	nofileDefault int64
 	lockWait      bool
@@ -182,8 +185,15 @@ func (k *Kernel) FS() *vfs.FS { return k.fs }
 // Clock returns the virtual clock.
 func (k *Kernel) Clock() *Clock { return &k.clock }
 
-// Now returns the virtual nanoseconds elapsed since the kernel started.
-func (k *Kernel) Now() int64 { return k.clock.Now() }
+// Now returns the virtual nanoseconds elapsed since the kernel started: under a
+// time model, the latest clock any thread has reached (see Task.Now); read it
+// when no thread is in a call.
+func (k *Kernel) Now() int64 {
+	if k.tm != nil {
+		return k.tm.latest()
+	}
+	return k.clock.Now()
+}
 
 // Syscall performs one call and charges its cost to the virtual clock. It is the
 // single dispatch point of the model; Kernel implements Handler.
@@ -195,6 +205,9 @@ func (k *Kernel) Syscall(c Call) Result { return k.syscall(&c) }
 // The calls of a program's steady state (read, lseek, pread64, write) are
 // dispatched here without entering the full switch of dispatch.
 func (k *Kernel) syscall(c *Call) Result {
+	if k.tm != nil {
+		return k.tm.syscall(c)
+	}
 	var r Result
 	switch t := c.Task; {
 	case t == nil || t.exited.Load():
@@ -212,24 +225,46 @@ func (k *Kernel) syscall(c *Call) Result {
 	}
 	if k.cost == nil {
 		k.clock.ns.Add(k.constCost)
+		if t := c.Task; t != nil {
+			t.now += k.constCost
+		}
 	} else {
 		k.charge(c, r)
 	}
 	return r
 }
 
-// chargeConst charges the constant cost of a call made through a typed entry
-// point (see Process.direct) and returns its result.
-func (k *Kernel) chargeConst(r Result) Result {
+// chargeConst charges the constant cost of a call made by t through a typed
+// entry point (see Process.direct) and returns its result; under a time model,
+// the call's entry (Process.directLight).
+func (k *Kernel) chargeConst(t *Task, r Result) Result {
+	if tm := k.tm; tm != nil {
+		t.now = tm.entry(t, light)
+		return r
+	}
 	k.clock.ns.Add(k.constCost)
+	t.now += k.constCost
 	return r
+}
+
+// chargePath is chargeConst for a call that resolves a path.
+func (k *Kernel) chargePath(t *Task, r Result) Result {
+	if tm := k.tm; tm != nil {
+		t.now = tm.entry(t, path)
+		return r
+	}
+	return k.chargeConst(t, r)
 }
 
 // charge advances the clock by the cost model's price of c. The model gets a copy,
 // so that c does not escape (the facade's Calls live on its stack).
 func (k *Kernel) charge(c *Call, r Result) {
 	cc := *c
-	k.clock.Advance(k.cost.Cost(&cc, r))
+	d := k.cost.Cost(&cc, r)
+	k.clock.Advance(d)
+	if t := c.Task; t != nil && d > 0 {
+		t.now += d
+	}
 }
 
 var _ Handler = (*Kernel)(nil)
@@ -477,6 +512,7 @@ func (k *Kernel) Spawn() *Process {
 // free one when pid is 0: the strace replayer uses the recorded pids. EEXIST when
 // the id is taken.
 func (k *Kernel) SpawnPid(pid int) (*Task, error) {
+	now := k.Now()
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	id, err := k.allocIDLocked(pid)
@@ -487,7 +523,7 @@ func (k *Kernel) SpawnPid(pid int) (*Task, error) {
 	g.cwd.Store(k.fs.Root())
 	g.umask.Store(0o022)
 	g.nofile.Store(k.nofileDefault)
-	t := &Task{k: k, tid: id, g: g, files: g.files}
+	t := &Task{k: k, tid: id, g: g, files: g.files, now: now}
 	g.threads = []*Task{t}
 	k.tasks[id] = t
 	k.groups[id] = g

@@ -49,6 +49,10 @@ type Task struct {
 	g      *ThreadGroup
 	files  *fdTable // g.files, one pointer hop closer for the fast path
 	exited atomic.Bool
+	// now is the thread's virtual clock (see Now); tb is where its time went
+	// (with a time model). Only the thread's own calls write them.
+	now int64
+	tb  *Breakdown
 }
 
 // Tid returns the thread id (the pid for a process's first thread).
@@ -93,7 +97,9 @@ func (t *Task) Clone(tid int) (*Task, error) {
 	if err != nil {
 		return nil, err
 	}
-	return k.newThreadAs(t.g, id), nil
+	c := k.newThreadAs(t.g, id)
+	c.now = t.now
+	return c, nil
 }
 
 func (k *Kernel) fork(t *Task, pid int) *Task {
@@ -107,7 +113,7 @@ func (k *Kernel) forkAs(parent *Task, id int) *Task {
 	g.cwd.Store(pg.cwd.Load())
 	g.umask.Store(pg.umask.Load())
 	g.nofile.Store(pg.nofile.Load())
-	t := &Task{k: k, tid: id, g: g, files: g.files}
+	t := &Task{k: k, tid: id, g: g, files: g.files, now: parent.now}
 	g.threads = []*Task{t}
 	k.mu.Lock()
 	k.tasks[id] = t

@@ -7,6 +7,8 @@
 //	iosim fio [flags] JOBFILE       run a fio job file on the model
 //	iosim syscalls                  list the syscalls and how far they are modelled
 //	iosim interposers               list the interposers and their parameters
+//	iosim devices                   list the bundled device profiles
+//	iosim calibrate [-o FILE] DIR   measure this machine and write a profile
 //
 // Run `iosim help COMMAND` for a command's flags.
 //
@@ -45,6 +47,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdSyscalls(args[1:], stdout, stderr)
 	case "interposers":
 		return cmdInterposers(args[1:], stdout, stderr)
+	case "devices":
+		return cmdDevices(args[1:], stdout, stderr)
+	case "calibrate":
+		return cmdCalibrate(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		if len(args) > 1 {
 			return run([]string{args[1], "-h"}, stdout, stderr)
@@ -67,6 +73,8 @@ commands:
   fio JOBFILE       run a fio job file on the model (--output-format=json as fio)
   syscalls          list the syscalls and how far the model covers them
   interposers       list the interposers that --stack takes
+  devices           list the bundled device profiles that --device takes
+  calibrate DIR     measure this machine on DIR and print a profile for --device
 
 Run 'iosim help COMMAND' for a command's flags.
 `)

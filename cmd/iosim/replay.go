@@ -32,7 +32,11 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 	root := fl.String("root", "", "seed the model with a copy of this host directory (read only)")
 	cwd := fl.String("cwd", "", "the traced program's initial working directory (default: inferred from the trace)")
 	maxDiv := fl.Int("max-divergences", 100, "how many divergences to list (all are counted)")
-	var stack stackFlag
+	devName := fl.String("device", "", "price every call with the time model of device profile `NAME|FILE` (see 'iosim devices'); the report says where the time went")
+	vsDevice := fl.String("vs-device", "", "with --device: replay again on profile `NAME|FILE` and show both side by side with ratios")
+	timing := fl.Bool("timing", false, "with --device, on a trace recorded with strace -T: compare the model's time of each call with its recorded duration")
+	var stack, compare stackFlag
+	fl.Var(&compare, "compare", "replay again with interposer `NAME[:key=value,...]` added to the stack (repeatable) and show both side by side with ratios")
 	fl.Var(&stack, "stack", "interposer `NAME[:key=value,...]`, repeatable; the first is nearest to the program (see 'iosim interposers')")
 	fl.Usage = func() {
 		fmt.Fprint(stderr, "usage: iosim replay [flags] TRACE...\n\nReplays strace files (several files: the per-task files of strace -ff) on the model.\n\nflags:\n")
@@ -52,6 +56,14 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 	opts := replay.Options{Verify: *verify, KeepGoing: *keepGoing, Stack: stack, Root: *root, Cwd: *cwd, MaxDivergences: *maxDiv}
 	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		opts.Progress = stderr
+	}
+	if *timing && *devName == "" {
+		fmt.Fprintln(stderr, "iosim replay: --timing needs --device (a profile made by 'iosim calibrate' on the machine that recorded the trace)")
+		return 2
+	}
+	opts.Timing = *timing
+	if *devName != "" || *vsDevice != "" || len(compare) > 0 {
+		return timedReplay(fl.Args(), opts, *devName, *vsDevice, compare, *asJSON, *verify, stdout, stderr)
 	}
 	rep, err := replay.Run(fl.Args(), opts)
 	if err != nil {

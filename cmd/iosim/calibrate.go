@@ -1,0 +1,425 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unsafe"
+
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/sys/unix"
+	"golang.org/x/term"
+
+	"iosim/device"
+)
+
+// cmdCalibrate measures the machine on a real directory and writes a device
+// profile that --device loads: the device's latencies and bandwidths (O_DIRECT
+// when the file system supports it), the cost of a cache flush (fdatasync of an
+// overwrite, which commits nothing), the CPU's syscall, path-lookup and copy
+// costs, and the kernel's page-cache and writeback settings from /proc and
+// /sys. The device is priced as flash (a per-command latency, then the
+// transfer at the sequential rate) whatever it is: a disk's seeks and rotation
+// are in its measured mean latency. What calibrate does not measure keeps the
+// documented defaults of package device. It is a measurement: its numbers vary
+// from run to run.
+func cmdCalibrate(args []string, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("calibrate", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	out := fl.String("o", "", "write the profile to `FILE` (default: standard output)")
+	budget := fl.Duration("duration", time.Minute, "how long to measure at most")
+	name := fl.String("name", "calibrated", "the profile's name")
+	fl.Usage = func() {
+		fmt.Fprint(stderr, "usage: iosim calibrate [-o FILE] [-duration D] DIR\n\nMeasures this machine on a scratch file in DIR and prints a device profile for --device.\n\nflags:\n")
+		fl.PrintDefaults()
+	}
+	if err := fl.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fl.NArg() != 1 {
+		fl.Usage()
+		return 2
+	}
+	var bar *progressbar.ProgressBar
+	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		bar = progressbar.NewOptions(len(calibrationSteps), progressbar.OptionSetWriter(stderr), progressbar.OptionSetDescription("calibrating"))
+	}
+	p, err := calibrate(fl.Arg(0), *name, *budget, bar)
+	if bar != nil {
+		_ = bar.Finish()
+		fmt.Fprintln(stderr)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "iosim calibrate: %v\n", err)
+		return 2
+	}
+	text, err := device.Encode(p)
+	if err != nil {
+		fmt.Fprintf(stderr, "iosim calibrate: %v\n", err)
+		return 2
+	}
+	text = append([]byte("# Measured by iosim calibrate on "+fl.Arg(0)+"; numbers it does not measure are package device's defaults.\n"), text...)
+	if _, err := device.Parse("calibrated profile", text); err != nil {
+		fmt.Fprintf(stderr, "iosim calibrate: the measured profile does not load: %v\n", err)
+		return 2
+	}
+	if *out == "" {
+		_, _ = stdout.Write(text)
+		return 0
+	}
+	if err := os.WriteFile(*out, text, 0o644); err != nil {
+		fmt.Fprintf(stderr, "iosim calibrate: %v\n", err)
+		return 2
+	}
+	return 0
+}
+
+// calibrationSteps name the measurements, in order (the progress bar counts them).
+var calibrationSteps = []string{"syscall", "open", "copy", "file", "sequential", "random", "sync"}
+
+// calibration is one measurement run: a scratch file and a time budget shared
+// by the steps.
+type calibration struct {
+	dir      string
+	path     string
+	fd       int
+	direct   bool // the file system takes O_DIRECT
+	deadline time.Time
+	step     time.Duration
+	buf      []byte // page-aligned, 1 MiB
+}
+
+const calFileBytes = 64 << 20
+
+func calibrate(dir, name string, budget time.Duration, bar *progressbar.ProgressBar) (*device.Profile, error) {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return nil, err
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("%s: not a directory", dir)
+	}
+	c := &calibration{dir: dir, deadline: time.Now().Add(budget), step: budget / time.Duration(len(calibrationSteps)+1)}
+	c.buf = alignedBuffer(1 << 20)
+	p := device.Defaults()
+	// What is not measured (page-cache lookup and allocation, pinning,
+	// journalling, block allocation) comes from the bundled profile of a
+	// current machine.
+	modern, err := device.Lookup("nvme")
+	if err != nil {
+		return nil, err
+	}
+	p.CPU = modern.CPU
+	p.Name = name
+	p.Description = "measured by iosim calibrate on " + dir
+	p.Device.Kind = device.SSD
+	p.Device.QueueDepth = 32
+	p.Device.Parallelism = 1
+	p.Device.CapacityBytes = 1 << 40
+	p.Device.WriteCache = true
+	c.hostSettings(&p)
+	defer c.cleanup()
+	steps := []func(*device.Profile) error{c.syscallCost, c.openCost, c.copyCost, c.makeFile, c.sequential, c.random, c.syncCosts}
+	for _, s := range steps {
+		if err := s(&p); err != nil {
+			return nil, err
+		}
+		if bar != nil {
+			_ = bar.Add(1)
+		}
+	}
+	if !c.direct {
+		p.Description += noDirectNote
+	}
+	for _, f := range []*float64{&p.Device.ReadMBs, &p.Device.WriteMBs, &p.Device.ReadUs, &p.Device.ProgramUs, &p.Device.FlushUs,
+		&p.CPU.SyscallNs, &p.CPU.PathLookupNs, &p.CPU.CopyMBs, &p.CPU.L1CopyMBs, &p.CPU.MemCopyMBs} {
+		*f = math.Round(*f*10) / 10 // a measurement's precision, not float noise
+	}
+	return &p, p.Validate()
+}
+
+func (c *calibration) cleanup() {
+	if c.fd > 0 {
+		_ = unix.Close(c.fd)
+	}
+	if c.path != "" {
+		_ = os.Remove(c.path)
+	}
+}
+
+// alignedBuffer returns n bytes aligned to the page size, for O_DIRECT.
+func alignedBuffer(n int) []byte {
+	b := make([]byte, n+4096)
+	off := int(uintptr(unsafe.Pointer(&b[0])) & 4095)
+	if off != 0 {
+		off = 4096 - off
+	}
+	return b[off : off+n]
+}
+
+// timeIt runs f until n runs or the step's share of the budget, whichever
+// first, and returns the median duration of one run.
+func (c *calibration) timeIt(n int, f func(i int) error) (time.Duration, error) {
+	end := time.Now().Add(c.step)
+	if end.After(c.deadline) {
+		end = c.deadline
+	}
+	var ds []time.Duration
+	for i := 0; i < n && (i < 3 || time.Now().Before(end)); i++ {
+		t0 := time.Now()
+		if err := f(i); err != nil {
+			return 0, err
+		}
+		ds = append(ds, time.Since(t0))
+	}
+	slices.Sort(ds)
+	return ds[len(ds)/2], nil
+}
+
+// batch is timeIt for a cheap operation: each run makes it k times.
+func (c *calibration) batch(k int, f func() error) (float64, error) {
+	d, err := c.timeIt(200, func(int) error {
+		for range k {
+			if err := f(); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return float64(d.Nanoseconds()) / float64(k), err
+}
+
+func (c *calibration) syscallCost(p *device.Profile) error {
+	ns, err := c.batch(1000, func() error { unix.Getppid(); return nil })
+	p.CPU.SyscallNs = ns
+	return err
+}
+
+func (c *calibration) openCost(p *device.Profile) error {
+	f := filepath.Join(c.dir, ".iosim-calibrate-open")
+	if err := os.WriteFile(f, []byte("x"), 0o644); err != nil {
+		return err
+	}
+	defer os.Remove(f)
+	ns, err := c.batch(200, func() error {
+		fd, err := unix.Open(f, unix.O_RDONLY, 0)
+		if err != nil {
+			return err
+		}
+		return unix.Close(fd)
+	})
+	p.CPU.PathLookupNs = max(ns-2*p.CPU.SyscallNs, 0)
+	return err
+}
+
+// copyCost times pread from the page cache of an L1-sized and of a large
+// buffer against a 1-byte pread: the difference is the copy.
+func (c *calibration) copyCost(p *device.Profile) error {
+	f := filepath.Join(c.dir, ".iosim-calibrate-copy")
+	if err := os.WriteFile(f, make([]byte, 16<<20), 0o644); err != nil {
+		return err
+	}
+	defer os.Remove(f)
+	fd, err := unix.Open(f, unix.O_RDONLY, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	big := make([]byte, 16<<20)
+	if _, err := unix.Pread(fd, big, 0); err != nil { // into the page cache
+		return err
+	}
+	read := func(n int) (float64, error) {
+		return c.batch(max(1, (64<<10)/n), func() error { _, err := unix.Pread(fd, big[:n], 0); return err })
+	}
+	one, err := read(1)
+	if err != nil {
+		return err
+	}
+	small, err := read(16 << 10)
+	if err != nil {
+		return err
+	}
+	large, err := read(16 << 20)
+	if err != nil {
+		return err
+	}
+	mbs := func(ns float64, n int) float64 {
+		if ns <= one {
+			return 100000
+		}
+		return float64(n) / (ns - one) * 1e3
+	}
+	p.CPU.L1CopyMBs, p.CPU.L1Bytes = mbs(small, 16<<10), 32<<10
+	p.CPU.CopyMBs = p.CPU.L1CopyMBs
+	p.CPU.MemCopyMBs, p.CPU.CacheBytes = mbs(large, 16<<20), 8<<20
+	return nil
+}
+
+// makeFile writes the scratch file and syncs it.
+func (c *calibration) makeFile(*device.Profile) error {
+	c.path = filepath.Join(c.dir, ".iosim-calibrate-data")
+	fd, err := unix.Open(c.path, unix.O_CREAT|unix.O_TRUNC|unix.O_RDWR, 0o644)
+	if err != nil {
+		return err
+	}
+	c.fd = fd
+	for off := 0; off < calFileBytes; off += len(c.buf) {
+		if _, err := unix.Pwrite(fd, c.buf, int64(off)); err != nil {
+			return err
+		}
+	}
+	if err := unix.Fsync(fd); err != nil {
+		return err
+	}
+	// The measurements read through O_DIRECT when the file system takes it.
+	if dfd, err := unix.Open(c.path, unix.O_RDWR|unix.O_DIRECT, 0); err == nil {
+		if _, err := unix.Pread(dfd, c.buf[:4096], 0); err == nil {
+			_ = unix.Close(c.fd)
+			c.fd, c.direct = dfd, true
+		} else {
+			_ = unix.Close(dfd)
+		}
+	}
+	if !c.direct {
+		_ = unix.Fadvise(c.fd, 0, 0, unix.FADV_DONTNEED)
+	}
+	return nil
+}
+
+// note is added to the description when the measurements could not bypass the
+// page cache.
+const noDirectNote = " (no O_DIRECT on this file system: buffered timings)"
+
+func (c *calibration) sequential(p *device.Profile) error {
+	off := 0
+	d, err := c.timeIt(calFileBytes>>20, func(int) error {
+		_, err := unix.Pread(c.fd, c.buf, int64(off%calFileBytes))
+		off += len(c.buf)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	p.Device.ReadMBs = float64(len(c.buf)) / float64(d.Nanoseconds()) * 1e3
+	off = 0
+	d, err = c.timeIt(calFileBytes>>20, func(int) error {
+		_, err := unix.Pwrite(c.fd, c.buf, int64(off%calFileBytes))
+		off += len(c.buf)
+		return err
+	})
+	p.Device.WriteMBs = float64(len(c.buf)) / float64(d.Nanoseconds()) * 1e3
+	return err
+}
+
+// random times 4 KiB reads and writes at spread offsets (a multiplicative
+// sequence, not a random generator: the same offsets every run).
+func (c *calibration) random(p *device.Profile) error {
+	if !c.direct {
+		_ = unix.Fadvise(c.fd, 0, 0, unix.FADV_DONTNEED)
+	}
+	pages := int64(calFileBytes / 4096)
+	at := func(i int) int64 { return (int64(i)*2654435761 + 12345) % pages * 4096 }
+	d, err := c.timeIt(2000, func(i int) error { _, err := unix.Pread(c.fd, c.buf[:4096], at(i)); return err })
+	if err != nil {
+		return err
+	}
+	// The model adds the transfer at the sequential rate to the latency.
+	p.Device.ReadUs = max(float64(d.Nanoseconds())/1e3-4096/p.Device.ReadMBs, 0)
+	d, err = c.timeIt(2000, func(i int) error { _, err := unix.Pwrite(c.fd, c.buf[:4096], at(i)); return err })
+	p.Device.ProgramUs = max(float64(d.Nanoseconds())/1e3-4096/p.Device.WriteMBs, 0)
+	return err
+}
+
+// syncCosts: fdatasync after an overwrite commits nothing (the blocks are
+// allocated, the size unchanged), so beyond the write it costs the cache flush.
+func (c *calibration) syncCosts(p *device.Profile) error {
+	w, err := c.timeIt(200, func(i int) error { _, err := unix.Pwrite(c.fd, c.buf[:4096], int64(i%16)*4096); return err })
+	if err != nil {
+		return err
+	}
+	d, err := c.timeIt(200, func(i int) error {
+		if _, err := unix.Pwrite(c.fd, c.buf[:4096], int64(i%16)*4096); err != nil {
+			return err
+		}
+		return unix.Fdatasync(c.fd)
+	})
+	if err != nil {
+		return err
+	}
+	if p.Device.WriteCache {
+		p.Device.FlushUs = max(float64((d-w).Nanoseconds())/1e3, 0)
+	}
+	return nil
+}
+
+// hostSettings reads the page-cache and writeback settings of the running
+// kernel and what /sys says of the device holding the directory.
+func (c *calibration) hostSettings(p *device.Profile) {
+	readInt := func(path string) (int, bool) {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return 0, false
+		}
+		n, err := strconv.Atoi(strings.TrimSpace(string(b)))
+		return n, err == nil
+	}
+	for _, s := range []struct {
+		path string
+		dst  *int
+	}{
+		{"/proc/sys/vm/dirty_ratio", &p.Memory.DirtyRatio},
+		{"/proc/sys/vm/dirty_background_ratio", &p.Memory.DirtyBackgroundRatio},
+		{"/proc/sys/vm/dirty_expire_centisecs", &p.Memory.DirtyExpireCentisecs},
+		{"/proc/sys/vm/dirty_writeback_centisecs", &p.Memory.DirtyWritebackCentisec},
+	} {
+		if n, ok := readInt(s.path); ok {
+			*s.dst = n
+		}
+	}
+	p.Memory.PageCacheBytes = 1 << 30
+	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
+		for _, ln := range strings.Split(string(b), "\n") {
+			if f := strings.Fields(ln); len(f) >= 2 && f[0] == "MemAvailable:" {
+				if kb, err := strconv.ParseInt(f[1], 10, 64); err == nil && kb > 0 {
+					p.Memory.PageCacheBytes = kb << 10
+				}
+			}
+		}
+	}
+	var st unix.Stat_t
+	if unix.Stat(c.dir, &st) != nil {
+		return
+	}
+	q := fmt.Sprintf("/sys/dev/block/%d:%d", unix.Major(st.Dev), unix.Minor(st.Dev))
+	for _, dir := range []string{q + "/queue", q + "/../queue"} {
+		if n, ok := readInt(dir + "/read_ahead_kb"); ok {
+			p.Memory.ReadAheadKB = n
+		}
+		if b, err := os.ReadFile(dir + "/write_cache"); err == nil {
+			p.Device.WriteCache = bytes.HasPrefix(b, []byte("write back"))
+		}
+		if n, ok := readInt(dir + "/logical_block_size"); ok && n > 0 {
+			p.Device.LogicalSector = n
+		}
+		if n, ok := readInt(dir + "/physical_block_size"); ok && n > 0 {
+			p.Device.PhysicalSector = n
+		}
+	}
+	var sfs unix.Statfs_t
+	if unix.Statfs(c.dir, &sfs) == nil && sfs.Type != unix.EXT4_SUPER_MAGIC {
+		p.Description += fmt.Sprintf(" (file system type %#x, priced as ext4)", sfs.Type)
+	}
+}

@@ -1,0 +1,46 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"iosim/device"
+)
+
+// cmdDevices lists the bundled device profiles: name, kind, write cache, the
+// headline numbers and the description.
+func cmdDevices(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		fmt.Fprintln(stderr, "usage: iosim devices")
+		if args[0] == "-h" || args[0] == "--help" {
+			return 0
+		}
+		return 2
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "name\tkind\twrite cache\tread MB/s\twrite MB/s\tlatency\tfs\tdescription")
+	for _, n := range device.Names() {
+		p, err := device.Lookup(n)
+		if err != nil {
+			fmt.Fprintf(stderr, "iosim devices: %v\n", err)
+			return 2
+		}
+		d := p.Device
+		lat := fmt.Sprintf("read %gus", d.ReadUs)
+		switch d.Kind {
+		case device.HDD:
+			lat = fmt.Sprintf("%g rpm, seek %gms", d.RPM, d.AverageSeekMs)
+		case device.RAM:
+			lat = "-"
+		}
+		wc := "off"
+		if d.WriteCache {
+			wc = "on"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%g\t%g\t%s\t%s\t%s\n", p.Name, d.Kind, wc, d.ReadMBs, d.WriteMBs, lat, p.FS.Type, p.Description)
+	}
+	tw.Flush()
+	fmt.Fprintln(stdout, "\n--device also takes a TOML file (see package device, or write one with 'iosim calibrate').")
+	return 0
+}

@@ -1,0 +1,293 @@
+package sim
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+
+	"iosim/device"
+	"iosim/vfs"
+)
+
+func timedKernel(t *testing.T, name string, adjust func(*device.Profile)) (*Kernel, *Process) {
+	p, err := device.Lookup(name)
+	require.NoError(t, err)
+	if adjust != nil {
+		adjust(p)
+	}
+	k := New(vfs.New(), WithDevice(p))
+	return k, k.Spawn()
+}
+
+func writeFile(t *testing.T, p *Process, path string, n int, sync bool) {
+	fd, err := p.Open(path, unix.O_CREAT|unix.O_WRONLY|unix.O_TRUNC, 0o644)
+	require.NoError(t, err)
+	_, err = p.Write(fd, make([]byte, n))
+	require.NoError(t, err)
+	if sync {
+		require.NoError(t, p.Fsync(fd))
+	}
+	require.NoError(t, p.Close(fd))
+}
+
+// openWritten creates path, writes n bytes at 0 through the page cache and
+// returns the fd, open for reading and writing.
+func openWritten(t *testing.T, p *Process, path string, n int) int {
+	fd, err := p.Open(path, unix.O_CREAT|unix.O_RDWR, 0o644)
+	require.NoError(t, err)
+	_, err = p.Pwrite(fd, make([]byte, n), 0)
+	require.NoError(t, err)
+	return fd
+}
+
+// The window sizes of mm/readahead.c: get_init_ra_size and get_next_ra_size
+// with read_ahead_kb 128 (32 pages).
+func TestReadaheadSizes(t *testing.T) {
+	require.Equal(t, int64(4), initSize(1, 32))
+	require.Equal(t, int64(8), initSize(4, 32))
+	require.Equal(t, int64(32), initSize(16, 32))
+	require.Equal(t, int64(4), nextSize(1, 32))
+	require.Equal(t, int64(8), nextSize(4, 32))
+	require.Equal(t, int64(32), nextSize(16, 32))
+	require.Equal(t, int64(32), nextSize(32, 32))
+}
+
+// A cold sequential read is served by read-ahead windows that grow to
+// read_ahead_kb; random reads read what they ask for.
+func TestReadaheadSequentialAndRandom(t *testing.T) {
+	k, p := timedKernel(t, "hdd-7200", nil)
+	writeFile(t, p, "/f", 4<<20, true)
+	k2 := New(k.FS(), WithDevice(k.Device())) // a cold page cache
+	q := k2.Spawn()
+	fd, err := q.Open("/f", unix.O_RDONLY, 0)
+	require.NoError(t, err)
+	buf := make([]byte, 4096)
+	for range 1024 {
+		_, err := q.Read(fd, buf)
+		require.NoError(t, err)
+	}
+	b := k2.Breakdown()
+	require.Equal(t, int64(1024), b.ReadaheadPages, "every page came by read-ahead")
+	require.Less(t, b.DeviceReads, int64(40), "in windows of up to 32 pages, not page by page")
+	require.Greater(t, b.CacheHits, int64(900), "the reader finds most pages already read ahead")
+
+	k3 := New(k.FS(), WithDevice(k.Device()))
+	r := k3.Spawn()
+	fd, err = r.Open("/f", unix.O_RDONLY, 0)
+	require.NoError(t, err)
+	for i := range 64 {
+		_, err := r.Pread(fd, buf, int64((i*37)%1024)*4096)
+		require.NoError(t, err)
+	}
+	require.Equal(t, int64(4), k3.Breakdown().ReadaheadPages, "only the read at offset 0 starts a window (the initial one)")
+	require.Equal(t, int64(64), k3.Breakdown().DeviceReads)
+}
+
+// ext4: fdatasync commits the journal only when the size or the allocation
+// changed; fsync also for the modification time (fs/ext4/fsync.c).
+func TestFsyncFdatasyncCommits(t *testing.T) {
+	k, p := timedKernel(t, "hdd-7200", nil)
+	fd := openWritten(t, p, "/db", 1<<20)
+	commits := func() int64 { return k.Breakdown().Commits }
+	require.NoError(t, p.Fdatasync(fd))
+	require.Equal(t, int64(1), commits(), "an extending write: fdatasync commits")
+	p.Task().Spend(10_000_000) // the next write is in another jiffy
+	_, err := p.Pwrite(fd, make([]byte, 4096), 8192)
+	require.NoError(t, err)
+	require.NoError(t, p.Fdatasync(fd))
+	require.Equal(t, int64(1), commits(), "an overwrite: fdatasync does not commit")
+	p.Task().Spend(10_000_000)
+	_, err = p.Pwrite(fd, make([]byte, 4096), 8192)
+	require.NoError(t, err)
+	require.NoError(t, p.Fsync(fd))
+	require.Equal(t, int64(2), commits(), "fsync commits the mtime change")
+	require.NoError(t, p.Fsync(fd))
+	require.Equal(t, int64(2), commits(), "nothing left to commit")
+}
+
+// O_DIRECT writes back and drops the cached pages of its range first.
+func TestDirectIOFlushesAndInvalidates(t *testing.T) {
+	k, p := timedKernel(t, "hdd-7200", nil)
+	fd := openWritten(t, p, "/f", 64<<10)
+	require.Zero(t, k.Breakdown().DeviceWrites)
+	dfd, err := p.Open("/f", unix.O_RDONLY|unix.O_DIRECT, 0)
+	require.NoError(t, err)
+	_, err = p.Pread(dfd, make([]byte, 4096), 0)
+	require.NoError(t, err)
+	b := k.Breakdown()
+	require.Equal(t, int64(1), b.DeviceWrites, "the dirty page of the range was written back")
+	require.Equal(t, int64(1), b.DeviceReads)
+	hits := b.CacheHits
+	_, err = p.Pread(fd, make([]byte, 4096), 0)
+	require.NoError(t, err)
+	require.Equal(t, hits, k.Breakdown().CacheHits, "the page was dropped: a buffered read misses")
+	_, err = p.Pread(fd, make([]byte, 4096), 4096)
+	require.NoError(t, err)
+	require.Equal(t, hits+1, k.Breakdown().CacheHits, "pages outside the range stay cached")
+}
+
+// i_rwsem: buffered writes are exclusive; direct overwrites of allocated
+// blocks share it; direct writes that extend the file are exclusive.
+func TestInodeLockRules(t *testing.T) {
+	run := func(flags int, extend bool) Breakdown {
+		k, p := timedKernel(t, "nvme", nil)
+		writeFile(t, p, "/f", 1<<20, true)
+		var ps []*Process
+		var fds []int
+		for range 2 {
+			q := k.Spawn()
+			fd, err := q.Open("/f", unix.O_WRONLY|flags, 0)
+			require.NoError(t, err)
+			ps, fds = append(ps, q), append(fds, fd)
+		}
+		n := make([]int, 2)
+		buf := make([]byte, 64<<10)
+		RunByClock(ps, func(i int) bool {
+			off := int64(i*8+n[i]) * int64(len(buf))
+			if extend {
+				off += 1 << 20
+			}
+			_, err := ps[i].Pwrite(fds[i], buf, off)
+			require.NoError(t, err)
+			n[i]++
+			return n[i] < 8
+		})
+		return k.Breakdown()
+	}
+	require.Positive(t, run(0, false).LockWaits, "buffered writers wait for each other")
+	require.Zero(t, run(unix.O_DIRECT, false).LockWaits, "direct overwrites share the lock")
+	require.Positive(t, run(unix.O_DIRECT, true).LockWaits, "direct extending writes are exclusive")
+}
+
+// A working set larger than the page cache goes to the device on every pass;
+// a smaller one is read once.
+func TestPageCacheCapacity(t *testing.T) {
+	passes := func(size int) int64 {
+		k, p := timedKernel(t, "nvme", func(p *device.Profile) { p.Memory.PageCacheBytes = 1 << 20 })
+		writeFile(t, p, "/f", size, true)
+		k2 := New(k.FS(), WithDevice(k.Device()))
+		q := k2.Spawn()
+		fd, err := q.Open("/f", unix.O_RDONLY, 0)
+		require.NoError(t, err)
+		buf := make([]byte, 64<<10)
+		for range 3 {
+			for off := 0; off < size; off += len(buf) {
+				_, err := q.Pread(fd, buf, int64(off))
+				require.NoError(t, err)
+			}
+		}
+		return k2.Breakdown().BytesRead
+	}
+	require.Equal(t, int64(512<<10), passes(512<<10), "fits: read once")
+	require.GreaterOrEqual(t, passes(2<<20), int64(3*(2<<20)), "too big: read every pass")
+}
+
+// Writers are throttled above dirty_ratio; the flusher writes expired pages
+// back; the journal commits by itself after commit= seconds.
+func TestWritebackAndPeriodicCommit(t *testing.T) {
+	k, p := timedKernel(t, "hdd-7200", func(p *device.Profile) { p.Memory.PageCacheBytes = 8 << 20 })
+	writeFile(t, p, "/big", 16<<20, false)
+	require.Positive(t, k.Breakdown().Throttle, "16 MiB dirty in an 8 MiB cache")
+
+	k, p = timedKernel(t, "hdd-7200", nil)
+	fd, err := p.Open("/f", unix.O_CREAT|unix.O_WRONLY, 0o644)
+	require.NoError(t, err)
+	_, err = p.Write(fd, make([]byte, 4096))
+	require.NoError(t, err)
+	require.NoError(t, p.Fsync(fd))
+	p.Task().Spend(10e6)
+	_, err = p.Pwrite(fd, make([]byte, 4096), 0) // a new mtime: the running transaction
+	require.NoError(t, err)
+	p.Task().Spend(6e9) // past commit=5
+	before := k.Breakdown()
+	require.NoError(t, p.Fsync(fd))
+	b := k.Breakdown()
+	require.Equal(t, before.Commits+1, b.Commits, "the periodic commit")
+	require.Equal(t, before.Journal, b.Journal, "fsync found the mtime committed: no journal wait")
+	require.Equal(t, before.Flushes+2, b.Flushes, "the commit's flush, and fsync's own")
+
+	p.Task().Spend(10e6)
+	_, err = p.Pwrite(fd, make([]byte, 4096), 0)
+	require.NoError(t, err)
+	p.Task().Spend(31e9) // past dirty_expire_centisecs
+	before = k.Breakdown()
+	require.NoError(t, p.Fsync(fd))
+	b = k.Breakdown()
+	require.Equal(t, before.DeviceWrites+3, b.DeviceWrites, "the flusher wrote the expired page back; the periodic commit its two blocks")
+	require.Equal(t, before.Journal, b.Journal, "and fsync had nothing to commit")
+}
+
+// Same calls, same virtual times and breakdowns.
+func TestTimeModelDeterministic(t *testing.T) {
+	run := func() (int64, Breakdown) {
+		k, p := timedKernel(t, "sata-ssd", nil)
+		for i := range 20 {
+			writeFile(t, p, "/f", 1<<16*(i+1), i%3 == 0)
+		}
+		return k.Now(), k.Breakdown()
+	}
+	n1, b1 := run()
+	n2, b2 := run()
+	require.Equal(t, n1, n2)
+	require.Equal(t, b1, b2)
+	require.Positive(t, n1)
+}
+
+// Task clocks: a thread's clock is its calls' cost; a new process starts at
+// the kernel's time; the constant cost model charges the thread too.
+func TestTaskClocks(t *testing.T) {
+	k := New(vfs.New())
+	p := k.Spawn()
+	p.Getpid()
+	p.Getpid()
+	require.Equal(t, 2*int64(DefaultCost), p.Task().Now())
+	q := k.Spawn()
+	require.Equal(t, k.Now(), q.Task().Now(), "a new process starts at the kernel's time")
+	q.Task().Spend(500)
+	require.Equal(t, 2*int64(DefaultCost)+500, q.Task().Now())
+	require.Equal(t, 2*int64(DefaultCost)+500, k.Now())
+
+	k2, a := timedKernel(t, "nvme", nil)
+	b := k2.Spawn()
+	a.Task().Spend(1000)
+	require.Equal(t, int64(1000), a.Task().Now())
+	require.Zero(t, b.Task().Now())
+	require.Equal(t, int64(1000), k2.Now(), "the kernel's clock is the latest thread's")
+	c := a.Fork()
+	require.Equal(t, int64(1000), c.Task().Now(), "a child starts at its parent's time at the fork")
+	require.Greater(t, a.Task().Now(), int64(1000), "the fork cost the parent its entry")
+}
+
+// O_DIRECT AIO completes when the device does: io_submit of reads returns at once and
+// io_getevents waits; buffered AIO is done in io_submit.
+func TestAIOTiming(t *testing.T) {
+	run := func(flags int) (submit, getevents int64) {
+		_, p := timedKernel(t, "hdd-7200", nil)
+		writeFile(t, p, "/f", 1<<20, true)
+		fd, err := p.Open("/f", unix.O_RDWR|flags, 0)
+		require.NoError(t, err)
+		ctx, err := p.IoSetup(8)
+		require.NoError(t, err)
+		var cbs []*Iocb
+		for i := range 4 {
+			cbs = append(cbs, &Iocb{Opcode: IOCB_CMD_PREAD, Fd: uint32(fd), Buf: make([]byte, 8192), Offset: int64(i) * 200 << 10})
+		}
+		t0 := p.Task().Now()
+		n, err := p.IoSubmit(ctx, cbs)
+		require.NoError(t, err)
+		require.Equal(t, 4, n)
+		t1 := p.Task().Now()
+		ev := make([]IoEvent, 4)
+		n, err = p.IoGetevents(ctx, 4, 4, ev, nil)
+		require.NoError(t, err)
+		require.Equal(t, 4, n)
+		return t1 - t0, p.Task().Now() - t1
+	}
+	s, g := run(unix.O_DIRECT)
+	require.Less(t, s, int64(100_000), "direct: io_submit only queues")
+	require.Greater(t, g, int64(1_000_000), "direct: io_getevents waits for the disk")
+	s, g = run(0)
+	require.Less(t, g, int64(1_000), "buffered: complete at submission")
+	require.Greater(t, s, g)
+}
