@@ -56,7 +56,7 @@ func TestMalformed(t *testing.T) {
 		{"stack\nnosuch\n----\n", `x.scen:1: stack: interposer: unknown interposer "nosuch"`},
 		{"stack\nfsio:mode=sideways\n----\n", `x.scen:1: stack: interposer fsio: bad value "sideways"`},
 		{"faults\nwrite=EWHAT\n----\n", `x.scen:1: faults: rule "write=EWHAT"`},
-		{"device nvme-fast\n----\n", `x.scen:1: device: unknown device "nvme-fast"`},
+		{"device nvme-fast\n----\n", `x.scen:1: device: device "nvme-fast": not a bundled profile`},
 		{"fs model=ext5\n----\n", `x.scen:1: fs: argument model=ext5: unknown persistence model`},
 		{"run\n----\n", "x.scen:1: run: no arm to run"},
 		{"compare A B\n----\n", `x.scen:1: compare: no arm "A" (none defined yet)`},
