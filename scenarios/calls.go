@@ -102,8 +102,8 @@ func parseCalls(file string, line0 int, input string) (*callsWork, error) {
 	}
 	top := &node{rep: 1}
 	stack := []block{{top, 0}}
-	extra := map[int]*node{}  // line -> cpu node
-	opens := map[int]*node{}  // line -> repeat node opened there
+	extra := map[int]*node{} // line -> cpu node
+	opens := map[int]*node{} // line -> repeat node opened there
 	closes := map[int]bool{} // line -> end
 	for i, l := range lines {
 		t := strings.TrimSpace(l)

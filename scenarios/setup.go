@@ -27,10 +27,10 @@ type setup struct {
 	device     string   // as the scenario names it
 	devicePath string   // what device.Lookup takes (a file relative to the scenario)
 	overrides  []string // TABLE.KEY=VALUE
-	files     []fileSpec
-	stack     interposer.Stack
-	faults    []interposer.Rule
-	faultSeed int64
+	files      []fileSpec
+	stack      interposer.Stack
+	faults     []interposer.Rule
+	faultSeed  int64
 }
 
 type fileSpec struct {
