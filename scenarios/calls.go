@@ -367,8 +367,13 @@ func (c *callsWork) run(st setup, withStack bool) (*Result, error) {
 		if i == 0 {
 			procs[i] = main
 		} else {
-			// made by the kernel, outside the stack and the counts
-			procs[i] = sim.NewProcess(w.k, main.Task()).NewThread().Through(w.top)
+			// made outside the stack and the counts, uncharged: every
+			// thread starts at the workload's start
+			t, err := main.Task().Clone(0)
+			if err != nil {
+				return nil, err
+			}
+			procs[i] = sim.NewProcess(w.top, t)
 		}
 	}
 	w.start(procs...)

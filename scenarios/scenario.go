@@ -58,11 +58,11 @@ var commands map[string]command
 func init() {
 	commands = map[string]command{
 		"fs":      {(*Scenario).cmdFS, "fs model=strict|prefix|subset|torn: the persistence model crashes use"},
-		"device":  {(*Scenario).cmdDevice, "device NAME: the device profile that prices calls"},
-		"file":    {(*Scenario).cmdFile, "file PATH [size=N] [sparse|prealloc] [content=zero|random]: a file the workload finds (input: its text)"},
+		"device":  {(*Scenario).cmdDevice, "device NAME|FILE [TABLE.KEY=VALUE...]: the device profile that prices calls (default: a constant cost per call), with values of its TOML changed"},
+		"file":    {(*Scenario).cmdFile, "file PATH [size=N] [sparse|prealloc] [content=zero|random] [cold]: a file the workload finds, in the page cache unless cold (input: its text)"},
 		"stack":   {(*Scenario).cmdStack, "stack: the interposer stack, one spec per input line, the first nearest the program"},
 		"faults":  {(*Scenario).cmdFaults, "faults [seed=N]: fault rules, one per input line (the fault interposer's language)"},
-		"calls":   {(*Scenario).cmdCalls, "calls NAME: an arm whose workload is the input's calls in strace syntax (PID prefix: a thread)"},
+		"calls":   {(*Scenario).cmdCalls, "calls NAME: an arm whose workload is the input's calls in strace syntax (PID prefix: a thread; cpu(DURATION); repeat N ... end)"},
 		"trace":   {(*Scenario).cmdTrace, "trace NAME file=PATH|(PATH, ...): an arm replaying a recorded strace (-ff: several files)"},
 		"fio":     {(*Scenario).cmdFio, "fio NAME [file=PATH]: an arm running a fio job file (input or file)"},
 		"stdio":   {(*Scenario).cmdStdio, "stdio NAME: an arm whose workload is the input's C stdio calls (fopen, fputs, fwrite, fflush, fsync(fileno(f)), fclose) as glibc makes them"},
@@ -70,7 +70,7 @@ func init() {
 		"run":     {(*Scenario).cmdRun, "run [NAME...] [show=calls]: run arms and print their reports (show=calls: every call, for calls and stdio arms)"},
 		"compare": {(*Scenario).cmdCompare, "compare A B [by=time|calls|kernel-calls]: two arms side by side, with the ratio A/B"},
 		"equiv":   {(*Scenario).cmdEquiv, "equiv NAME: run a calls arm with and without its stack and compare every result"},
-		"expect":  {(*Scenario).cmdExpect, "expect METRIC=VALUE|LO..HI ... [arm=NAME]: the claim, checked (ratio, time, calls, kernel-calls, divergences, differ)"},
+		"expect":  {(*Scenario).cmdExpect, "expect METRIC=VALUE|LO..HI ... [arm=NAME]: the claim, checked (ratio, time, calls, kernel-calls, divergences, differ, lock-waits)"},
 	}
 }
 

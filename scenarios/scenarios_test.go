@@ -78,6 +78,23 @@ func TestMalformed(t *testing.T) {
 		{"fio J\n[j]\nrw=read\nsize=1m\n----\n\nrun J show=calls\n----\n", "x.scen:7: run: show=calls lists the calls of calls and stdio arms; J is not one"},
 		{"calls A\nclose(1) = 0\n----\n\nrun A show=all\n----\n", "x.scen:5: run: argument show=all: want one of counts, calls"},
 		{"run\n----\n----\nx\n", "the output opened by `----` `----` does not end"},
+		{"calls A\nrepeat 3\nclose(1) = 0\n----\n", "x.scen:2: calls: repeat without end"},
+		{"calls A\nclose(1) = 0\nend\n----\n", "x.scen:3: calls: end without repeat"},
+		{"calls A\nrepeat 0\nclose(1) = 0\nend\n----\n", "x.scen:2: calls: repeat 0: want a count from 1 to 1e9"},
+		{"calls A\nrepeat 2\nend\nclose(1) = 0\n----\n", "x.scen:3: calls: an empty repeat block"},
+		{"calls A\nclose(1) = 0\ncpu(fast)\n----\n", "x.scen:3: calls: cpu(fast): want a duration"},
+		{"calls A\ncpu(1ms)\n----\n", "x.scen:1: calls: no call in the input"},
+		{"calls A\nwrite(1, \"abc\"..., 2) = 2\n----\n", "x.scen:2: calls: count 2: want from the 3 bytes shown to 1 GiB"},
+		{"calls A\nopen(\"/x\"..., O_RDONLY) = 3\n----\n", "x.scen:2: calls: argument 1 is cut"},
+		{"device hdd-7200 memory.page_cache=1\n----\n", "x.scen:1: device: profile override: unknown key memory.page_cache"},
+		{"device hdd-7200 write_cache=false\n----\n", "x.scen:1: device: write_cache=false: want TABLE.KEY=VALUE"},
+		{"device hdd-7200 device.queue_depth=0\n----\n", "x.scen:1: device: device.queue_depth"},
+		{"device hdd-7200 device.write_cache=maybe\n----\n", "x.scen:1: device: profile override:"},
+		{"device default fs.type=ufs\n----\n", "x.scen:1: device: the default device has no profile to override"},
+		{"device ../nosuch.toml\n----\n", "x.scen:1: device: open"},
+		{"file /a size=1k cold warm\n----\n", `x.scen:1: file: unexpected word "warm"`},
+		{"calls A\nclose(1) = 0\n----\n\nexpect lock-waits 0 arm=A\n----\n", "x.scen:5: expect: lock-waits: arm A runs on the default device"},
+		{"fio J\n[j]\nrw=read\nsize=1m\nioengine=libaio\nthinktime=10\n----\n", "fio: thinktime: job j: thinktime is supported with the sync and psync engines only"},
 	} {
 		p := writeScen(t, tc.text)
 		r := RunFile(p, RunOptions{})

@@ -138,7 +138,7 @@ func override(p *device.Profile, kvs []string) error {
 		if !ok || table == "" || key == "" || strings.ContainsAny(k, " []\"\n") {
 			return fmt.Errorf("%s: want TABLE.KEY=VALUE (a key of the profile's TOML file, e.g. device.write_cache=false)", kv)
 		}
-		fmt.Fprintf(&doc, "[%s]\n%s = %s\n", table, key, tomlValue(v))
+		fmt.Fprintf(&doc, "%s.%s = %s\n", table, key, tomlValue(v))
 	}
 	md, err := toml.Decode(doc.String(), p)
 	if err != nil {
