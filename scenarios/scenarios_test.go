@@ -3,6 +3,7 @@ package scenarios
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -277,4 +278,62 @@ func TestRewriteMatchesDatadriven(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, string(want), string(got), path)
 	}
+}
+
+// FuzzParseCalls: any input parses or is a MalformedError naming the file;
+// a parsed program's cursors, one per thread, step through exactly the calls
+// it counts.
+func FuzzParseCalls(f *testing.F) {
+	f.Add("open(\"/a\", O_RDONLY) = 3\nrepeat 3\nread(3, \"\", 4) = 4\ncpu(1us)\nend\nclose(3) = 0")
+	f.Add("101 open(\"/a\", O_RDONLY) = 3\nrepeat 2\n101 cpu(5)\n102 write(3, \"ab\"..., 8) = 8\nrepeat 2\n101 close(3) = 0\nend\nend")
+	f.Add("repeat 2\nend")
+	f.Add("end\nrepeat x")
+	f.Fuzz(func(t *testing.T, input string) {
+		w, err := parseCalls("f.scen", 1, input)
+		if err != nil {
+			var me *MalformedError
+			require.ErrorAs(t, err, &me)
+			require.True(t, strings.HasPrefix(me.Pos, "f.scen:"), me.Pos)
+			return
+		}
+		require.Positive(t, w.calls)
+		if w.calls > 100_000 {
+			return
+		}
+		var n int64
+		for _, pid := range w.pids {
+			c := newCursor(w.prog, pid)
+			for x := c.next(); x != nil; x = c.next() {
+				require.Equal(t, pid, x.pid)
+				if x.ev != nil {
+					n++
+				}
+			}
+		}
+		require.Equal(t, w.calls, n)
+	})
+}
+
+// TestCallsProgram: repeat blocks nest, each thread steps through its own
+// lines of a block, and a cpu line without a PID is the main thread's.
+func TestCallsProgram(t *testing.T) {
+	w, err := parseCalls("f.scen", 1, "101 open(\"/a\", O_RDONLY) = 3\nrepeat 2\ncpu(2us)\n102 read(3, \"\", 1) = 1\nrepeat 3\n101 lseek(3, 0, SEEK_SET) = 0\nend\nend")
+	require.NoError(t, err)
+	require.Equal(t, []int{101, 102}, w.pids)
+	require.Equal(t, int64(1+2+6), w.calls)
+	steps := func(pid int) []string {
+		var out []string
+		c := newCursor(w.prog, pid)
+		for x := c.next(); x != nil; x = c.next() {
+			if x.ev != nil {
+				out = append(out, x.ev.Name)
+			} else {
+				out = append(out, fmt.Sprintf("cpu %d", x.cpu))
+			}
+		}
+		return out
+	}
+	require.Equal(t, []string{"open", "cpu 2000", "lseek", "lseek", "lseek", "cpu 2000", "lseek", "lseek", "lseek"}, steps(101))
+	require.Equal(t, []string{"read", "read"}, steps(102))
+	require.Len(t, steps(-1), 11)
 }
