@@ -40,7 +40,7 @@ type node struct {
 	pid  int
 	rep  int64 // or a block repeated rep times
 	body []*node
-	wbuf []byte // a cut write's bytes, built once
+	buf  []byte // a read's buffer, or a cut write's bytes, made once
 }
 
 // maxObserved bounds the calls whose strace lines an arm keeps for equiv and
@@ -184,7 +184,7 @@ func parseCalls(file string, line0 int, input string) (*callsWork, error) {
 				return nil, &MalformedError{Pos: at, Msg: fmt.Sprintf("calls: %s is not one of the calls an inline workload makes (%s, and cpu(DURATION)); replay a recorded trace for the others", ev.Name, strings.Join(sortedKeys(inlineCalls), " "))}
 			}
 			n := &node{ev: ev, pid: ev.Pid}
-			if _, err := buildCall(ev, nil, &n.wbuf); err != nil {
+			if _, err := buildCall(ev, nil, &n.buf); err != nil {
 				return nil, &MalformedError{Pos: at, Msg: "calls: " + err.Error()}
 			}
 			cur.body = append(cur.body, n)
@@ -252,8 +252,9 @@ func parseDuration(s string) (int64, error) {
 // (no read buffer is allocated).
 //
 // A write's buffer cut as strace cuts it ("ab"...) is the bytes shown
-// repeated to the count (zeros when none are shown), built once into *wbuf.
-func buildCall(ev *strace.Event, t *sim.Task, wbuf *[]byte) (sim.Call, error) {
+// repeated to the count (zeros when none are shown), built once into *buf;
+// a read's buffer is *buf too, made at the first call (t not nil).
+func buildCall(ev *strace.Event, t *sim.Task, buf *[]byte) (sim.Call, error) {
 	nr, _ := sim.SysnoByName(ev.Name)
 	c := sim.Call{Nr: nr, Task: t}
 	var strs [][]byte
@@ -287,7 +288,10 @@ func buildCall(ev *strace.Event, t *sim.Task, wbuf *[]byte) (sim.Call, error) {
 			return c, fmt.Errorf("count %d: want 0 to 1 GiB", c.Args[2])
 		}
 		if t != nil { // nil: only checking the line
-			c.Buf = make([]byte, c.Args[2])
+			if *buf == nil {
+				*buf = make([]byte, c.Args[2])
+			}
+			c.Buf = *buf
 		}
 	case sim.SYS_WRITE, sim.SYS_PWRITE64:
 		if len(strs) != 1 {
@@ -297,15 +301,15 @@ func buildCall(ev *strace.Event, t *sim.Task, wbuf *[]byte) (sim.Call, error) {
 		case cut && (c.Args[2] < int64(len(strs[0])) || c.Args[2] > 1<<30):
 			return c, fmt.Errorf("count %d: want from the %d bytes shown to 1 GiB", c.Args[2], len(strs[0]))
 		case cut:
-			if *wbuf == nil {
-				*wbuf = make([]byte, c.Args[2])
+			if *buf == nil {
+				*buf = make([]byte, c.Args[2])
 				if len(strs[0]) > 0 {
-					for i := range *wbuf {
-						(*wbuf)[i] = strs[0][i%len(strs[0])]
+					for i := range *buf {
+						(*buf)[i] = strs[0][i%len(strs[0])]
 					}
 				}
 			}
-			c.Buf = *wbuf
+			c.Buf = *buf
 		case int64(len(strs[0])) != c.Args[2]:
 			return c, fmt.Errorf("the string holds %d bytes, the count says %d", len(strs[0]), c.Args[2])
 		default:
@@ -386,7 +390,7 @@ func (c *callsWork) run(st setup, withStack bool) (*Result, error) {
 			return nil
 		}
 		ncall++
-		call, err := buildCall(n.ev, p.Task(), &n.wbuf)
+		call, err := buildCall(n.ev, p.Task(), &n.buf)
 		if err != nil {
 			return err
 		}

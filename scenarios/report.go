@@ -53,6 +53,9 @@ func (s *Scenario) cmdRun(td *datadriven.TestData) (string, error) {
 		}
 		writeResult(&b, ar, r)
 		if show == "calls" {
+			if cw, ok := ar.work.(*callsWork); ok && cw.calls > maxObserved {
+				return "", malformed(td, "show=calls lists at most %d calls; %s makes %d", maxObserved, ar.name, cw.calls)
+			}
 			if r.log == nil {
 				return "", malformed(td, "show=calls lists the calls of calls and stdio arms; %s is not one", ar.name)
 			}
@@ -286,6 +289,9 @@ func (s *Scenario) cmdEquiv(td *datadriven.TestData) (string, error) {
 	}
 	if len(ar.setup.stack) == 0 {
 		return "", malformed(td, "arm %s has no stack: equiv compares an arm with and without its stack", ar.name)
+	}
+	if cw.calls > maxObserved {
+		return "", malformed(td, "arm %s makes %d calls: equiv compares at most %d", ar.name, cw.calls, maxObserved)
 	}
 	with, err := ar.result()
 	if err != nil {

@@ -80,6 +80,8 @@ func TestMalformed(t *testing.T) {
 		{"calls A\nclose(1) = 0\n----\n\nrun A show=all\n----\n", "x.scen:5: run: argument show=all: want one of counts, calls"},
 		{"run\n----\n----\nx\n", "the output opened by `----` `----` does not end"},
 		{"calls A\nrepeat 3\nclose(1) = 0\n----\n", "x.scen:2: calls: repeat without end"},
+		{"calls A\nrepeat 20001\nclose(9) = -1 EBADF (Bad file descriptor)\nend\n----\n\nrun A show=calls\n----\n", "x.scen:7: run: show=calls lists at most 20000 calls; A makes 20001"},
+		{"stack\ncount\n----\n\ncalls A\nrepeat 20001\nclose(9) = -1 EBADF (Bad file descriptor)\nend\n----\n\nequiv A\n----\n", "x.scen:11: equiv: arm A makes 20001 calls: equiv compares at most 20000"},
 		{"calls A\nclose(1) = 0\nend\n----\n", "x.scen:3: calls: end without repeat"},
 		{"calls A\nrepeat 0\nclose(1) = 0\nend\n----\n", "x.scen:2: calls: repeat 0: want a count from 1 to 1e9"},
 		{"calls A\nrepeat 2\nend\nclose(1) = 0\n----\n", "x.scen:3: calls: an empty repeat block"},
