@@ -286,11 +286,11 @@ func cdfChart(rs []*Result) *plot.Plot {
 			if b.Count == 0 {
 				continue
 			}
-			if len(xys) == 0 {
-				xys = append(xys, plotter.XY{X: float64(max(b.To, 1)), Y: 0})
-			}
+			// A step: flat up to the bucket's value, then up by its count.
+			x := float64(max(b.To, 1))
+			xys = append(xys, plotter.XY{X: x, Y: cum / total})
 			cum += float64(b.Count)
-			xys = append(xys, plotter.XY{X: float64(max(b.To, 1)), Y: cum / total})
+			xys = append(xys, plotter.XY{X: x, Y: cum / total})
 		}
 		l, err := plotter.NewLine(xys)
 		if err != nil {
