@@ -113,7 +113,8 @@ func (w *world) finish(r *Result) {
 		r.Calls += row.Calls
 	}
 	if w.k.Device() != nil {
-		b := sub(w.k.Breakdown(), w.b0)
+		b := w.k.Breakdown()
+		b.Sub(w.b0)
 		r.Breakdown = &b
 	}
 }

@@ -321,20 +321,6 @@ type world struct {
 	b0     sim.Breakdown     // where time had gone by then (setup's warming)
 }
 
-// sub returns a - b, field by field.
-func sub(a, b sim.Breakdown) sim.Breakdown {
-	return sim.Breakdown{
-		CPU: a.CPU - b.CPU, Copy: a.Copy - b.Copy, User: a.User - b.User,
-		QueueWait: a.QueueWait - b.QueueWait, Device: a.Device - b.Device,
-		LockWait: a.LockWait - b.LockWait, Journal: a.Journal - b.Journal, Throttle: a.Throttle - b.Throttle,
-		LockWaits: a.LockWaits - b.LockWaits, Commits: a.Commits - b.Commits, Flushes: a.Flushes - b.Flushes,
-		DeviceReads: a.DeviceReads - b.DeviceReads, DeviceWrites: a.DeviceWrites - b.DeviceWrites,
-		BytesRead: a.BytesRead - b.BytesRead, BytesWritten: a.BytesWritten - b.BytesWritten,
-		CacheHits: a.CacheHits - b.CacheHits, CacheMisses: a.CacheMisses - b.CacheMisses,
-		ReadaheadPages: a.ReadaheadPages - b.ReadaheadPages,
-	}
-}
-
 // countingHandler counts the calls that pass it.
 type countingHandler struct {
 	next sim.Handler

@@ -84,7 +84,8 @@ flags:
 		fmt.Fprintf(stderr, "iosim fio: %v\n", err)
 		return 2
 	}
-	res, err := fio.Run(k, h, jobs, fio.Options{Layout: k})
+	var before sim.Breakdown
+	res, err := fio.Run(k, h, jobs, fio.Options{Layout: k, Laid: func() { before = k.Breakdown() }})
 	if err != nil {
 		fmt.Fprintf(stderr, "iosim fio: %v\n", err)
 		return 2
@@ -112,6 +113,12 @@ flags:
 		}
 	} else {
 		fio.WriteText(stdout, res)
+	}
+	if *format != "json" && k.Device() != nil {
+		// Where the jobs' time went (after the layout), all clones'.
+		b := k.Breakdown()
+		b.Sub(before)
+		writeBreakdown(stdout, &b)
 	}
 	for _, r := range res {
 		if r.Err != nil {
