@@ -43,6 +43,9 @@ type node struct {
 	buf  []byte // a read's buffer, or a cut write's bytes, made once
 }
 
+// maxCalls bounds the calls of one arm, repeats expanded.
+const maxCalls = 1e9
+
 // maxObserved bounds the calls whose strace lines an arm keeps for equiv and
 // run show=calls (a longer program is timed and verified, not listed).
 const maxObserved = 20_000
@@ -201,10 +204,10 @@ func parseCalls(file string, line0 int, input string) (*callsWork, error) {
 		for _, n := range ns {
 			switch {
 			case n.body != nil:
-				walk(n.body, times*n.rep)
+				walk(n.body, min(times*n.rep, maxCalls+1)) // both at most 1e9: no overflow
 				continue
 			case n.ev != nil:
-				w.calls += times
+				w.calls = min(w.calls+times, maxCalls+1)
 			}
 			if n.ev != nil || n.pid != 0 {
 				if firstPid < 0 {
@@ -218,8 +221,11 @@ func parseCalls(file string, line0 int, input string) (*callsWork, error) {
 		}
 	}
 	walk(w.prog, 1)
-	if w.calls == 0 {
+	switch {
+	case w.calls == 0:
 		return nil, &MalformedError{Pos: pos(file, line0), Msg: "calls: no call in the input"}
+	case w.calls > maxCalls:
+		return nil, &MalformedError{Pos: pos(file, line0), Msg: fmt.Sprintf("calls: the repeats make more than %d calls", int64(maxCalls))}
 	}
 	var fix func([]*node)
 	fix = func(ns []*node) {
@@ -253,7 +259,7 @@ func parseDuration(s string) (int64, error) {
 //
 // A write's buffer cut as strace cuts it ("ab"...) is the bytes shown
 // repeated to the count (zeros when none are shown), built once into *buf;
-// a read's buffer is *buf too, made at the first call (t not nil).
+// a read's buffer is *buf too. Both are made at the first call (t not nil).
 func buildCall(ev *strace.Event, t *sim.Task, buf *[]byte) (sim.Call, error) {
 	nr, _ := sim.SysnoByName(ev.Name)
 	c := sim.Call{Nr: nr, Task: t}
@@ -300,6 +306,7 @@ func buildCall(ev *strace.Event, t *sim.Task, buf *[]byte) (sim.Call, error) {
 		switch {
 		case cut && (c.Args[2] < int64(len(strs[0])) || c.Args[2] > 1<<30):
 			return c, fmt.Errorf("count %d: want from the %d bytes shown to 1 GiB", c.Args[2], len(strs[0]))
+		case cut && t == nil: // only checking the line: no buffer yet
 		case cut:
 			if *buf == nil {
 				*buf = make([]byte, c.Args[2])

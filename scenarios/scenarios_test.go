@@ -84,6 +84,7 @@ func TestMalformed(t *testing.T) {
 		{"stack\ncount\n----\n\ncalls A\nrepeat 20001\nclose(9) = -1 EBADF (Bad file descriptor)\nend\n----\n\nequiv A\n----\n", "x.scen:11: equiv: arm A makes 20001 calls: equiv compares at most 20000"},
 		{"calls A\nclose(1) = 0\nend\n----\n", "x.scen:3: calls: end without repeat"},
 		{"calls A\nrepeat 0\nclose(1) = 0\nend\n----\n", "x.scen:2: calls: repeat 0: want a count from 1 to 1e9"},
+		{"calls A\nrepeat 100000\nrepeat 100000\nclose(1) = 0\nend\nend\n----\n", "x.scen:1: calls: the repeats make more than 1000000000 calls"},
 		{"calls A\nrepeat 2\nend\nclose(1) = 0\n----\n", "x.scen:3: calls: an empty repeat block"},
 		{"calls A\nclose(1) = 0\ncpu(fast)\n----\n", "x.scen:3: calls: cpu(fast): want a duration"},
 		{"calls A\ncpu(1ms)\n----\n", "x.scen:1: calls: no call in the input"},
