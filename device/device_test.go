@@ -105,3 +105,18 @@ func TestDiskModel(t *testing.T) {
 	require.Less(t, m.SeekTime(1<<30), m.SeekTime(500<<30))
 	require.Equal(t, int64(0), m.SeekTime(4096))
 }
+
+// At most queue_depth commands are outstanding: with a depth of 1 a second
+// command starts when the first completes, whatever the flash parallelism.
+func TestQueueDepth(t *testing.T) {
+	p, _ := Lookup("nvme-plp")
+	m := NewModel(&p.Device)
+	_, d1 := m.Submit(0, Read, 0, 4096)
+	s2, _ := m.Submit(0, Read, 1<<20, 4096)
+	require.Less(t, s2, d1, "parallel units serve both at once")
+	p.Device.QueueDepth = 1
+	m = NewModel(&p.Device)
+	_, d1 = m.Submit(0, Read, 0, 4096)
+	s2, _ = m.Submit(0, Read, 1<<20, 4096)
+	require.Equal(t, d1, s2, "one tag: the second waits for the first")
+}

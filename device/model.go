@@ -46,6 +46,8 @@ type Model struct {
 	lastRead  bool    // the last media access was a read
 	lastWrite int64   // completion of the last write (flash: flush waits for it)
 	cached    bool    // writes are in the volatile cache, not yet destaged
+	tags      []int64 // completion of the last QueueDepth commands, a ring
+	tag       int     // the ring's oldest entry
 }
 
 // NewModel returns the model of d, idle at time 0 with the head at address 0.
@@ -60,6 +62,7 @@ func NewModel(d *Device) *Model {
 		n = 1
 	}
 	m.units = make([]int64, n)
+	m.tags = make([]int64, max(d.QueueDepth, 1))
 	return m
 }
 
@@ -124,7 +127,18 @@ func (m *Model) mediaAccess(t int64, op Op, addr, n int64) int64 {
 
 // Submit serves a command arriving at time at for n bytes at byte address addr
 // and returns when service started and when the command completed.
+//
+// At most QueueDepth commands are outstanding: one more waits for the oldest
+// to complete (a tag), as the block layer makes it wait.
 func (m *Model) Submit(at int64, op Op, addr, n int64) (start, done int64) {
+	at = max(at, m.tags[m.tag])
+	start, done = m.serve(at, op, addr, n)
+	m.tags[m.tag] = done
+	m.tag = (m.tag + 1) % len(m.tags)
+	return start, done
+}
+
+func (m *Model) serve(at int64, op Op, addr, n int64) (start, done int64) {
 	d := m.p
 	switch d.Kind {
 	case RAM:

@@ -141,8 +141,13 @@ func (tm *timeModel) makeDurable(it *inodeTime, datasync, fua bool, now int64, d
 	return now
 }
 
-// fsync prices fsync/fdatasync of it.
+// fsync prices fsync/fdatasync of it. The model does not tell which directory
+// a namespace change touched: fsync of a directory commits the running
+// transaction if it holds any change.
 func (tm *timeModel) fsync(it *inodeTime, datasync bool, now int64, d *Breakdown) int64 {
+	if it.ino.IsDir() && tm.jr.started >= 0 {
+		it.syncTid, it.datasyncTid = tm.jr.running, tm.jr.running
+	}
 	done := tm.writeback(it, now, -1, 0, 0)
 	d.Device += done - now
 	return tm.makeDurable(it, datasync, false, done, d)

@@ -27,6 +27,15 @@ import (
 // flight, dirty) because capacity, eviction and background writeback are timing
 // matters the file-system model (package vfs) does not have; it reads from vfs
 // what vfs knows: sizes and allocation (holes).
+//
+// Not modelled: threads do not compete for CPUs (each thread's CPU work is its
+// own); the device serves commands in arrival order (no NCQ reordering); an
+// open that creates a file journals nothing by itself (its first write does);
+// an unaligned O_DIRECT write takes i_rwsem as an aligned one would; the file
+// timestamps read the kernel's clock, which moves to the calling thread's at
+// the calls that change files (writes, syncs, truncation, namespace changes)
+// and when Kernel.Now is read, not at reads or calls priced by their entry
+// alone.
 
 // WithDevice prices calls with the time model of profile p: the device's service
 // times, the CPU's kernel costs, the page cache and writeback tunables and the
@@ -289,7 +298,7 @@ func (tm *timeModel) inode(ino *vfs.Inode) *inodeTime {
 	if it := tm.inodes[ino]; it != nil {
 		return it
 	}
-	it := &inodeTime{ino: ino, base: tm.nextBase}
+	it := &inodeTime{ino: ino, base: tm.nextBase, mtimeTick: -1}
 	tm.nextBase += inodeRegion
 	if tm.nextBase >= tm.p.Device.CapacityBytes-inodeRegion {
 		tm.nextBase = dataStart
@@ -371,7 +380,12 @@ func (tm *timeModel) syscall(c *Call) Result {
 	} else {
 		now = tm.price(t, c, r, &p, now, t.tb)
 	}
-	tm.setNow(t, now)
+	switch c.Nr {
+	case SYS_READ, SYS_READV, SYS_PREAD64, SYS_PREADV, SYS_PREADV2:
+		t.now = now // reads change no file: the kernel's clock stays (see above)
+	default:
+		tm.setNow(t, now)
+	}
 	tm.mu.Unlock()
 	return r
 }
@@ -571,8 +585,7 @@ func (tm *timeModel) chargeRead(t *Task, fd int, off int64, r Result) Result {
 	}
 	tm.mu.Lock()
 	tm.background(now)
-	now = tm.readCall(t, fd, off, r.Ret, now, t.tb)
-	tm.setNow(t, now)
+	t.now = tm.readCall(t, fd, off, r.Ret, now, t.tb)
 	tm.mu.Unlock()
 	return r
 }

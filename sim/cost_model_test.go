@@ -291,3 +291,70 @@ func TestAIOTiming(t *testing.T) {
 	require.Less(t, g, int64(1_000), "buffered: complete at submission")
 	require.Greater(t, s, g)
 }
+
+// The time model is safe for threads calling from several goroutines (run with
+// -race): each thread's clock only grows, and the kernel's ends at the latest.
+func TestTimeModelConcurrentThreads(t *testing.T) {
+	k, p := timedKernel(t, "sata-ssd", nil)
+	writeFile(t, p, "/shared", 1<<20, true)
+	done := make(chan int64)
+	for i := range 4 {
+		th := p.NewThread()
+		go func() {
+			fd, err := th.Open("/shared", unix.O_RDWR, 0)
+			if err != nil {
+				done <- -1
+				return
+			}
+			buf := make([]byte, 8192)
+			last := th.Task().Now()
+			for j := range 50 {
+				th.Pread(fd, buf, int64((i*50+j)%128)*8192)
+				th.Pwrite(fd, buf, int64((i*50+j)%128)*8192)
+				if j%10 == 0 {
+					th.Fdatasync(fd)
+				}
+				if th.Task().Now() < last {
+					done <- -1
+					return
+				}
+				last = th.Task().Now()
+			}
+			th.Close(fd)
+			done <- th.Task().Now()
+		}()
+	}
+	var latest int64
+	for range 4 {
+		n := <-done
+		require.Positive(t, n)
+		latest = max(latest, n)
+	}
+	require.Equal(t, latest, k.Now())
+}
+
+// fsync of a directory commits the namespace changes in the running
+// transaction, once.
+func TestDirectoryFsyncCommits(t *testing.T) {
+	k, p := timedKernel(t, "nvme", nil)
+	require.NoError(t, p.Mkdir("/d", 0o755))
+	dfd, err := p.Open("/d", unix.O_RDONLY|unix.O_DIRECTORY, 0)
+	require.NoError(t, err)
+	require.NoError(t, p.Fsync(dfd))
+	require.Equal(t, int64(1), k.Breakdown().Commits)
+	require.NoError(t, p.Fsync(dfd))
+	require.Equal(t, int64(1), k.Breakdown().Commits, "nothing new to commit")
+}
+
+// The last of WithDevice and WithCostModel applies.
+func TestTimeModelOptionOrder(t *testing.T) {
+	prof, err := device.Lookup("ram")
+	require.NoError(t, err)
+	k := New(vfs.New(), WithDevice(prof), WithCostModel(ConstantCost(7)))
+	p := k.Spawn()
+	p.Getpid()
+	require.Equal(t, int64(7), p.Task().Now())
+	require.Nil(t, k.Device())
+	k = New(vfs.New(), WithCostModel(ConstantCost(7)), WithDevice(prof))
+	require.Equal(t, "ram", k.Device().Name)
+}

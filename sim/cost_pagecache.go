@@ -225,10 +225,12 @@ func (tm *timeModel) writeback(it *inodeTime, now, hi, lo int64, limit int) int6
 			keep = append(keep, idx)
 			continue
 		}
-		if s, ok := it.page(idx); ok && pc.ents[s].dirty {
-			pc.ents[s].dirty = false
-			pc.dirty--
+		s, ok := it.page(idx)
+		if !ok || !pc.ents[s].dirty {
+			continue // dropped since it was listed, or listed twice
 		}
+		pc.ents[s].dirty = false
+		pc.dirty--
 		written++
 		if runStart >= 0 && idx == runEnd {
 			runEnd++

@@ -113,9 +113,11 @@ type Kernel struct {
 // Option configures New.
 type Option func(*Kernel)
 
-// WithCostModel sets the cost model (default DefaultCost: 100 ns per call).
+// WithCostModel sets the cost model (default DefaultCost: 100 ns per call),
+// replacing a time model (WithDevice) given before it.
 func WithCostModel(m CostModel) Option {
 	return func(k *Kernel) {
+		k.tm = nil
 		if c, ok := m.(ConstantCost); ok {
 			k.constCost, k.cost = int64(c), nil
 			return

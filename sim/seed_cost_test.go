@@ -258,18 +258,18 @@ func TestSeed002SparseTempFilesCost(t *testing.T) {
 	require.Greater(t, ks.Breakdown().LockWaits, int64(0), "the sparse run waits on the writer lock")
 }
 
-// seed003 runs four concurrent sessions over a table bigger than the page cache,
+// seed003 runs four concurrent database connections over a table bigger than the page cache,
 // driven by RunByClock, and returns the elapsed virtual time. Each execution is
-// cpu of the session's own work then reads: a random single-row read is one
+// cpu of the connection's own work then reads: a random single-row read is one
 // 8 KiB block at a random place; a full scan reads the table in 1 MiB
 // multiblock reads, with cpu of row processing per read. direct opens the table
 // O_DIRECT (filesystemio_options=setall), else buffered (none).
 func seed003(t *testing.T, direct, scan bool, execs int) (int64, *sim.Kernel) {
 	const (
-		table    = 96 << 20
-		sessions = 4
-		block    = 8 << 10
-		multi    = 1 << 20
+		table = 96 << 20
+		conns = 4
+		block = 8 << 10
+		multi = 1 << 20
 	)
 	prof := profile(t, "hdd-7200")
 	prof.Memory.PageCacheBytes = 64 << 20 // the table is 1.5 times the page cache
@@ -292,18 +292,18 @@ func seed003(t *testing.T, direct, scan bool, execs int) (int64, *sim.Kernel) {
 	}
 	var procs []*sim.Process
 	var fds []int
-	for range sessions {
+	for range conns {
 		p := k2.Spawn()
 		fd, err := p.Open("/users01.dbf", flags, 0)
 		require.NoError(t, err)
 		procs, fds = append(procs, p), append(fds, fd)
 	}
-	bufs := make([][]byte, sessions)
+	bufs := make([][]byte, conns)
 	for i := range bufs {
 		bufs[i] = make([]byte, multi) // page-aligned: a large Go allocation
 	}
-	done := make([]int, sessions)
-	pos := make([]int64, sessions)
+	done := make([]int, conns)
+	pos := make([]int64, conns)
 	rng := uint64(3)
 	start := k2.Now()
 	sim.RunByClock(procs, func(i int) bool {
@@ -329,7 +329,7 @@ func seed003(t *testing.T, direct, scan bool, execs int) (int64, *sim.Kernel) {
 	return k2.Now() - start, k2
 }
 
-// Seed 003: filesystemio_options none against setall, four sessions.
+// Seed 003: filesystemio_options none against setall, four connections.
 func TestSeed003DirectIOCost(t *testing.T) {
 	rn, kn := seed003(t, false, false, 500)
 	rs, ks := seed003(t, true, false, 500)
@@ -342,12 +342,12 @@ func TestSeed003DirectIOCost(t *testing.T) {
 	logBreakdown(t, "scan setall", kss, ss)
 	t.Logf("full scans: setall %+.0f%% against none (article: 58%% slower)", 100*(float64(ss)/float64(sn)-1))
 	// What the model shows, with the article's sign for the scans: the
-	// sessions share the page cache and its read-ahead with none, and each
+	// connections share the page cache and its read-ahead with none, and each
 	// reads the whole table from the device with setall. The random reads
 	// pay the copy and cache work with none and none of it with setall.
 	require.Greater(t, ss, sn, "full scans are slower with setall")
 	require.Less(t, kss.Breakdown().BytesRead/int64(ksn.Breakdown().BytesRead), int64(5))
-	require.Greater(t, kss.Breakdown().BytesRead, 2*ksn.Breakdown().BytesRead, "setall sessions each read the table")
+	require.Greater(t, kss.Breakdown().BytesRead, 2*ksn.Breakdown().BytesRead, "with setall each connection reads the table")
 	require.Greater(t, ksn.Breakdown().ReadaheadPages, int64(0))
 	require.Positive(t, kn.Breakdown().Copy)
 	require.Zero(t, ks.Breakdown().Copy, "direct reads copy nothing through the cache")

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -87,7 +88,7 @@ func cmdCalibrate(args []string, stdout, stderr io.Writer) int {
 }
 
 // calibrationSteps name the measurements, in order (the progress bar counts them).
-var calibrationSteps = []string{"syscall", "open", "copy", "file", "sequential", "random", "sync"}
+var calibrationSteps = []string{"syscall", "open", "copy", "append", "file", "sequential", "random", "sync"}
 
 // calibration is one measurement run: a scratch file and a time budget shared
 // by the steps.
@@ -98,6 +99,7 @@ type calibration struct {
 	direct   bool // the file system takes O_DIRECT
 	deadline time.Time
 	step     time.Duration
+	cpu      bool   // the step only computes: time it in thread CPU time
 	buf      []byte // page-aligned, 1 MiB
 }
 
@@ -131,8 +133,11 @@ func calibrate(dir, name string, budget time.Duration, bar *progressbar.Progress
 	p.Device.WriteCache = true
 	c.hostSettings(&p)
 	defer c.cleanup()
-	steps := []func(*device.Profile) error{c.syscallCost, c.openCost, c.copyCost, c.makeFile, c.sequential, c.random, c.syncCosts}
-	for _, s := range steps {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	steps := []func(*device.Profile) error{c.syscallCost, c.openCost, c.copyCost, c.appendCost, c.makeFile, c.sequential, c.random, c.syncCosts}
+	for i, s := range steps {
+		c.cpu = i < 4 // syscall, open, copy and buffered appends do no I/O
 		if err := s(&p); err != nil {
 			return nil, err
 		}
@@ -144,7 +149,7 @@ func calibrate(dir, name string, budget time.Duration, bar *progressbar.Progress
 		p.Description += noDirectNote
 	}
 	for _, f := range []*float64{&p.Device.ReadMBs, &p.Device.WriteMBs, &p.Device.ReadUs, &p.Device.ProgramUs, &p.Device.FlushUs,
-		&p.CPU.SyscallNs, &p.CPU.PathLookupNs, &p.CPU.CopyMBs, &p.CPU.L1CopyMBs, &p.CPU.MemCopyMBs} {
+		&p.CPU.SyscallNs, &p.CPU.PathLookupNs, &p.CPU.CopyMBs, &p.CPU.L1CopyMBs, &p.CPU.MemCopyMBs, &p.CPU.BlockAllocNs} {
 		*f = math.Round(*f*10) / 10 // a measurement's precision, not float noise
 	}
 	return &p, p.Validate()
@@ -159,6 +164,14 @@ func (c *calibration) cleanup() {
 	}
 }
 
+// threadCPU returns the calling thread's CPU time (the caller is locked to
+// its thread).
+func threadCPU() time.Duration {
+	var ru unix.Rusage
+	_ = unix.Getrusage(unix.RUSAGE_THREAD, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 // alignedBuffer returns n bytes aligned to the page size, for O_DIRECT.
 func alignedBuffer(n int) []byte {
 	b := make([]byte, n+4096)
@@ -170,19 +183,34 @@ func alignedBuffer(n int) []byte {
 }
 
 // timeIt runs f until n runs or the step's share of the budget, whichever
-// first, and returns the median duration of one run.
+// first, and returns the duration of one run: the mean of the thread's CPU
+// time for a step that only computes (c.cpu), which a busy machine does not
+// inflate, else the median wall time.
 func (c *calibration) timeIt(n int, f func(i int) error) (time.Duration, error) {
 	end := time.Now().Add(c.step)
 	if end.After(c.deadline) {
 		end = c.deadline
 	}
+	clock := func() time.Duration { return time.Duration(time.Now().UnixNano()) }
+	if c.cpu {
+		clock = threadCPU
+	}
 	var ds []time.Duration
 	for i := 0; i < n && (i < 3 || time.Now().Before(end)); i++ {
-		t0 := time.Now()
+		t0 := clock()
 		if err := f(i); err != nil {
 			return 0, err
 		}
-		ds = append(ds, time.Since(t0))
+		ds = append(ds, clock()-t0)
+	}
+	if c.cpu {
+		// Thread CPU time is accounted at ticks: a run's own is too coarse,
+		// the mean over the runs is not.
+		var sum time.Duration
+		for _, d := range ds {
+			sum += d
+		}
+		return sum / time.Duration(len(ds)), nil
 	}
 	slices.Sort(ds)
 	return ds[len(ds)/2], nil
@@ -265,6 +293,28 @@ func (c *calibration) copyCost(p *device.Profile) error {
 	p.CPU.L1CopyMBs, p.CPU.L1Bytes = mbs(small, 16<<10), 32<<10
 	p.CPU.CopyMBs = p.CPU.L1CopyMBs
 	p.CPU.MemCopyMBs, p.CPU.CacheBytes = mbs(large, 16<<20), 8<<20
+	return nil
+}
+
+// appendCost times buffered 1 MiB writes that extend a new file: beyond the
+// copy, page allocation and the two journal operations the model charges a
+// page that allocates, the rest of the time per page is block allocation.
+func (c *calibration) appendCost(p *device.Profile) error {
+	f := filepath.Join(c.dir, ".iosim-calibrate-append")
+	defer os.Remove(f)
+	fd, err := unix.Open(f, unix.O_CREAT|unix.O_TRUNC|unix.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	buf := make([]byte, 1<<20)
+	d, err := c.timeIt(16, func(int) error { _, err := unix.Write(fd, buf); return err })
+	if err != nil {
+		return err
+	}
+	perPage := float64(d.Nanoseconds()) / float64(len(buf)/4096)
+	copyNs := 4096 / p.CPU.CopyMBs * 1e3
+	p.CPU.BlockAllocNs = max(perPage-copyNs-p.CPU.PageAllocNs-2*p.CPU.JournalNs-p.CPU.PageLookupNs, 0)
 	return nil
 }
 

@@ -11,12 +11,8 @@ import (
 // cmdDevices lists the bundled device profiles: name, kind, write cache, the
 // headline numbers and the description.
 func cmdDevices(args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 {
-		fmt.Fprintln(stderr, "usage: iosim devices")
-		if args[0] == "-h" || args[0] == "--help" {
-			return 0
-		}
-		return 2
+	if code, ok := noArgs("devices", args, stderr); !ok {
+		return code
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "name\tkind\twrite cache\tread MB/s\twrite MB/s\tlatency\tfs\tdescription")
@@ -43,4 +39,17 @@ func cmdDevices(args []string, stdout, stderr io.Writer) int {
 	tw.Flush()
 	fmt.Fprintln(stdout, "\n--device also takes a TOML file (see package device, or write one with 'iosim calibrate').")
 	return 0
+}
+
+// noArgs checks that a command that takes no arguments got none: ok is false
+// when it must stop with code (0 for -h, else 2), its usage printed.
+func noArgs(cmd string, args []string, stderr io.Writer) (code int, ok bool) {
+	if len(args) == 0 {
+		return 0, true
+	}
+	fmt.Fprintln(stderr, "usage: iosim "+cmd)
+	if args[0] == "-h" || args[0] == "--help" {
+		return 0, false
+	}
+	return 2, false
 }

@@ -153,12 +153,8 @@ func writeReport(w io.Writer, rep *replay.Report, verify bool) {
 }
 
 func cmdSyscalls(args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 {
-		fmt.Fprintln(stderr, "usage: iosim syscalls")
-		if args[0] == "-h" || args[0] == "--help" {
-			return 0
-		}
-		return 2
+	if code, ok := noArgs("syscalls", args, stderr); !ok {
+		return code
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "nr\tsyscall\tsupport\tnote")
@@ -170,12 +166,8 @@ func cmdSyscalls(args []string, stdout, stderr io.Writer) int {
 }
 
 func cmdInterposers(args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 {
-		fmt.Fprintln(stderr, "usage: iosim interposers")
-		if args[0] == "-h" || args[0] == "--help" {
-			return 0
-		}
-		return 2
+	if code, ok := noArgs("interposers", args, stderr); !ok {
+		return code
 	}
 	fmt.Fprint(stdout, interposer.Usage())
 	return 0
