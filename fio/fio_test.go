@@ -13,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"iosim/device"
 	"iosim/interposer"
 	"iosim/sim"
 	"iosim/vfs"
@@ -370,4 +371,34 @@ func TestWriteComparison(t *testing.T) {
 	require.Contains(t, rows, []string{"rand-read-direct", "read", "clat", "p99", "ns", "100", "309248", "0.000323"})
 	res, _ = run(t, "[other]\nrw=read\nbs=4k\nsize=64k\n")
 	require.ErrorContains(t, WriteComparison(&out, ToJSON(res), measured), "no job of the model's")
+}
+
+// TestIOSizeAndThinkTime: io_size sets the I/O done over the size= region
+// (a sequential job wraps around), thinktime is the job's own time between
+// I/Os, and two clones that share one device wait for each other.
+func TestIOSizeAndThinkTime(t *testing.T) {
+	jobs := parse(t, "[j]\nrw=read\nbs=64k\nsize=1m\nio_size=3m\nthinktime=250\n")
+	require.Equal(t, int64(3<<20), jobs[0].IOBytes())
+	require.Equal(t, 250*time.Microsecond, jobs[0].ThinkTime)
+	res, _ := run(t, "[j]\nrw=read\nbs=64k\nsize=1m\nio_size=3m\nthinktime=250\n")
+	require.Equal(t, int64(48), res[0].Read.TotalIOs, "3 passes over 16 blocks")
+	plain, _ := run(t, "[j]\nrw=read\nbs=64k\nsize=1m\nio_size=3m\n")
+	// 47 thinktimes between 48 reads, each 250 us of the job's time.
+	require.Equal(t, int64(47*250_000), res[0].Runtime-plain[0].Runtime)
+
+	dev, err := device.Lookup("hdd-7200")
+	require.NoError(t, err)
+	clones := func(n string) []*JobResult {
+		k := sim.New(vfs.New(), sim.WithDevice(dev.Clone()))
+		res, err := Run(k, k, parse(t, "[j]\nrw=randread\nbs=4k\nsize=4m\nio_size=64k\ndirect=1\nnumjobs="+n+"\n"), Options{})
+		require.NoError(t, err)
+		return res
+	}
+	one, two := clones("1"), clones("2")
+	// Two clones reading at once on one disk: each takes longer than one
+	// alone (it waits for the other's reads), not twice as long in all.
+	for _, r := range two {
+		require.Greater(t, r.Runtime, 3*one[0].Runtime/2)
+		require.Less(t, r.Runtime, 3*one[0].Runtime)
+	}
 }

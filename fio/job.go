@@ -27,6 +27,8 @@
 //	runtime     stop after this long (virtual time; fio's time units, seconds by default)
 //	time_based  run for runtime even when size is done (wrapping around)
 //	randseed    seed of the random offsets (default 0x89, as fio's randrepeat)
+//	io_size     bytes of I/O per job when other than size (io_limit): more wraps around the file
+//	thinktime   user-level work between a job's I/Os (virtual time; microseconds by default), sync engines
 //	name, description   accepted, no effect on the run
 //
 // Sizes take fio's suffixes with its default kb_base=1024: k, m, g, t, p (and
@@ -68,6 +70,16 @@ type Job struct {
 	Runtime   time.Duration
 	TimeBased bool
 	RandSeed  uint64
+	IOSize    int64         // bytes of I/O per job (0: Size)
+	ThinkTime time.Duration // work after each I/O before the next
+}
+
+// IOBytes is how many bytes the job issues: io_size, or size.
+func (j *Job) IOBytes() int64 {
+	if j.IOSize > 0 {
+		return j.IOSize
+	}
+	return j.Size
 }
 
 // Random reports whether offsets are random.
@@ -163,6 +175,9 @@ func Parse(r io.Reader, name string) ([]*Job, error) {
 		}
 		if j.BS > j.Size {
 			return nil, &Error{File: name, Line: j.Line, Option: "bs", Msg: fmt.Sprintf("job %s: bs=%d is larger than size=%d", j.Name, j.BS, j.Size)}
+		}
+		if j.ThinkTime > 0 && j.IOEngine == "libaio" {
+			return nil, &Error{File: name, Line: j.Line, Option: "thinktime", Msg: fmt.Sprintf("job %s: thinktime is supported with the sync and psync engines only", j.Name)}
 		}
 		if j.IODepth > 1 && j.IOEngine != "libaio" {
 			return nil, &Error{File: name, Line: j.Line, Option: "iodepth", Msg: fmt.Sprintf("job %s: iodepth=%d needs an async engine (ioengine=libaio); %s does one I/O at a time", j.Name, j.IODepth, j.IOEngine)}
@@ -280,6 +295,12 @@ func set(j *Job, key, val string) error {
 		}
 	case "runtime", "timeout":
 		j.Runtime, err = ParseTime(val)
+	case "thinktime":
+		j.ThinkTime, err = parseTime(val, time.Microsecond)
+	case "io_size", "io_limit":
+		if j.IOSize, err = ParseSize(val); err == nil && j.IOSize <= 0 {
+			err = fmt.Errorf("must be positive")
+		}
 	case "randseed":
 		j.RandSeed, err = strconv.ParseUint(val, 0, 64)
 		if err != nil {
@@ -340,9 +361,12 @@ func ParseSize(s string) (int64, error) {
 
 // ParseTime reads a duration with fio's time suffixes: d, h, m, s, ms/msec,
 // us/usec; no suffix means seconds.
-func ParseTime(s string) (time.Duration, error) {
+func ParseTime(s string) (time.Duration, error) { return parseTime(s, time.Second) }
+
+// parseTime is ParseTime with unit the meaning of a number without a suffix
+// (fio's thinktime counts microseconds).
+func parseTime(s string, unit time.Duration) (time.Duration, error) {
 	t := strings.ToLower(strings.TrimSpace(s))
-	unit := time.Second
 	for _, u := range []struct {
 		suf  string
 		unit time.Duration

@@ -12,10 +12,9 @@ import (
 	"iosim/sim"
 )
 
-// Now is the virtual clock a job's latencies are read from: the time the
-// calling task sees. It is the kernel's clock today; with per-task clocks it is
-// the task's own.
-func Now(t *sim.Task) int64 { return t.Kernel().Now() }
+// Now is the virtual clock a job's latencies are read from: the calling
+// task's own (sim.Task.Now).
+func Now(t *sim.Task) int64 { return t.Now() }
 
 // Dir holds what one direction (read, write) or the syncs of a job did.
 type Dir struct {
@@ -49,6 +48,9 @@ type Options struct {
 	// before it starts (the model holds written data in memory); 0 means
 	// DefaultMaxLayout.
 	MaxLayout int64
+	// Laid, when set, is called once the files are laid out, before the
+	// jobs start (what follows is the jobs' time).
+	Laid func()
 }
 
 // DefaultMaxLayout is the default Options.MaxLayout: 4 GiB.
@@ -56,9 +58,10 @@ const DefaultMaxLayout = 4 << 30
 
 // Run runs the jobs on kernel k, their calls going through h (the kernel or
 // an interposer stack over it). Each job clone is a process of its own; the
-// clones run round robin in one goroutine, one step (one I/O, or one
-// io_submit/io_getevents round) each in turn, so the same jobs give the same
-// results. Errors are those of the setup (a file that cannot be created); an
+// clones run in one goroutine in virtual-time order (sim.RunByClock): the
+// clone whose clock is earliest makes its next step (one I/O, or one
+// io_submit or io_getevents), so the same jobs give the same results and
+// clones that share a lock, the journal or the device wait for each other. Errors are those of the setup (a file that cannot be created); an
 // I/O error ends its job and is kept in its JobResult.
 func Run(k *sim.Kernel, h sim.Handler, jobs []*Job, opts Options) ([]*JobResult, error) {
 	if opts.Layout == nil {
@@ -85,6 +88,9 @@ func Run(k *sim.Kernel, h sim.Handler, jobs []*Job, opts Options) ([]*JobResult,
 			}
 		}
 	}
+	if opts.Laid != nil {
+		opts.Laid()
+	}
 	var runs []*runner
 	for _, j := range jobs {
 		for n := 0; n < j.NumJobs; n++ {
@@ -95,15 +101,14 @@ func Run(k *sim.Kernel, h sim.Handler, jobs []*Job, opts Options) ([]*JobResult,
 			runs = append(runs, r)
 		}
 	}
-	for live := len(runs); live > 0; {
-		live = 0
-		for _, r := range runs {
-			if !r.done {
-				r.step()
-				live++
-			}
-		}
+	procs := make([]*sim.Process, len(runs))
+	for i, r := range runs {
+		procs[i] = r.p
 	}
+	sim.RunByClock(procs, func(i int) bool {
+		runs[i].step()
+		return !runs[i].done
+	})
 	out := make([]*JobResult, len(runs))
 	for i, r := range runs {
 		r.res.Start, r.res.Runtime = r.t0, r.end-r.t0
@@ -299,7 +304,7 @@ func (r *runner) finished() bool {
 	if r.j.TimeBased && r.deadline > 0 {
 		return false
 	}
-	return r.issued >= r.j.Size
+	return r.issued >= r.j.IOBytes()
 }
 
 // offset returns the next I/O's offset: random ones from one random map for
@@ -350,6 +355,10 @@ func (r *runner) step() {
 	if r.finished() {
 		r.finish()
 		return
+	}
+	if r.issued > 0 {
+		// thinktime: the work after an I/O, before the next one.
+		r.p.Task().Spend(int64(r.j.ThinkTime))
 	}
 	w := r.isWrite()
 	off := r.offset(w)

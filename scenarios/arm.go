@@ -12,6 +12,7 @@ import (
 
 	"iosim/fio"
 	"iosim/replay"
+	"iosim/sim"
 )
 
 // An arm is a named workload with the setup current when it was defined.
@@ -43,7 +44,10 @@ type Result struct {
 	// a replayed trace.
 	Lat *hdrhistogram.Histogram
 	Fio []*fio.JobResult
-	Err string // the error that ended the workload early
+	// Breakdown is where the time went (the time model's), nil on the
+	// default device.
+	Breakdown *sim.Breakdown
+	Err       string // the error that ended the workload early
 	// obs is the program's view of every call (calls arms), for equiv.
 	obs []observation
 	// log holds the strace line of every call the program made (calls and
@@ -86,15 +90,32 @@ func (w *world) rows() []SyscallRow {
 	return out
 }
 
-// finish fills what every arm built on a world reports. The arm's time is
-// the kernel clock's advance since the workload started (with per-task
-// clocks: the latest task's).
+// start marks the workload's start: its threads' clocks are read from now
+// on, and where the time went is counted from here.
+func (w *world) start(procs ...*sim.Process) {
+	w.procs = procs
+	w.t0 = w.k.Now()
+	w.b0 = w.k.Breakdown()
+}
+
+// finish fills what every arm built on a world reports. The arm's time runs
+// from its start to the latest clock of its threads (each thread has its
+// own: threads that ran side by side count once).
 func (w *world) finish(r *Result) {
-	r.TimeNs = w.k.Now() - w.t0
+	end := w.t0
+	for _, p := range w.procs {
+		end = max(end, p.Task().Now())
+	}
+	r.TimeNs = end - w.t0
 	r.KernelCalls = w.bottom.n
 	r.Syscalls = w.rows()
 	for _, row := range r.Syscalls {
 		r.Calls += row.Calls
+	}
+	if w.k.Device() != nil {
+		b := w.k.Breakdown()
+		b.Sub(w.b0)
+		r.Breakdown = &b
 	}
 }
 
@@ -137,11 +158,9 @@ func (s *Scenario) cmdTrace(td *datadriven.TestData) (string, error) {
 
 // run replays the trace with --verify through the stack and faults.
 func (t *traceWork) run(st setup, withStack bool) (*Result, error) {
-	// replay builds its own kernel: until replay.Options takes kernel
-	// options, a trace runs on the default device only (never silently on
-	// another).
-	if opts, err := deviceOptions(st.device); err != nil || len(opts) > 0 {
-		return nil, fmt.Errorf("device %s: a replayed trace runs on the default device only (%v)", st.device, err)
+	prof, err := st.profile()
+	if err != nil {
+		return nil, err
 	}
 	var specs []string
 	if withStack {
@@ -152,11 +171,14 @@ func (t *traceWork) run(st setup, withStack bool) (*Result, error) {
 	if len(st.faults) > 0 {
 		specs = append(specs, faultSpec(st))
 	}
-	rep, err := replay.Run(t.files, replay.Options{Verify: true, Stack: specs, MaxDivergences: 20})
+	rep, err := replay.Run(t.files, replay.Options{Verify: true, Stack: specs, MaxDivergences: 20, Device: prof})
 	if err != nil {
 		return nil, err
 	}
 	r := &Result{TimeNs: rep.VirtualTimeNs, Calls: rep.Calls, KernelCalls: rep.KernelCalls, NDiverged: rep.Divergences}
+	if rep.Timing != nil {
+		r.Breakdown = &rep.Timing.Breakdown
+	}
 	for _, name := range sortedKeys(rep.Syscalls) {
 		s := rep.Syscalls[name]
 		r.Syscalls = append(r.Syscalls, SyscallRow{Name: name, Calls: s.Calls, Errors: s.Errors, Bytes: s.Bytes, TimeNs: -1})
@@ -239,7 +261,7 @@ func (f *fioWork) run(st setup, withStack bool) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := fio.Run(w.k, w.top, f.jobs, fio.Options{Layout: w.k, MaxLayout: maxWritten})
+	res, err := fio.Run(w.k, w.top, f.jobs, fio.Options{Layout: w.k, MaxLayout: maxWritten, Laid: func() { w.start() }})
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -9,12 +10,16 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"iosim/fio"
 )
 
 // Charts collects a scenario file's runs and comparisons and draws them with
 // gonum/plot: per compare, a bar chart of the two arms with the ratio written
-// on it and, when the arms say where their time went, a stacked bar per arm
-// by syscall; per file, the latency CDF of every arm run.
+// on it, a stacked bar per arm of where the time went (the time model's
+// breakdown on a device, else by syscall) and the two arms' latency CDFs;
+// per file, the latency CDF of every arm run.
 type Charts struct {
 	file string
 	runs []*Result
@@ -53,10 +58,15 @@ func (c *Charts) WriteExt(dir, ext string) ([]string, error) {
 				return nil, err
 			}
 		}
+		if hasLat(cmp.a) && hasLat(cmp.b) {
+			if err := save(cdfChart([]*Result{cmp.a, cmp.b}), 16*vg.Centimeter, fmt.Sprintf("%s-compare%d-latency", base, i+1)); err != nil {
+				return nil, err
+			}
+		}
 	}
 	var withLat []*Result
 	for _, r := range c.runs {
-		if r.Lat != nil && r.Lat.TotalCount() > 0 {
+		if hasLat(r) {
 			withLat = append(withLat, r)
 		}
 	}
@@ -68,27 +78,75 @@ func (c *Charts) WriteExt(dir, ext string) ([]string, error) {
 	return out, nil
 }
 
-func unitOf(m string) string {
-	if m == "time" {
-		return "virtual time (us)"
+// WriteComparison draws two runs compared by virtual time into one image at
+// path (its extension says the format: .svg, .png, .pdf...): the bar chart
+// with the ratio b/a, and beside it the stacked bar of where each run's time
+// went. It is what iosim replay --svg draws for --compare and --vs-device.
+func WriteComparison(path string, a, b *Result) error {
+	c := &comparison{a: a, b: b, metric: "time", ratio: ratio(metric(b, "time"), metric(a, "time"))}
+	bar, err := barChart(c)
+	if err != nil {
+		return err
 	}
-	return m
+	bar.Title.Text = fmt.Sprintf("%s / %s = %s (time)", b.Arm, a.Arm, ratioString(metric(b, "time"), metric(a, "time")))
+	row := []*plot.Plot{bar}
+	width := 12 * vg.Centimeter
+	if st, ok := stackedChart(c); ok {
+		row = append(row, st)
+		width += 16 * vg.Centimeter
+	}
+	ext := strings.TrimPrefix(filepath.Ext(path), ".")
+	img, err := draw.NewFormattedCanvas(width, 8*vg.Centimeter, ext)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	dc := draw.New(img)
+	tiles := draw.Tiles{Rows: 1, Cols: len(row), PadX: vg.Centimeter}
+	for i, cv := range plot.Align([][]*plot.Plot{row}, tiles, dc)[0] {
+		row[i].Draw(cv)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := img.WriteTo(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
-func scaled(r *Result, m string) float64 {
-	v := metric(r, m)
-	if m == "time" {
-		return v / 1e3
+func hasLat(r *Result) bool { return r.Lat != nil && r.Lat.TotalCount() > 0 }
+
+// timeUnit picks the unit that shows ns values up to max readably.
+func timeUnit(max float64) (string, float64) {
+	switch {
+	case max >= 1e9:
+		return "s", 1e9
+	case max >= 1e6:
+		return "ms", 1e6
+	case max >= 1e3:
+		return "us", 1e3
 	}
-	return v
+	return "ns", 1
+}
+
+// axis returns the label of a metric's axis and the divisor of its values.
+func axis(c *comparison) (string, float64) {
+	if c.metric != "time" {
+		return c.metric, 1
+	}
+	u, div := timeUnit(max(metric(c.a, "time"), metric(c.b, "time")))
+	return "virtual time (" + u + ")", div
 }
 
 // barChart draws the two arms of a comparison with the ratio written above.
 func barChart(c *comparison) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = fmt.Sprintf("%s / %s = %s (%s)", c.a.Arm, c.b.Arm, ratioString(metric(c.a, c.metric), metric(c.b, c.metric)), c.metric)
-	p.Y.Label.Text = unitOf(c.metric)
-	vals := plotter.Values{scaled(c.a, c.metric), scaled(c.b, c.metric)}
+	label, div := axis(c)
+	p.Y.Label.Text = label
+	vals := plotter.Values{metric(c.a, c.metric) / div, metric(c.b, c.metric) / div}
 	bars, err := plotter.NewBarChart(vals, vg.Centimeter*2)
 	if err != nil {
 		return nil, err
@@ -113,68 +171,113 @@ func barChart(c *comparison) (*plot.Plot, error) {
 	return p, nil
 }
 
-// stackedChart draws, for each arm of a comparison, its virtual time split by
-// syscall (false when an arm has no such breakdown: a replayed trace).
+// stackedChart draws, for each arm of a comparison, its virtual time split
+// by where it went: the time model's breakdown when both arms ran on a
+// device (each category's share of all threads' time, scaled to the arm's
+// virtual time, so that concurrent threads do not make a bar taller than
+// the run), else by syscall (false when an arm has neither: a replayed
+// trace on the default device).
 func stackedChart(c *comparison) (*plot.Plot, bool) {
 	rs := []*Result{c.a, c.b}
-	var names []string
-	seen := map[string]bool{}
-	for _, r := range rs {
-		for _, row := range r.Syscalls {
-			if row.TimeNs < 0 {
-				return nil, false
-			}
-			if row.TimeNs > 0 && !seen[row.Name] {
-				seen[row.Name] = true
-				names = append(names, row.Name)
-			}
-		}
+	type part struct {
+		name  string
+		color int        // a category keeps its color from chart to chart
+		vals  [2]float64 // ns per arm
 	}
-	if len(names) == 0 {
-		return nil, false
-	}
-	p := plot.New()
-	p.Title.Text = "where the virtual time went"
-	p.Y.Label.Text = "virtual time (us)"
-	var below *plotter.BarChart
-	for i, n := range names {
-		vals := make(plotter.Values, len(rs))
+	var parts []part
+	title := "where the virtual time went, by syscall"
+	if c.a.Breakdown != nil && c.b.Breakdown != nil {
+		title = "where the virtual time went (share of all threads' time)"
+		var rows [2][]timeRow
 		for j, r := range rs {
-			for _, row := range r.Syscalls {
-				if row.Name == n {
-					vals[j] = float64(row.TimeNs) / 1e3
+			rows[j] = timeRows(r.Breakdown)
+		}
+		for i := range rows[0] {
+			pt := part{color: i}
+			pt.name = rows[0][i].what
+			if k := strings.IndexByte(pt.name, '('); k > 0 {
+				pt.name = strings.TrimSpace(pt.name[:k])
+			}
+			for j, r := range rs {
+				if tot := r.Breakdown.Total(); tot > 0 {
+					pt.vals[j] = float64(rows[j][i].ns) / float64(tot) * float64(r.TimeNs)
 				}
 			}
+			if pt.vals[0] > 0 || pt.vals[1] > 0 {
+				parts = append(parts, pt)
+			}
 		}
-		b, err := plotter.NewBarChart(vals, vg.Centimeter*2)
+	} else {
+		seen := map[string]int{}
+		for j, r := range rs {
+			for _, row := range r.Syscalls {
+				if row.TimeNs < 0 {
+					return nil, false
+				}
+				if row.TimeNs == 0 {
+					continue
+				}
+				i, ok := seen[row.Name]
+				if !ok {
+					i = len(parts)
+					seen[row.Name] = i
+					parts = append(parts, part{name: row.Name, color: i})
+				}
+				parts[i].vals[j] = float64(row.TimeNs)
+			}
+		}
+	}
+	if len(parts) == 0 {
+		return nil, false
+	}
+	var top float64
+	for j := range rs {
+		var sum float64
+		for _, pt := range parts {
+			sum += pt.vals[j]
+		}
+		top = max(top, sum)
+	}
+	unit, div := timeUnit(top)
+	p := plot.New()
+	p.Title.Text = title
+	p.Y.Label.Text = "virtual time (" + unit + ")"
+	var below *plotter.BarChart
+	for _, pt := range parts {
+		b, err := plotter.NewBarChart(plotter.Values{pt.vals[0] / div, pt.vals[1] / div}, vg.Centimeter*2)
 		if err != nil {
 			return nil, false
 		}
-		b.Color = plotutil.Color(i)
+		b.Color = plotutil.Color(pt.color)
 		b.LineStyle.Width = 0
 		if below != nil {
 			b.StackOn(below)
 		}
 		below = b
 		p.Add(b)
-		p.Legend.Add(n, b)
+		p.Legend.Add(pt.name, b)
 	}
-	// The legend sits between the two bars.
+	// The legend sits to the right of the two bars.
 	p.Legend.Top = true
 	p.Legend.Left = false
-	p.Legend.XOffs = -5 * vg.Centimeter
 	p.NominalX(c.a.Arm, c.b.Arm)
+	p.X.Max += 2.2 // room for the legend
 	p.Y.Min = 0
+	p.Y.Max = top / div * 1.05
 	return p, true
 }
 
-// cdfChart draws each arm's latency CDF (per call, or per I/O for fio).
+// cdfChart draws each arm's latency CDF (per call, or per I/O for fio), on
+// a logarithmic time axis (latencies run from a cached read's nanoseconds to
+// a disk's milliseconds).
 func cdfChart(rs []*Result) *plot.Plot {
 	p := plot.New()
 	p.Title.Text = "latency CDF per arm"
-	p.X.Label.Text = "latency (virtual ns)"
+	p.X.Label.Text = "latency (virtual time)"
 	p.Y.Label.Text = "fraction of calls"
 	p.Y.Min, p.Y.Max = 0, 1
+	p.X.Scale = plot.LogScale{}
+	p.X.Tick.Marker = durationTicks{}
 	for i, r := range rs {
 		var xys plotter.XYs
 		total := float64(r.Lat.TotalCount())
@@ -183,11 +286,11 @@ func cdfChart(rs []*Result) *plot.Plot {
 			if b.Count == 0 {
 				continue
 			}
+			// A step: flat up to the bucket's value, then up by its count.
+			x := float64(max(b.To, 1))
+			xys = append(xys, plotter.XY{X: x, Y: cum / total})
 			cum += float64(b.Count)
-			xys = append(xys, plotter.XY{X: float64(b.To), Y: cum / total})
-		}
-		if len(xys) == 1 {
-			xys = append(plotter.XYs{{X: xys[0].X, Y: 0}}, xys...)
+			xys = append(xys, plotter.XY{X: x, Y: cum / total})
 		}
 		l, err := plotter.NewLine(xys)
 		if err != nil {
@@ -200,7 +303,36 @@ func cdfChart(rs []*Result) *plot.Plot {
 		p.Legend.Add(r.Arm, l)
 	}
 	p.Legend.Top = false
-	p.Legend.Left = false
+	p.Legend.Left = true
+	p.Legend.XOffs = vg.Points(4)
+	p.Legend.YOffs = vg.Points(14)
 	p.Add(plotter.NewGrid())
 	return p
+}
+
+// durationTicks marks a logarithmic nanosecond axis at the powers of ten
+// (1ns, 10ns, ... 1s), and at their doubles and fives too when fewer than
+// two powers fall in the range.
+type durationTicks struct{}
+
+// Ticks returns the ticks between min and max.
+func (durationTicks) Ticks(min, max float64) []plot.Tick {
+	var pow, all []plot.Tick
+	for v := 1.0; v <= max; v *= 10 {
+		for _, m := range []float64{1, 2, 5} {
+			x := v * m
+			if x < min || x > max {
+				continue
+			}
+			t := plot.Tick{Value: x, Label: fio.FormatNs(x)}
+			all = append(all, t)
+			if m == 1 {
+				pow = append(pow, t)
+			}
+		}
+	}
+	if len(pow) >= 2 {
+		return pow
+	}
+	return all
 }

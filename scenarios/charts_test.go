@@ -21,6 +21,7 @@ func TestCharts(t *testing.T) {
 	require.Equal(t, []string{
 		filepath.Join(dir, "filecache-compare1.svg"),
 		filepath.Join(dir, "filecache-compare1-time.svg"),
+		filepath.Join(dir, "filecache-compare1-latency.svg"),
 		filepath.Join(dir, "filecache-latency.svg"),
 	}, files)
 	svg, err := os.ReadFile(files[0])
@@ -32,5 +33,44 @@ func TestCharts(t *testing.T) {
 	if d := os.Getenv("IOSIM_CHART_PNG"); d != "" {
 		_, err := c.WriteExt(d, ".png")
 		require.NoError(t, err)
+	}
+}
+
+// TestSeedCharts draws seed 001's comparison on a device: the bar chart
+// carries the ratio, the stacked bar the time model's categories, the CDF
+// both arms on a logarithmic time axis. IOSIM_CHART_PNG=DIR also draws
+// every seed's charts there as PNGs.
+func TestSeedCharts(t *testing.T) {
+	c := &Charts{}
+	r := RunFile("seed-001-osync.scen", RunOptions{Charts: c})
+	require.True(t, r.Passed(), "%v", r.Err)
+	dir := t.TempDir()
+	files, err := c.Write(dir)
+	require.NoError(t, err)
+	require.Equal(t, []string{
+		filepath.Join(dir, "seed-001-osync-compare1.svg"),
+		filepath.Join(dir, "seed-001-osync-compare1-time.svg"),
+		filepath.Join(dir, "seed-001-osync-compare1-latency.svg"),
+		filepath.Join(dir, "seed-001-osync-latency.svg"),
+	}, files)
+	read := func(i int) string {
+		b, err := os.ReadFile(files[i])
+		require.NoError(t, err)
+		return string(b)
+	}
+	require.Contains(t, read(0), "osync / buffered = 9.67 (time)")
+	require.Contains(t, read(1), "journal commit")
+	require.Contains(t, read(1), "device service")
+	require.NotContains(t, read(1), ">write<", "by category, not by syscall")
+	require.Contains(t, read(2), ">100ms<")
+	if d := os.Getenv("IOSIM_CHART_PNG"); d != "" {
+		seeds, err := filepath.Glob("seed-*.scen")
+		require.NoError(t, err)
+		for _, f := range seeds {
+			c := &Charts{}
+			require.True(t, RunFile(f, RunOptions{Charts: c}).Passed())
+			_, err := c.WriteExt(d, ".png")
+			require.NoError(t, err)
+		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/cockroachdb/datadriven"
 
 	"iosim/fio"
+	"iosim/sim"
 )
 
 // maxListed bounds the divergences and differences a report lists (all are
@@ -52,6 +53,9 @@ func (s *Scenario) cmdRun(td *datadriven.TestData) (string, error) {
 		}
 		writeResult(&b, ar, r)
 		if show == "calls" {
+			if cw, ok := ar.work.(*callsWork); ok && cw.calls > maxObserved {
+				return "", malformed(td, "show=calls lists at most %d calls; %s makes %d", maxObserved, ar.name, cw.calls)
+			}
 			if r.log == nil {
 				return "", malformed(td, "show=calls lists the calls of calls and stdio arms; %s is not one", ar.name)
 			}
@@ -103,6 +107,7 @@ func writeResult(b *strings.Builder, ar *arm, r *Result) {
 			fmt.Fprintf(b, "  fio %s.%d sync: %d calls\n", j.Job.Name, j.JobNum, j.Sync.TotalIOs)
 		}
 	}
+	writeTime(b, r)
 	if r.Err != "" {
 		fmt.Fprintf(b, "stopped: %s\n", r.Err)
 	}
@@ -112,6 +117,58 @@ func writeResult(b *strings.Builder, ar *arm, r *Result) {
 			break
 		}
 		fmt.Fprintf(b, "  diverged: %s\n", d)
+	}
+}
+
+// timeRow is one line of where an arm's time went.
+type timeRow struct {
+	what string
+	ns   int64
+}
+
+// timeRows splits a breakdown into what the time went to.
+func timeRows(b *sim.Breakdown) []timeRow {
+	return []timeRow{
+		{"kernel CPU", b.CPU},
+		{"page-cache copy", b.Copy},
+		{"user work", b.User},
+		{"device queue wait", b.QueueWait},
+		{"device service", b.Device},
+		{fmt.Sprintf("lock wait (%d waits)", b.LockWaits), b.LockWait},
+		{fmt.Sprintf("journal commit (%d commits)", b.Commits), b.Journal},
+		{"dirty throttling", b.Throttle},
+		{"run-queue wait", b.RunQueue},
+		{"sleep", b.Sleep},
+	}
+}
+
+// percentiles are the latency percentiles a report prints.
+var percentiles = []float64{50, 90, 99, 99.9}
+
+// writeTime prints, for an arm on a device, where its threads' time went
+// (the time model's breakdown; threads that ran side by side each count, so
+// the sum may exceed the virtual time), what the device and page cache did,
+// and the latency percentiles of its calls (or fio's I/Os).
+func writeTime(b *strings.Builder, r *Result) {
+	bd := r.Breakdown
+	if bd == nil {
+		return
+	}
+	b.WriteString("  where the time went (all threads):")
+	for _, row := range timeRows(bd) {
+		if row.ns != 0 {
+			fmt.Fprintf(b, " %s %s,", row.what, formatNs(row.ns))
+		}
+	}
+	fmt.Fprintf(b, " total %s\n", formatNs(bd.Total()))
+	fmt.Fprintf(b, "  device: %d reads (%d bytes), %d writes (%d bytes), %d flushes; page cache: %d hits, %d misses, %d pages read ahead\n",
+		bd.DeviceReads, bd.BytesRead, bd.DeviceWrites, bd.BytesWritten, bd.Flushes, bd.CacheHits, bd.CacheMisses, bd.ReadaheadPages)
+	if r.Lat != nil && r.Lat.TotalCount() > 0 {
+		b.WriteString("  latency:")
+		for _, q := range percentiles {
+			fmt.Fprintf(b, " p%s %s", strconv.FormatFloat(q, 'f', -1, 64), formatNs(r.Lat.ValueAtQuantile(q)))
+		}
+		fmt.Fprintf(b, " max %s (%d calls)\n", formatNs(r.Lat.Max()), r.Lat.TotalCount())
 	}
 }
 
@@ -164,6 +221,26 @@ func (s *Scenario) cmdCompare(td *datadriven.TestData) (string, error) {
 	row("calls", fmt.Sprint(A.Calls), fmt.Sprint(B.Calls), float64(A.Calls), float64(B.Calls))
 	row("reached the kernel", fmt.Sprint(A.KernelCalls), fmt.Sprint(B.KernelCalls), float64(A.KernelCalls), float64(B.KernelCalls))
 	row("diverged", fmt.Sprint(A.NDiverged), fmt.Sprint(B.NDiverged), float64(A.NDiverged), float64(B.NDiverged))
+	if A.Breakdown != nil && B.Breakdown != nil {
+		ra, rb := timeRows(A.Breakdown), timeRows(B.Breakdown)
+		for i := range ra {
+			if ra[i].ns == 0 && rb[i].ns == 0 {
+				continue
+			}
+			what := ra[i].what
+			if j := strings.IndexByte(what, '('); j > 0 {
+				// the counts of both arms
+				what = fmt.Sprintf("%s(%s / %s)", what[:j], strings.Trim(what[j:], "()"), strings.Trim(rb[i].what[j:], "()"))
+			}
+			row(what, formatNs(ra[i].ns), formatNs(rb[i].ns), float64(ra[i].ns), float64(rb[i].ns))
+		}
+	}
+	if A.Breakdown != nil && B.Breakdown != nil && A.Lat != nil && B.Lat != nil && A.Lat.TotalCount() > 0 && B.Lat.TotalCount() > 0 {
+		for _, q := range []float64{50, 99} {
+			x, y := A.Lat.ValueAtQuantile(q), B.Lat.ValueAtQuantile(q)
+			row(fmt.Sprintf("latency p%g", q), formatNs(x), formatNs(y), float64(x), float64(y))
+		}
+	}
 	tw.Flush()
 	c := &comparison{a: A, b: B, metric: by, ratio: ratio(metric(A, by), metric(B, by))}
 	fmt.Fprintf(&b, "ratio (%s) %s/%s = %s\n", by, A.Arm, B.Arm, ratioString(metric(A, by), metric(B, by)))
@@ -215,6 +292,9 @@ func (s *Scenario) cmdEquiv(td *datadriven.TestData) (string, error) {
 	if len(ar.setup.stack) == 0 {
 		return "", malformed(td, "arm %s has no stack: equiv compares an arm with and without its stack", ar.name)
 	}
+	if cw.calls > maxObserved {
+		return "", malformed(td, "arm %s makes %d calls: equiv compares at most %d", ar.name, cw.calls, maxObserved)
+	}
 	with, err := ar.result()
 	if err != nil {
 		return "", &MalformedError{Pos: td.Pos, Msg: err.Error()}
@@ -252,7 +332,7 @@ func (s *Scenario) cmdEquiv(td *datadriven.TestData) (string, error) {
 }
 
 // expectMetrics are the quantities expect checks.
-var expectMetrics = []string{"ratio", "differ", "divergences", "calls", "kernel-calls", "time", "vulnerabilities"}
+var expectMetrics = []string{"ratio", "differ", "divergences", "calls", "kernel-calls", "time", "lock-waits", "vulnerabilities"}
 
 func (s *Scenario) cmdExpect(td *datadriven.TestData) (string, error) {
 	// Both `expect ratio=5..12` and `expect ratio 5..12` read as the claim.
@@ -321,7 +401,7 @@ func (s *Scenario) measure(td *datadriven.TestData, m, armName string) (float64,
 			return 0, "", malformed(td, "differ: no equiv before this expect")
 		}
 		return float64(s.lastEquiv.differ), "calls of " + s.lastEquiv.arm + " that differ", nil
-	case "divergences", "calls", "kernel-calls", "time":
+	case "divergences", "calls", "kernel-calls", "time", "lock-waits":
 	default:
 		return 0, "", malformed(td, "unknown metric %q (known: %s)", m, strings.Join(expectMetrics, ", "))
 	}
@@ -346,6 +426,11 @@ func (s *Scenario) measure(td *datadriven.TestData, m, armName string) (float64,
 		return float64(r.Calls), ar.name + "'s calls", nil
 	case "kernel-calls":
 		return float64(r.KernelCalls), ar.name + "'s calls reaching the kernel", nil
+	case "lock-waits":
+		if r.Breakdown == nil {
+			return 0, "", malformed(td, "lock-waits: arm %s runs on the default device (no time model counts lock waits)", ar.name)
+		}
+		return float64(r.Breakdown.LockWaits), ar.name + "'s lock waits", nil
 	}
 	return float64(r.TimeNs), ar.name + "'s virtual time", nil
 }

@@ -59,11 +59,11 @@ var commands map[string]command
 func init() {
 	commands = map[string]command{
 		"fs":      {(*Scenario).cmdFS, "fs model=MODEL[,MODEL...]|all: the persistence models crash explores (posix, ext4-ordered, ext4-writeback, ext4-journal, alice)"},
-		"device":  {(*Scenario).cmdDevice, "device NAME: the device profile that prices calls"},
-		"file":    {(*Scenario).cmdFile, "file PATH [size=N] [sparse|prealloc] [content=zero|random]: a file the workload finds (input: its text)"},
+		"device":  {(*Scenario).cmdDevice, "device NAME|FILE [TABLE.KEY=VALUE...]: the device profile that prices calls (default: a constant cost per call), with values of its TOML changed"},
+		"file":    {(*Scenario).cmdFile, "file PATH [size=N] [sparse|prealloc] [content=zero|random] [cold]: a file the workload finds, in the page cache unless cold (input: its text)"},
 		"stack":   {(*Scenario).cmdStack, "stack: the interposer stack, one spec per input line, the first nearest the program"},
 		"faults":  {(*Scenario).cmdFaults, "faults [seed=N]: fault rules, one per input line (the fault interposer's language)"},
-		"calls":   {(*Scenario).cmdCalls, "calls NAME: an arm whose workload is the input's calls in strace syntax (PID prefix: a thread)"},
+		"calls":   {(*Scenario).cmdCalls, "calls NAME: an arm whose workload is the input's calls in strace syntax (PID prefix: a thread; cpu(DURATION); repeat N ... end)"},
 		"trace":   {(*Scenario).cmdTrace, "trace NAME file=PATH|(PATH, ...): an arm replaying a recorded strace (-ff: several files)"},
 		"fio":     {(*Scenario).cmdFio, "fio NAME [file=PATH]: an arm running a fio job file (input or file)"},
 		"stdio":   {(*Scenario).cmdStdio, "stdio NAME: an arm whose workload is the input's C stdio calls (fopen, fputs, fwrite, fflush, fsync(fileno(f)), fclose) as glibc makes them"},
@@ -72,7 +72,7 @@ func init() {
 		"compare": {(*Scenario).cmdCompare, "compare A B [by=time|calls|kernel-calls]: two arms side by side, with the ratio A/B"},
 		"equiv":   {(*Scenario).cmdEquiv, "equiv NAME: run a calls arm with and without its stack and compare every result"},
 		"crash":   {(*Scenario).cmdCrash, "crash NAME [models=M,...|all] [depth=N] [checks=(durability, atomic-replace, fsck, stdio)]: the vulnerabilities of the arm's workload when power is lost at any point, under the persistence models (default: fs model=); input: disk fault rules on vfs operations, e.g. writeback@/db/f#nth=1=EIO"},
-		"expect":  {(*Scenario).cmdExpect, "expect METRIC=VALUE|LO..HI ... [arm=NAME]: the claim, checked (ratio, time, calls, kernel-calls, divergences, differ, vulnerabilities)"},
+		"expect":  {(*Scenario).cmdExpect, "expect METRIC=VALUE|LO..HI ... [arm=NAME]: the claim, checked (ratio, time, calls, kernel-calls, divergences, differ, lock-waits, vulnerabilities)"},
 	}
 }
 

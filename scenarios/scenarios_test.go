@@ -3,6 +3,7 @@ package scenarios
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -56,7 +57,7 @@ func TestMalformed(t *testing.T) {
 		{"stack\nnosuch\n----\n", `x.scen:1: stack: interposer: unknown interposer "nosuch"`},
 		{"stack\nfsio:mode=sideways\n----\n", `x.scen:1: stack: interposer fsio: bad value "sideways"`},
 		{"faults\nwrite=EWHAT\n----\n", `x.scen:1: faults: rule "write=EWHAT"`},
-		{"device nvme-fast\n----\n", `x.scen:1: device: unknown device "nvme-fast"`},
+		{"device nvme-fast\n----\n", `x.scen:1: device: device "nvme-fast": not a bundled profile`},
 		{"fs model=ext5\n----\n", `x.scen:1: fs: argument model=ext5: unknown persistence model`},
 		{"run\n----\n", "x.scen:1: run: no arm to run"},
 		{"compare A B\n----\n", `x.scen:1: compare: no arm "A" (none defined yet)`},
@@ -78,6 +79,26 @@ func TestMalformed(t *testing.T) {
 		{"fio J\n[j]\nrw=read\nsize=1m\n----\n\nrun J show=calls\n----\n", "x.scen:7: run: show=calls lists the calls of calls and stdio arms; J is not one"},
 		{"calls A\nclose(1) = 0\n----\n\nrun A show=all\n----\n", "x.scen:5: run: argument show=all: want one of counts, calls"},
 		{"run\n----\n----\nx\n", "the output opened by `----` `----` does not end"},
+		{"calls A\nrepeat 3\nclose(1) = 0\n----\n", "x.scen:2: calls: repeat without end"},
+		{"calls A\nrepeat 20001\nclose(9) = -1 EBADF (Bad file descriptor)\nend\n----\n\nrun A show=calls\n----\n", "x.scen:7: run: show=calls lists at most 20000 calls; A makes 20001"},
+		{"stack\ncount\n----\n\ncalls A\nrepeat 20001\nclose(9) = -1 EBADF (Bad file descriptor)\nend\n----\n\nequiv A\n----\n", "x.scen:11: equiv: arm A makes 20001 calls: equiv compares at most 20000"},
+		{"calls A\nclose(1) = 0\nend\n----\n", "x.scen:3: calls: end without repeat"},
+		{"calls A\nrepeat 0\nclose(1) = 0\nend\n----\n", "x.scen:2: calls: repeat 0: want a count from 1 to 1e9"},
+		{"calls A\nrepeat 100000\nrepeat 100000\nclose(1) = 0\nend\nend\n----\n", "x.scen:1: calls: the repeats make more than 1000000000 calls"},
+		{"calls A\nrepeat 2\nend\nclose(1) = 0\n----\n", "x.scen:3: calls: an empty repeat block"},
+		{"calls A\nclose(1) = 0\ncpu(fast)\n----\n", "x.scen:3: calls: cpu(fast): want a duration"},
+		{"calls A\ncpu(1ms)\n----\n", "x.scen:1: calls: no call in the input"},
+		{"calls A\nwrite(1, \"abc\"..., 2) = 2\n----\n", "x.scen:2: calls: count 2: want from the 3 bytes shown to 1 GiB"},
+		{"calls A\nopen(\"/x\"..., O_RDONLY) = 3\n----\n", "x.scen:2: calls: argument 1 is cut"},
+		{"device hdd-7200 memory.page_cache=1\n----\n", "x.scen:1: device: profile override: unknown key memory.page_cache"},
+		{"device hdd-7200 write_cache=false\n----\n", "x.scen:1: device: write_cache=false: want TABLE.KEY=VALUE"},
+		{"device hdd-7200 device.queue_depth=0\n----\n", "x.scen:1: device: device.queue_depth"},
+		{"device hdd-7200 device.write_cache=maybe\n----\n", "x.scen:1: device: profile override:"},
+		{"device default fs.type=ufs\n----\n", "x.scen:1: device: the default device has no profile to override"},
+		{"device ../nosuch.toml\n----\n", "x.scen:1: device: open"},
+		{"file /a size=1k cold warm\n----\n", `x.scen:1: file: unexpected word "warm"`},
+		{"calls A\nclose(1) = 0\n----\n\nexpect lock-waits 0 arm=A\n----\n", "x.scen:5: expect: lock-waits: arm A runs on the default device"},
+		{"fio J\n[j]\nrw=read\nsize=1m\nioengine=libaio\nthinktime=10\n----\n", "fio: thinktime: job j: thinktime is supported with the sync and psync engines only"},
 	} {
 		p := writeScen(t, tc.text)
 		r := RunFile(p, RunOptions{})
@@ -260,4 +281,62 @@ func TestRewriteMatchesDatadriven(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, string(want), string(got), path)
 	}
+}
+
+// FuzzParseCalls: any input parses or is a MalformedError naming the file;
+// a parsed program's cursors, one per thread, step through exactly the calls
+// it counts.
+func FuzzParseCalls(f *testing.F) {
+	f.Add("open(\"/a\", O_RDONLY) = 3\nrepeat 3\nread(3, \"\", 4) = 4\ncpu(1us)\nend\nclose(3) = 0")
+	f.Add("101 open(\"/a\", O_RDONLY) = 3\nrepeat 2\n101 cpu(5)\n102 write(3, \"ab\"..., 8) = 8\nrepeat 2\n101 close(3) = 0\nend\nend")
+	f.Add("repeat 2\nend")
+	f.Add("end\nrepeat x")
+	f.Fuzz(func(t *testing.T, input string) {
+		w, err := parseCalls("f.scen", 1, input)
+		if err != nil {
+			var me *MalformedError
+			require.ErrorAs(t, err, &me)
+			require.True(t, strings.HasPrefix(me.Pos, "f.scen:"), me.Pos)
+			return
+		}
+		require.Positive(t, w.calls)
+		if w.calls > 100_000 {
+			return
+		}
+		var n int64
+		for _, pid := range w.pids {
+			c := newCursor(w.prog, pid)
+			for x := c.next(); x != nil; x = c.next() {
+				require.Equal(t, pid, x.pid)
+				if x.ev != nil {
+					n++
+				}
+			}
+		}
+		require.Equal(t, w.calls, n)
+	})
+}
+
+// TestCallsProgram: repeat blocks nest, each thread steps through its own
+// lines of a block, and a cpu line without a PID is the main thread's.
+func TestCallsProgram(t *testing.T) {
+	w, err := parseCalls("f.scen", 1, "101 open(\"/a\", O_RDONLY) = 3\nrepeat 2\ncpu(2us)\n102 read(3, \"\", 1) = 1\nrepeat 3\n101 lseek(3, 0, SEEK_SET) = 0\nend\nend")
+	require.NoError(t, err)
+	require.Equal(t, []int{101, 102}, w.pids)
+	require.Equal(t, int64(1+2+6), w.calls)
+	steps := func(pid int) []string {
+		var out []string
+		c := newCursor(w.prog, pid)
+		for x := c.next(); x != nil; x = c.next() {
+			if x.ev != nil {
+				out = append(out, x.ev.Name)
+			} else {
+				out = append(out, fmt.Sprintf("cpu %d", x.cpu))
+			}
+		}
+		return out
+	}
+	require.Equal(t, []string{"open", "cpu 2000", "lseek", "lseek", "lseek", "cpu 2000", "lseek", "lseek", "lseek"}, steps(101))
+	require.Equal(t, []string{"read", "read"}, steps(102))
+	require.Len(t, steps(-1), 11)
 }

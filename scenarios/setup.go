@@ -6,12 +6,15 @@ import (
 	"math/rand/v2"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 
+	"github.com/BurntSushi/toml"
 	"github.com/cockroachdb/datadriven"
 	"golang.org/x/sys/unix"
 
 	"iosim/crash"
+	"iosim/device"
 	"iosim/faultrule"
 	"iosim/fio"
 	"iosim/interposer"
@@ -22,12 +25,14 @@ import (
 // setup is what an arm runs on: the device, the persistence model, the files
 // it finds, the interposer stack and the faults.
 type setup struct {
-	model     string
-	device    string
-	files     []fileSpec
-	stack     interposer.Stack
-	faults    []faultrule.Rule
-	faultSeed int64
+	model      string
+	device     string   // as the scenario names it
+	devicePath string   // what device.Lookup takes (a file relative to the scenario)
+	overrides  []string // TABLE.KEY=VALUE
+	files      []fileSpec
+	stack      interposer.Stack
+	faults     []faultrule.Rule
+	faultSeed  int64
 	// fsOpts configure the kernel's file system. observe, when set, puts
 	// the layer it returns between the kernel and the faults, once the files
 	// are made and durable (the crash explorer); position is told the input
@@ -42,6 +47,7 @@ type fileSpec struct {
 	size    int64
 	layout  string // written, sparse, prealloc
 	content string // zero, random, text
+	cold    bool   // not in the page cache when the workload starts
 	text    []byte
 }
 
@@ -49,17 +55,24 @@ type fileSpec struct {
 // holds written data in memory (sparse and preallocated files cost nothing).
 const maxWritten = 1 << 30
 
-func defaultSetup() setup { return setup{model: "all", device: "default", faultSeed: 1} }
+func defaultSetup() setup {
+	return setup{model: "all", device: "default", devicePath: "default", faultSeed: 1}
+}
 
 func (s setup) clone() setup {
 	s.files = slices.Clone(s.files)
 	s.stack = slices.Clone(s.stack)
 	s.faults = slices.Clone(s.faults)
+	s.overrides = slices.Clone(s.overrides)
 	return s
 }
 
 func (s setup) describe() string {
-	parts := []string{"device " + s.device}
+	dev := "device " + s.device
+	if len(s.overrides) > 0 {
+		dev += " (" + strings.Join(s.overrides, " ") + ")"
+	}
+	parts := []string{dev}
 	if len(s.stack) > 0 {
 		var specs []string
 		for _, sp := range s.stack {
@@ -96,27 +109,102 @@ func (s *Scenario) cmdFS(td *datadriven.TestData) (string, error) {
 	return "persistence models (what crash explores by default): " + strings.Join(names, ", "), nil
 }
 
-// deviceOptions is the hook of the time model: it returns the kernel options
-// that make the named device price every call. Only "default" (the kernel's
-// constant cost per call) exists until device profiles do; then this becomes
-// device.Lookup(name) and sim.WithDevice(profile).
-func deviceOptions(name string) ([]sim.Option, error) {
-	if name == "default" {
+// profile returns the setup's device profile: a bundled name or a TOML file
+// (device.Lookup), with the setup's overrides applied; nil for the default
+// device (the kernel's constant cost per call).
+func (s setup) profile() (*device.Profile, error) {
+	if s.device == "default" {
 		return nil, nil
 	}
-	return nil, fmt.Errorf("unknown device %q (known: default)", name)
+	p, err := device.Lookup(s.devicePath)
+	if err != nil {
+		return nil, err
+	}
+	if err := override(p, s.overrides); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// deviceOptions returns the kernel options that make the setup's device
+// price every call: sim.WithDevice with its profile (none for the default).
+func (s setup) deviceOptions() ([]sim.Option, error) {
+	p, err := s.profile()
+	if err != nil || p == nil {
+		return nil, err
+	}
+	return []sim.Option{sim.WithDevice(p)}, nil
+}
+
+// override sets profile values given as TABLE.KEY=VALUE (the keys of the
+// profile's TOML file: device.write_cache=false, fs.type=ufs,
+// memory.page_cache_bytes=64m). A value is a TOML boolean or number, a size
+// with fio's suffixes (64m), or else a string. The profile is validated
+// again after.
+func override(p *device.Profile, kvs []string) error {
+	if len(kvs) == 0 {
+		return nil
+	}
+	var doc strings.Builder
+	for _, kv := range kvs {
+		k, v, _ := strings.Cut(kv, "=")
+		table, key, ok := strings.Cut(k, ".")
+		if !ok || table == "" || key == "" || strings.ContainsAny(k, " []\"\n") {
+			return fmt.Errorf("%s: want TABLE.KEY=VALUE (a key of the profile's TOML file, e.g. device.write_cache=false)", kv)
+		}
+		fmt.Fprintf(&doc, "%s.%s = %s\n", table, key, tomlValue(v))
+	}
+	md, err := toml.Decode(doc.String(), p)
+	if err != nil {
+		return fmt.Errorf("profile override: %v", err)
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		return fmt.Errorf("profile override: unknown key %s (the keys of a profile's TOML file: see iosim devices and package device)", und[0])
+	}
+	p.Description += " (" + strings.Join(kvs, " ") + ")"
+	return p.Validate()
+}
+
+func tomlValue(v string) string {
+	if v == "true" || v == "false" {
+		return v
+	}
+	if _, err := strconv.ParseFloat(v, 64); err == nil {
+		return v
+	}
+	if n, err := fio.ParseSize(v); err == nil {
+		return strconv.FormatInt(n, 10)
+	}
+	return strconv.Quote(v)
 }
 
 func (s *Scenario) cmdDevice(td *datadriven.TestData) (string, error) {
-	a, err := parseArgs(td, 1, 1)
-	if err != nil {
-		return "", err
+	if len(td.CmdArgs) == 0 || len(td.CmdArgs[0].Vals) > 0 {
+		return "", malformed(td, "want a profile: device NAME|FILE [TABLE.KEY=VALUE ...] (bundled: default, %s)", strings.Join(device.Names(), ", "))
 	}
-	if _, err := deviceOptions(a.words[0]); err != nil {
+	st := s.cur.clone()
+	st.device, st.devicePath, st.overrides = td.CmdArgs[0].Key, td.CmdArgs[0].Key, nil
+	if st.device != "default" && (strings.ContainsRune(st.device, '/') || strings.HasSuffix(st.device, ".toml")) {
+		st.devicePath = s.resolve(st.device)
+	}
+	for _, ca := range td.CmdArgs[1:] {
+		if len(ca.Vals) != 1 {
+			return "", malformed(td, "unexpected %q: want TABLE.KEY=VALUE overrides after the profile", ca.Key)
+		}
+		st.overrides = append(st.overrides, ca.Key+"="+ca.Vals[0])
+	}
+	if st.device == "default" && len(st.overrides) > 0 {
+		return "", malformed(td, "the default device has no profile to override")
+	}
+	p, err := st.profile()
+	if err != nil {
 		return "", malformed(td, "%v", err)
 	}
-	s.cur.device = a.words[0]
-	return "device " + a.words[0], nil
+	s.cur = st
+	if p == nil {
+		return "device default: the kernel's constant cost per call", nil
+	}
+	return fmt.Sprintf("device %s: %s", p.Name, p.Description), nil
 }
 
 func (s *Scenario) cmdFile(td *datadriven.TestData) (string, error) {
@@ -128,6 +216,7 @@ func (s *Scenario) cmdFile(td *datadriven.TestData) (string, error) {
 	if !path.IsAbs(f.path) {
 		return "", malformed(td, "path %q: want an absolute path", f.path)
 	}
+	f.cold = a.flagWord("cold")
 	switch {
 	case a.flagWord("sparse"):
 		f.layout = "sparse"
@@ -135,7 +224,7 @@ func (s *Scenario) cmdFile(td *datadriven.TestData) (string, error) {
 		f.layout = "prealloc"
 	}
 	if len(a.words) > 1 {
-		return "", malformed(td, "unexpected word %q (want sparse or prealloc)", a.words[1])
+		return "", malformed(td, "unexpected word %q (want sparse, prealloc or cold)", a.words[1])
 	}
 	if f.size, err = a.size("size", -1); err != nil {
 		return "", err
@@ -164,7 +253,11 @@ func (s *Scenario) cmdFile(td *datadriven.TestData) (string, error) {
 	}
 	s.cur.files = slices.DeleteFunc(s.cur.files, func(x fileSpec) bool { return x.path == f.path })
 	s.cur.files = append(s.cur.files, f)
-	return fmt.Sprintf("file %s: %d bytes, %s, %s", f.path, f.size, f.layout, f.content), nil
+	cached := ""
+	if f.cold {
+		cached = ", cold"
+	}
+	return fmt.Sprintf("file %s: %d bytes, %s, %s%s", f.path, f.size, f.layout, f.content, cached), nil
 }
 
 func (s *Scenario) cmdStack(td *datadriven.TestData) (string, error) {
@@ -237,7 +330,9 @@ type world struct {
 	count  *interposer.Count // per-syscall counts and time, as the program sees them
 	bottom *countingHandler  // counts the calls that reach the kernel
 	below  sim.Handler       // the layers below the stack: faults over the kernel
+	procs  []*sim.Process    // the workload's threads (see start)
 	t0     int64             // virtual time when the workload starts
+	b0     sim.Breakdown     // where time had gone by then (setup's warming)
 	// position, when set, is told the input line of each call before it
 	position func(line int)
 }
@@ -270,15 +365,24 @@ func (c *countingHandler) Unwrap() sim.Handler { return c.next }
 // through the kernel alone, synced, before any layer sees a call, so no layer
 // holds a stale picture of them and a crash starts from them.
 func (s setup) build(withStack bool) (*world, error) {
-	opts, err := deviceOptions(s.device)
+	opts, err := s.deviceOptions()
 	if err != nil {
 		return nil, err
 	}
-	opts = append(opts, sim.WithLockWait(false))
+	// The files are made on a kernel of their own (no time model: making
+	// them is not the workload), then the workload's kernel is built over
+	// the same file system. Its page cache holds what Linux's would after
+	// setup wrote and synced them: the written files' pages (up to its
+	// capacity), except those of files marked cold (as after a restart).
 	fs := vfs.New(s.fsOpts...)
-	k := sim.New(fs, opts...)
-	if err := s.makeFiles(k); err != nil {
+	if err := s.makeFiles(sim.New(fs, sim.WithLockWait(false))); err != nil {
 		return nil, err
+	}
+	k := sim.New(fs, append(opts, sim.WithLockWait(false))...)
+	if len(opts) > 0 {
+		if err := s.warm(k); err != nil {
+			return nil, err
+		}
 	}
 	var kern sim.Handler = k
 	if s.observe != nil {
@@ -300,7 +404,7 @@ func (s setup) build(withStack bool) (*world, error) {
 	}
 	w.count = interposer.NewCount(h)
 	w.top = w.count
-	w.t0 = k.Now()
+	w.start()
 	return w, nil
 }
 
@@ -318,7 +422,9 @@ func (w *world) process(h sim.Handler) (*sim.Process, error) {
 		}
 		interposer.NotifyInstalled(h, t, fd)
 	}
-	return sim.NewProcess(h, t), nil
+	p := sim.NewProcess(h, t)
+	w.start(p)
+	return p, nil
 }
 
 func (s setup) makeFiles(k *sim.Kernel) error {
@@ -349,6 +455,35 @@ func (s setup) makeFiles(k *sim.Kernel) error {
 				break
 			}
 		}
+	}
+	return nil
+}
+
+// warm reads the written files that are not cold into k's page cache, by a
+// process of their own, before the workload's clock starts.
+func (s setup) warm(k *sim.Kernel) error {
+	p := k.Spawn()
+	defer p.Exit()
+	buf := make([]byte, 1<<20)
+	for _, f := range s.files {
+		if f.cold || f.layout != "written" {
+			continue
+		}
+		fd, err := p.Open(f.path, unix.O_RDONLY, 0)
+		if err != nil {
+			return fmt.Errorf("file %s: %w", f.path, err)
+		}
+		for {
+			n, err := p.Read(fd, buf)
+			if err != nil {
+				p.Close(fd)
+				return fmt.Errorf("file %s: %w", f.path, err)
+			}
+			if n == 0 {
+				break
+			}
+		}
+		p.Close(fd)
 	}
 	return nil
 }

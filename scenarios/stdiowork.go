@@ -7,7 +7,6 @@ import (
 
 	"github.com/cockroachdb/datadriven"
 
-	"iosim/fio"
 	"iosim/interposer"
 	"iosim/sim"
 	"iosim/stdio"
@@ -253,7 +252,7 @@ func (w *stdioWork) run(st setup, withStack bool) (*Result, error) {
 	files := map[string]*stdio.File{}
 	for _, op := range w.ops {
 		f := files[op.stream]
-		t0 := fio.Now(p.Task())
+		t0 := p.Task().Now()
 		wd.at(op.line)
 		var err error
 		switch op.fn {
@@ -271,7 +270,7 @@ func (w *stdioWork) run(st setup, withStack bool) (*Result, error) {
 		case "fclose":
 			err = f.Close()
 		}
-		_ = r.Lat.RecordValue(fio.Now(p.Task()) - t0)
+		_ = r.Lat.RecordValue(p.Task().Now() - t0)
 		if err != nil {
 			// The program stops at its first failed call.
 			r.Err = fmt.Sprintf("stdio call %d, %s: %v", op.n, op.fn, err)

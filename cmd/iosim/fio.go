@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 
+	"iosim/device"
 	"iosim/fio"
 	"iosim/interposer"
 	"iosim/sim"
@@ -17,6 +18,7 @@ func cmdFio(args []string, stdout, stderr io.Writer) int {
 	fl.SetOutput(stderr)
 	format := fl.String("output-format", "normal", "normal or json (fio's field names: jobs[].read.iops, .bw in KiB/s, .clat_ns.percentile)")
 	compare := fl.String("compare", "", "print the model's IOPS, bandwidth and clat percentiles beside those of a measured run: fio's JSON `FILE`")
+	devName := fl.String("device", "", "price every call with the time model of device profile `NAME|FILE` (see 'iosim devices'; a file from 'iosim calibrate'); default: a constant cost per call")
 	var stack stackFlag
 	fl.Var(&stack, "stack", "interposer `NAME[:key=value,...]`, repeatable; the first is nearest the program (see 'iosim interposers')")
 	fl.Usage = func() {
@@ -26,7 +28,8 @@ Runs a fio job file on the model: each job (each of numjobs clones) is a
 process, its latencies read from the virtual clock. Options: [global] and job
 sections with rw, rwmixread, bs, size, filename, directory, numjobs, iodepth,
 ioengine (sync, psync, libaio), direct, buffered, sync, fsync, fdatasync,
-end_fsync, fallocate, runtime, time_based, randseed. Any other option is an
+end_fsync, fallocate, runtime, time_based, randseed, io_size, thinktime. Any
+other option is an
 error.
 
 flags:
@@ -52,7 +55,16 @@ flags:
 		fmt.Fprintf(stderr, "iosim fio: %v\n", err)
 		return 2
 	}
-	k := sim.New(vfs.New(), sim.WithLockWait(false))
+	kopts := []sim.Option{sim.WithLockWait(false)}
+	if *devName != "" {
+		p, err := device.Lookup(*devName)
+		if err != nil {
+			fmt.Fprintf(stderr, "iosim fio: --device: %v\n", err)
+			return 2
+		}
+		kopts = append(kopts, sim.WithDevice(p))
+	}
+	k := sim.New(vfs.New(), kopts...)
 	st, err := parseStack(stack)
 	if err != nil {
 		fmt.Fprintf(stderr, "iosim fio: %v\n", err)
@@ -63,7 +75,8 @@ flags:
 		fmt.Fprintf(stderr, "iosim fio: %v\n", err)
 		return 2
 	}
-	res, err := fio.Run(k, h, jobs, fio.Options{Layout: k})
+	var before sim.Breakdown
+	res, err := fio.Run(k, h, jobs, fio.Options{Layout: k, Laid: func() { before = k.Breakdown() }})
 	if err != nil {
 		fmt.Fprintf(stderr, "iosim fio: %v\n", err)
 		return 2
@@ -91,6 +104,12 @@ flags:
 		}
 	} else {
 		fio.WriteText(stdout, res)
+	}
+	if *format != "json" && k.Device() != nil {
+		// Where the jobs' time went (after the layout), all clones'.
+		b := k.Breakdown()
+		b.Sub(before)
+		writeBreakdown(stdout, &b)
 	}
 	for _, r := range res {
 		if r.Err != nil {

@@ -35,6 +35,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 	maxDiv := fl.Int("max-divergences", 100, "how many divergences to list (all are counted)")
 	devName := fl.String("device", "", "price every call with the time model of device profile `NAME|FILE` (see 'iosim devices'); the report says where the time went")
 	vsDevice := fl.String("vs-device", "", "with --device: replay again on profile `NAME|FILE` and show both side by side with ratios")
+	svg := fl.String("svg", "", "with --compare or --vs-device: draw the two runs (virtual time with the ratio, where the time went) into `FILE` (.svg, .png, .pdf)")
 	timing := fl.Bool("timing", false, "with --device, on a trace recorded with strace -T: compare the model's time of each call with its recorded duration")
 	var stack, compare stackFlag
 	fl.Var(&compare, "compare", "replay again with interposer `NAME[:key=value,...]` added to the stack (repeatable) and show both side by side with ratios")
@@ -55,8 +56,12 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	opts.Timing = *timing
+	if *svg != "" && *vsDevice == "" && len(compare) == 0 {
+		fmt.Fprintln(stderr, "iosim replay: --svg draws a comparison: give --compare or --vs-device")
+		return 2
+	}
 	if *devName != "" || *vsDevice != "" || len(compare) > 0 {
-		return timedReplay(fl.Args(), opts, *devName, *vsDevice, compare, *asJSON, *verify, stdout, stderr)
+		return timedReplay(fl.Args(), opts, *devName, *vsDevice, compare, *asJSON, *verify, *svg, stdout, stderr)
 	}
 	rep, err := replay.Run(fl.Args(), opts)
 	if err != nil {

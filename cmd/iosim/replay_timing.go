@@ -22,7 +22,7 @@ type comparison struct {
 
 // timedReplay runs the replay of files once, or twice when compare or vsDevice
 // asks for a second run, and prints the report(s) with the timing tables.
-func timedReplay(files []string, opts replay.Options, devName, vsDevice string, compare []string, asJSON, verify bool, stdout, stderr io.Writer) int {
+func timedReplay(files []string, opts replay.Options, devName, vsDevice string, compare []string, asJSON, verify bool, svg string, stdout, stderr io.Writer) int {
 	if devName != "" {
 		p, err := device.Lookup(devName)
 		if err != nil {
@@ -71,6 +71,19 @@ func timedReplay(files []string, opts replay.Options, devName, vsDevice string, 
 	cmp := comparison{Baseline: base, Variant: variant}
 	if base.VirtualTimeNs > 0 {
 		cmp.Ratio = float64(variant.VirtualTimeNs) / float64(base.VirtualTimeNs)
+	}
+	if svg != "" {
+		bn, vn := cmp.Baseline.Stack, cmp.Variant.Stack
+		if vsDevice != "" {
+			bn, vn = devName, vsDevice
+		}
+		if bn == "" {
+			bn = "no stack"
+		}
+		if err := writeComparisonChart(svg, &cmp, bn, vn); err != nil {
+			fmt.Fprintf(stderr, "iosim replay: --svg: %v\n", err)
+			return 2
+		}
 	}
 	if asJSON {
 		return writeJSON(stdout, stderr, cmp)

@@ -151,3 +151,21 @@ func TestReplayTimingAgainstRecording(t *testing.T) {
 	require.Equal(t, 2, code)
 	require.Contains(t, errOut, "--timing needs --device")
 }
+
+// TestReplaySVG: --svg draws a comparison (the ratio in the title, where the
+// time went by the time model's categories) and refuses a single run.
+func TestReplaySVG(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "cmp.svg")
+	code, _, errOut := runCmd("replay", "--device", "hdd-7200", "--vs-device", "nvme", "--svg", out, "../../testdata/traces/commit.fsync.strace")
+	require.Equal(t, 0, code, errOut)
+	svg, err := os.ReadFile(out)
+	require.NoError(t, err)
+	require.Regexp(t, `nvme / hdd-7200 = 0\.\d\d \(time\)`, string(svg))
+	require.Contains(t, string(svg), "journal commit")
+	code, _, errOut = runCmd("replay", "--svg", out, "../../testdata/traces/commit.fsync.strace")
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, "--svg draws a comparison")
+	code, _, errOut = runCmd("replay", "--device", "hdd-7200", "--compare", "fdatasync", "--svg", filepath.Join(t.TempDir(), "x.bogus"), "../../testdata/traces/commit.fsync.strace")
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, "--svg:")
+}

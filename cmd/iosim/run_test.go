@@ -73,3 +73,33 @@ func TestFioJSON(t *testing.T) {
 	require.Equal(t, 2, code)
 	require.Contains(t, errOut, p+":3: zonemode: option not supported")
 }
+
+// TestFioDevice: --device prices the job with a profile (a 7200 rpm disk
+// does a few hundred random reads a second, not the constant cost's
+// millions); an unknown profile is a usage error.
+func TestFioDevice(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "j.fio")
+	require.NoError(t, os.WriteFile(p, []byte("[rr]\nrw=randread\nbs=4k\nsize=4m\nio_size=256k\ndirect=1\n"), 0o644))
+	iops := func(args ...string) float64 {
+		code, out, errOut := runCmd(append([]string{"fio", "--output-format=json"}, args...)...)
+		require.Equal(t, 0, code, errOut)
+		var m struct {
+			Jobs []struct {
+				Read struct {
+					IOPS     float64 `json:"iops"`
+					TotalIOs int64   `json:"total_ios"`
+				} `json:"read"`
+			} `json:"jobs"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(out), &m))
+		require.Equal(t, int64(64), m.Jobs[0].Read.TotalIOs, "io_size=256k of 4k reads")
+		return m.Jobs[0].Read.IOPS
+	}
+	require.Greater(t, iops(p), 1e6)
+	disk := iops("--device", "hdd-7200", p)
+	require.Greater(t, disk, 30.0)
+	require.Less(t, disk, 300.0)
+	code, _, errOut := runCmd("fio", "--device", "nosuch", p)
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, `--device: device "nosuch": not a bundled profile`)
+}
