@@ -40,6 +40,10 @@ type Options struct {
 	Shard, Shards int
 	// Jobs bounds the checkers run at once (external checkers; 0: 1).
 	Jobs int
+	// Workers is the number of goroutines building and checking the states of
+	// a crash point with the built-in checks (0: GOMAXPROCS). The report is
+	// the same whatever the number.
+	Workers int
 	// Progress, when set, is called after each crash point with the states so far.
 	Progress func(points, states int)
 }
@@ -66,10 +70,9 @@ type Finding struct {
 	Message string
 }
 
-// State is a crash state given to a checker.
+// State is a crash state given to a checker: read it with ReadFile, or FS for
+// the whole file system. It is valid during the Check call only.
 type State struct {
-	// FS is the file system as found after the crash (the checker may change it).
-	FS *vfs.FS
 	// Stdout is what the program had written to its standard output before the
 	// crash point.
 	Stdout []byte
@@ -78,9 +81,10 @@ type State struct {
 	// Name is a stable name of the state (crash point, model's choice).
 	Name string
 
-	e    *Explorer
-	x    *point
-	scan *scan // what hashing FS found of its namespace
+	e  *Explorer
+	x  *point
+	w  *walker
+	fs *vfs.FS // built by FS
 }
 
 // Explorer observes a program's calls, and at each crash point builds the crash
@@ -111,18 +115,22 @@ type Explorer struct {
 	truncated   map[uint64]bool
 	expect      uint64 // version of the expectations above and of stdout
 
-	hseed    maphash.Seed
-	dataHash map[uint64]uint64 // hash of the durable data of files with nothing in flight
-	buf      []byte
-	verdicts map[verdictKey]*verdict
-	stateNo  int
-	vulns    map[string]*Vulnerability
-	rep      Report
-	start    time.Time
-	work     chan func()
-	wg       sync.WaitGroup
-	vmu      sync.Mutex                      // guards vulns and rep's failure counts from checker goroutines
-	onState  func(s *State, models []string) // crashtest's per-state hook
+	hseed      maphash.Seed
+	dmu        sync.Mutex        // guards dataHash while states are explored
+	dataHash   map[uint64]uint64 // hash of the durable data of files with nothing in flight
+	buf        []byte
+	verdicts   map[verdictKey]*verdict // of the expectations' version verdictsOf
+	verdictsOf uint64
+	// reference, when set (tests), sees each point's states and their outcomes
+	reference func(x *point, states []*seenState, out []outcome)
+	stateNo   int
+	vulns     map[string]*Vulnerability
+	rep       Report
+	start     time.Time
+	work      chan func()
+	wg        sync.WaitGroup
+	vmu       sync.Mutex                      // guards vulns and rep's failure counts from checker goroutines
+	onState   func(s *State, models []string) // crashtest's per-state hook
 }
 
 // dataPromise is what a sync acknowledged of a file: its whole content (size
@@ -447,6 +455,9 @@ func (e *Explorer) Announce(p []byte) {
 
 // History returns the recorded calls up to the crash point.
 func (s *State) History() []Op { return s.e.ops[:s.Point.Index+1] }
+
+// op returns recorded call i.
+func (e *Explorer) op(i int) Op { return e.ops[i] }
 
 // Unwrap returns the layer below the explorer.
 func (e *Explorer) Unwrap() sim.Handler { return e.next }

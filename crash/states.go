@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
+	"sync"
 
 	"iosim/vfs"
 )
@@ -53,10 +54,16 @@ func (c choice) verb() string {
 
 // point is a crash point being explored.
 type point struct {
+	snap  *vfs.CrashSnapshot
 	pend  []vfs.Pending
 	seq   uint64 // fs's Seq when pend was taken
+	root  uint64
 	units []unit
 	op    Op
+	act   *active // the promises a state of the point can break
+	vecs  []*seenState
+	subs  []subRef
+	mu    sync.Mutex // guards dataHash
 	// replace records of the renames still in flight, by unit
 	replaceOf map[int]*replaceRec
 	seen      map[string]*seenState // closed choice vector → the state built for it
@@ -65,6 +72,12 @@ type point struct {
 	dataSeq   map[uint64]uint64     // inode → latest data, allocation or size change in flight
 	metaSeq   map[string]uint64     // path → latest namespace change in flight naming it
 	dataHash  map[string]uint64     // inode and its units' choices → hash of its data
+}
+
+// subRef is a (state, model) met at the point, in the order met.
+type subRef struct {
+	st *seenState
+	m  *Model
 }
 
 func (e *Explorer) units(pend []vfs.Pending) []unit {
@@ -103,8 +116,9 @@ func (e *Explorer) units(pend []vfs.Pending) []unit {
 // point explores the crash point the last recorded op ends.
 func (e *Explorer) point() {
 	seq := e.fs.Seq()
-	pend := e.fs.Pending()
-	x := &point{pend: pend, seq: seq, units: e.units(pend), op: e.ops[len(e.ops)-1], seen: map[string]*seenState{}, replaceOf: map[int]*replaceRec{}, inos: map[uint64]bool{}}
+	snap := e.fs.Snapshot()
+	pend := snap.Pending()
+	x := &point{snap: snap, pend: pend, seq: seq, root: e.fs.Root().Ino(), units: e.units(pend), op: e.ops[len(e.ops)-1], seen: map[string]*seenState{}, replaceOf: map[int]*replaceRec{}, inos: map[uint64]bool{}}
 	x.unitsOf, x.dataSeq, x.metaSeq, x.dataHash = map[uint64][]int{}, map[uint64]uint64{}, map[string]uint64{}, map[string]uint64{}
 	for _, p := range pend {
 		switch p.Kind {
@@ -133,10 +147,12 @@ func (e *Explorer) point() {
 			}
 		}
 	}
+	x.act = e.activePromises(x)
 	e.rep.CrashPoints++
 	for _, m := range e.opts.Models {
 		e.exploreModel(x, m)
 	}
+	e.run(x)
 	if e.opts.Progress != nil {
 		e.opts.Progress(e.rep.CrashPoints, e.rep.States)
 	}
@@ -328,8 +344,10 @@ func (e *Explorer) close(x *point, m *Model, cur []choice, forced []bool) {
 
 // seenState is a state (a closed choice vector) already met at a point.
 type seenState struct {
-	name string
-	v    *verdict // nil: another shard's
+	name  string
+	cur   []choice
+	build bool     // this shard's
+	v     *verdict // nil: not built
 }
 
 // emit builds, deduplicates and checks the state cur describes, and attributes
@@ -341,16 +359,13 @@ func (e *Explorer) emit(x *point, m *Model, orig []choice, forced []bool, label 
 	key := string(cur)
 	st, ok := x.seen[key]
 	if !ok {
-		st = &seenState{name: e.stateName(x, cur, label)}
+		st = &seenState{name: e.stateName(x, cur, label), cur: cur}
 		x.seen[key] = st
 		e.stateNo++
-		if e.opts.Shards <= 1 || (e.stateNo-1)%e.opts.Shards == e.opts.Shard {
-			st.v = e.buildAndCheck(x, cur, st.name)
-		}
+		st.build = e.opts.Shards <= 1 || (e.stateNo-1)%e.opts.Shards == e.opts.Shard
+		x.vecs = append(x.vecs, st)
 	}
-	if st.v != nil {
-		e.attribute(st.v, x, m, cur, st.name)
-	}
+	x.subs = append(x.subs, subRef{st, m})
 }
 
 // stateName is a stable name for a state: the crash point and its deviations.
