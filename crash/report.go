@@ -196,7 +196,7 @@ func (e *Explorer) run(x *point) {
 }
 
 // minPerWorker is the fewest states worth a goroutine of their own.
-const minPerWorker = 64
+var minPerWorker = 64
 
 // maxVerdicts bounds the verdicts remembered for deduplication across crash
 // points: past it they are forgotten (a state met again is checked again).

@@ -393,26 +393,6 @@ func shortVerb(c choice) string {
 	return [...]string{"k", "l", "t", "p", "s"}[c]
 }
 
-// survivals turns unit choices into vfs's survival list.
-func (e *Explorer) survivals(x *point, cur []choice) []vfs.Survival {
-	s := make([]vfs.Survival, len(x.pend))
-	nsec := e.fs.BlockSize() / vfs.SectorSize
-	half := uint64(1)<<(nsec/2) - 1
-	for k, u := range x.units {
-		for j, it := range u.items {
-			switch cur[k] {
-			case keep, splitRn:
-				s[it].Keep = cur[k] == keep
-			case tornH:
-				s[it] = vfs.Survival{Keep: true, Sectors: half}
-			case prefixB:
-				s[it].Keep = j < (len(u.items)+1)/2
-			}
-		}
-	}
-	return s
-}
-
 // permChange reports whether op changes a mode or owner (its attribute change
 // is more than times).
 func (e *Explorer) permChange(op int) bool {

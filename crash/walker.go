@@ -384,6 +384,9 @@ func (w *walker) fact(id uint64, p string) fact {
 // the others.
 func (w *walker) dataSum(id uint64, p string) uint64 {
 	x, e := w.x, w.e
+	if w.cs == nil {
+		return maphash.Bytes(e.hseed, w.v.read(id, p)) // a whole state: no cache
+	}
 	if !x.inos[id] {
 		e.dmu.Lock()
 		d, ok := e.dataHash[id]
