@@ -98,7 +98,11 @@ type Explorer struct {
 	next sim.Handler
 	opts Options
 
+	// ops are the recorded calls from number opBase on: the calls before
+	// made no change still in flight (pinned keeps those the promises name).
 	ops    []Op
+	opBase int
+	pinned map[int]Op
 	file   string
 	line   int
 	ncalls int
@@ -186,7 +190,7 @@ func (e *Explorer) aioDone(c *sim.Call, ci callInfo, ret int64) (acked bool) {
 				delete(e.aioSync, k)
 				if ev.Res == 0 {
 					// op: the crash point this call makes (after appends it)
-					a.p.op = len(e.ops)
+					a.p.op = e.nops()
 					e.promises[a.ino] = []dataPromise{a.p}
 					e.expect++
 					acked = true
@@ -313,13 +317,13 @@ func (e *Explorer) after(ci callInfo, ok bool, seq0, seq1 uint64) {
 	}
 	if daClose {
 		delete(e.truncated, ci.ino.Ino())
-		e.truncCloses = append(e.truncCloses, truncClose{ino: ci.ino.Ino(), op: len(e.ops)})
+		e.truncCloses = append(e.truncCloses, truncClose{ino: ci.ino.Ino(), op: e.nops()})
 	}
 	file := e.file
 	if file == "" {
 		file, line = goCaller(line)
 	}
-	op := Op{Index: len(e.ops), File: file, Line: line, Call: ci.name, Path: ci.path, seq0: seq0, seq1: seq1, write: ci.write && ci.sync == syncNone}
+	op := Op{Index: e.nops(), File: file, Line: line, Call: ci.name, Path: ci.path, seq0: seq0, seq1: seq1, write: ci.write && ci.sync == syncNone}
 	e.ops = append(e.ops, op)
 	if ok {
 		e.promise(ci, op)
@@ -365,7 +369,9 @@ func (e *Explorer) promise(ci callInfo, op Op) {
 		if ino, err := e.fs.Root().Resolve(r.dst, false); err == nil && ino.IsRegular() {
 			rec := replaceRec{op: op.Index, ino: ino.Ino(), src: r.src, dst: r.dst, seq: op.seq1, allowed: append(slices.Clone(r.oldContent), readAll(ino))}
 			rec.newIndex = len(rec.allowed) - 1
+			e.vmu.Lock()
 			e.replaces = append(e.replaces, rec)
+			e.vmu.Unlock()
 			e.expect++
 		}
 	}
@@ -417,7 +423,7 @@ func joinPath(dir, name string) string {
 func (e *Explorer) opOf(seq uint64) int {
 	k := sort.Search(len(e.ops), func(i int) bool { return e.ops[i].seq1 >= seq })
 	if k < len(e.ops) && e.ops[k].seq0 < seq {
-		return k
+		return e.opBase + k
 	}
 	return -1
 }
@@ -453,11 +459,76 @@ func (e *Explorer) Announce(p []byte) {
 	e.after(callInfo{name: "write", path: "(stdout)", stdout: true}, true, seq, seq)
 }
 
-// History returns the recorded calls up to the crash point.
-func (s *State) History() []Op { return s.e.ops[:s.Point.Index+1] }
+// History returns the recorded calls up to the crash point, from the oldest
+// whose changes were still in flight (the explorer forgets the calls before).
+func (s *State) History() []Op { return s.e.ops[:s.Point.Index-s.e.opBase+1] }
 
-// op returns recorded call i.
-func (e *Explorer) op(i int) Op { return e.ops[i] }
+// op returns recorded call i: one in the window, or one a promise names.
+func (e *Explorer) op(i int) Op {
+	if i >= e.opBase {
+		return e.ops[i-e.opBase]
+	}
+	return e.pinned[i]
+}
+
+// nops is the number of calls recorded.
+func (e *Explorer) nops() int { return e.opBase + len(e.ops) }
+
+// forget drops, after crash point x, what no later state can need: the calls
+// older than every change in flight (but those a promise names, for its
+// messages), the renames whose check a later sync or change superseded, the
+// truncations whose data is durable, and caches past a bound.
+func (e *Explorer) forget(x *point) {
+	from := e.nops() - 1
+	for _, p := range x.pend {
+		if k := e.opOf(p.Seq); k >= 0 {
+			from = min(from, k)
+			break
+		}
+	}
+	e.truncCloses = slices.DeleteFunc(e.truncCloses, func(tc truncClose) bool { return tc.op < from })
+	var live []replaceRec
+	for _, r := range e.replaces {
+		if ps := e.promises[r.ino]; len(ps) > 0 && ps[0].seq > r.seq {
+			continue
+		}
+		if cur, err := e.fs.Root().Resolve(r.dst, false); err == nil && cur.Ino() == r.ino {
+			live = append(live, r)
+		}
+	}
+	e.vmu.Lock() // explain reads replaces on the checker goroutines
+	e.replaces = live
+	e.vmu.Unlock()
+	if len(e.dataHash) > maxDataHashes {
+		clear(e.dataHash)
+	}
+	if from-e.opBase < max(64, len(e.ops)/2) {
+		return // forget in batches: the copy below is in proportion to the window
+	}
+	pinned := map[int]Op{}
+	pin := func(i int) {
+		if i >= 0 && i < from {
+			pinned[i] = e.op(i)
+		}
+	}
+	for _, ps := range e.promises {
+		for _, p := range ps {
+			pin(p.op)
+		}
+	}
+	for _, n := range e.names {
+		pin(n.op)
+	}
+	for _, r := range e.replaces {
+		pin(r.op)
+	}
+	e.pinned = pinned
+	e.ops = slices.Clone(e.ops[from-e.opBase:])
+	e.opBase = from
+}
+
+// maxDataHashes bounds the cache of durable files' data hashes.
+const maxDataHashes = 1 << 16
 
 // Unwrap returns the layer below the explorer.
 func (e *Explorer) Unwrap() sim.Handler { return e.next }

@@ -30,7 +30,7 @@ func (e *Explorer) survivals(x *point, cur []choice) []vfs.Survival {
 // vfs.FS.CrashFrom (a split rename by unlinking its destination), walks it in
 // one pass with no cache and evaluates every promise, and requires the
 // outcome the stepping walkers found.
-func referenceCheck(t *rapid.T, e *Explorer, states *int) func(x *point, todo []*seenState, out []outcome) {
+func referenceCheck(t require.TestingT, e *Explorer, states *int) func(x *point, todo []*seenState, out []outcome) {
 	return func(x *point, todo []*seenState, out []outcome) {
 		for i, st := range todo {
 			fs, err := e.fs.CrashFrom(x.pend, x.seq, e.survivals(x, st.cur))
@@ -128,7 +128,7 @@ func setupRandom(fs *vfs.FS) error {
 	return writeFile(fs, "/a", bytes.Repeat([]byte{'o'}, 5000))
 }
 
-func exploreWith(t *rapid.T, opts Options, workload func(env *Env) error, ref func(e *Explorer) func(x *point, todo []*seenState, out []outcome)) *Report {
+func exploreWith(t require.TestingT, opts Options, workload func(env *Env) error, ref func(e *Explorer) func(x *point, todo []*seenState, out []outcome)) *Report {
 	e, env, err := newFuncExplorer(opts, setupRandom)
 	require.NoError(t, err)
 	if ref != nil {
@@ -162,4 +162,33 @@ func TestFastPathMatchesWholeStates(t *testing.T) {
 		require.Equal(t, a.String(), b.String())
 	})
 	require.Greater(t, total, 1000, "states compared")
+}
+
+// A file renamed away, its old name made again, then linked from its new
+// name: in a state where the rename is lost the link makes the inode anew,
+// empty, and its content is not what its choices alone would say.
+func TestFastPathLinkAfterLostRename(t *testing.T) {
+	n := 0
+	rep := exploreWith(t, Options{}, func(env *Env) error {
+		p := env.Proc
+		if err := p.Rename("/a", "/b"); err != nil {
+			return err
+		}
+		fd, err := p.Open("/a", unix.O_WRONLY|unix.O_CREAT, 0o644)
+		if err != nil {
+			return err
+		}
+		if _, err := p.Write(fd, []byte("x")); err != nil {
+			return err
+		}
+		if err := p.Fsync(fd); err != nil {
+			return err
+		}
+		if err := p.Close(fd); err != nil {
+			return err
+		}
+		return p.Link("/b", "/d/x")
+	}, func(e *Explorer) func(*point, []*seenState, []outcome) { return referenceCheck(t, e, &n) })
+	require.Positive(t, rep.DistinctStates)
+	require.Greater(t, n, 10)
 }

@@ -104,7 +104,7 @@ func (e *Explorer) units(pend []vfs.Pending) []unit {
 			j = len(us)
 			idx[kk] = j
 			u := unit{op: op, kind: kind, ino: p.Ino, data: kind == vfs.PendingWrite, meta: p}
-			u.lazy = kind == vfs.PendingSize && op >= 0 && e.ops[op].write // ignored by dataJournal models
+			u.lazy = kind == vfs.PendingSize && op >= 0 && e.op(op).write // ignored by dataJournal models
 			us = append(us, u)
 		}
 		us[j].items = append(us[j].items, k)
@@ -118,7 +118,7 @@ func (e *Explorer) point() {
 	seq := e.fs.Seq()
 	snap := e.fs.Snapshot()
 	pend := snap.Pending()
-	x := &point{snap: snap, pend: pend, seq: seq, root: e.fs.Root().Ino(), units: e.units(pend), op: e.ops[len(e.ops)-1], seen: map[string]*seenState{}, replaceOf: map[int]*replaceRec{}, inos: map[uint64]bool{}}
+	x := &point{snap: snap, pend: pend, seq: seq, root: e.fs.Root().Ino(), units: e.units(pend), op: e.op(e.nops() - 1), seen: map[string]*seenState{}, replaceOf: map[int]*replaceRec{}, inos: map[uint64]bool{}}
 	x.unitsOf, x.dataSeq, x.metaSeq, x.dataHash = map[uint64][]int{}, map[uint64]uint64{}, map[string]uint64{}, map[string]uint64{}
 	for _, p := range pend {
 		switch p.Kind {
@@ -153,6 +153,7 @@ func (e *Explorer) point() {
 		e.exploreModel(x, m)
 	}
 	e.run(x)
+	e.forget(x)
 	if e.opts.Progress != nil {
 		e.opts.Progress(e.rep.CrashPoints, e.rep.States)
 	}
@@ -197,7 +198,7 @@ func (e *Explorer) exploreModel(x *point, m *Model) {
 		rec(0, e.opts.Depth, make([]choice, n))
 	}
 	if e.opts.Sample > 0 {
-		rng := rand.New(rand.NewPCG(e.opts.Seed, uint64(len(e.ops))<<8|uint64(modelIndex(m))))
+		rng := rand.New(rand.NewPCG(e.opts.Seed, uint64(e.nops())<<8|uint64(modelIndex(m))))
 		for range e.opts.Sample {
 			cur := make([]choice, n)
 			for k := range cur {
@@ -381,7 +382,7 @@ func (e *Explorer) stateName(x *point, cur []choice, label string) string {
 			u := &x.units[k]
 			line := 0
 			if u.op >= 0 {
-				line = e.ops[u.op].Line
+				line = e.op(u.op).Line
 			}
 			fmt.Fprintf(&b, "-%s%d%s", shortVerb(c), line, u.kind.String()[:1])
 		}
@@ -399,6 +400,6 @@ func (e *Explorer) permChange(op int) bool {
 	if op < 0 {
 		return false
 	}
-	c := strings.ToLower(e.ops[op].Call)
+	c := strings.ToLower(e.op(op).Call)
 	return strings.Contains(c, "chmod") || strings.Contains(c, "chown") || strings.Contains(c, "setxattr") || strings.Contains(c, "removexattr")
 }

@@ -384,8 +384,10 @@ func (w *walker) fact(id uint64, p string) fact {
 // the others.
 func (w *walker) dataSum(id uint64, p string) uint64 {
 	x, e := w.x, w.e
-	if w.cs == nil {
-		return maphash.Bytes(e.hseed, w.v.read(id, p)) // a whole state: no cache
+	if w.cs == nil || w.cs.Made(id) {
+		// a whole state, or a record made anew: its bytes depend on more
+		// than its own changes' choices
+		return maphash.Bytes(e.hseed, w.v.read(id, p))
 	}
 	if !x.inos[id] {
 		e.dmu.Lock()
@@ -404,7 +406,7 @@ func (w *walker) dataSum(id uint64, p string) uint64 {
 		key[k] = byte(id >> (8 * k))
 	}
 	for _, u := range x.unitsOf[id] {
-		key = append(key, byte(w.curOf(u)))
+		key = append(key, byte(w.cur[u]))
 	}
 	x.mu.Lock()
 	d, ok := x.dataHash[string(key)]
@@ -417,8 +419,6 @@ func (w *walker) dataSum(id uint64, p string) uint64 {
 	}
 	return d
 }
-
-func (w *walker) curOf(u int) choice { return w.cur[u] }
 
 // contrib is what a name and the facts of its inode add to the hash.
 func (w *walker) contrib(p string, f fact) uint64 {

@@ -1063,6 +1063,15 @@ func (st *CrashState) Parts(k int) (recs []uint64, ents []EntryName) {
 	return cc.recs, cc.names
 }
 
+// Made reports whether record id exists in the state as a record the
+// surviving changes made (created, or removed and made again), not as the
+// snapshot's durable record (altered or not): a made record's data is only
+// what the changes wrote.
+func (st *CrashState) Made(id uint64) bool {
+	o := st.recs[id]
+	return o != nil && !o.gone && !o.base
+}
+
 // Component returns the number of the component of change k: changes of
 // different components alter disjoint parts of the state.
 func (st *CrashState) Component(k int) int { return int(st.snap.comps.opComp[k]) }
