@@ -359,6 +359,10 @@ func (e *Explorer) promise(ci callInfo, op Op) {
 	case syncAll:
 		clear(e.dataHash)
 		e.horizon = op.seq0
+		// everything is durable: the promises are what the namespace holds
+		// now (a file removed before can never come back)
+		clear(e.promises)
+		clear(e.names)
 		e.promiseAll(e.fs.Root(), op)
 		e.expect++
 	case syncCommit:
