@@ -105,11 +105,7 @@ func (e *Explorer) run(x *point) {
 		}
 	}
 	out := make([]outcome, len(todo))
-	workers := e.opts.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	workers = max(1, min(workers, len(todo)/minPerWorker))
+	workers := max(1, min(e.workers(), len(todo)/minPerWorker))
 	var wg sync.WaitGroup
 	for n := range workers {
 		lo, hi := n*len(todo)/workers, (n+1)*len(todo)/workers
@@ -193,6 +189,14 @@ func (e *Explorer) run(x *point) {
 			e.attribute(sb.st.v, x, sb.m, sb.st.cur, sb.st.name)
 		}
 	}
+}
+
+// workers is the number of goroutines exploring a point.
+func (e *Explorer) workers() int {
+	if e.opts.Workers > 0 {
+		return e.opts.Workers
+	}
+	return runtime.GOMAXPROCS(0)
 }
 
 // minPerWorker is the fewest states worth a goroutine of their own.

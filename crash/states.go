@@ -149,8 +149,24 @@ func (e *Explorer) point() {
 	}
 	x.act = e.activePromises(x)
 	e.rep.CrashPoints++
-	for _, m := range e.opts.Models {
-		e.exploreModel(x, m)
+	// the models' states are enumerated and closed on several goroutines,
+	// then admitted in the models' order
+	lists := make([][]closed, len(e.opts.Models))
+	sem := make(chan struct{}, e.workers())
+	var wg sync.WaitGroup
+	for k, m := range e.opts.Models {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			lists[k] = e.exploreModel(x, m)
+		}()
+	}
+	wg.Wait()
+	for k, m := range e.opts.Models {
+		for _, c := range lists[k] {
+			e.admit(x, m, c)
+		}
 	}
 	e.run(x)
 	e.forget(x)
@@ -159,7 +175,16 @@ func (e *Explorer) point() {
 	}
 }
 
-func (e *Explorer) exploreModel(x *point, m *Model) {
+// closed is a closed choice vector met while enumerating a model's states.
+type closed struct {
+	cur   []choice
+	label string
+}
+
+// exploreModel enumerates the states of x under m: their closed choice
+// vectors, in a fixed order. It only reads the explorer and x.
+func (e *Explorer) exploreModel(x *point, m *Model) []closed {
+	var out []closed
 	n := len(x.units)
 	forced := make([]bool, n)
 	for k := range x.units {
@@ -168,15 +193,20 @@ func (e *Explorer) exploreModel(x *point, m *Model) {
 		// reads touch): kept, as they are no part of the program's history
 		forced[k] = u.op < 0 || m.journal && u.journalled(m) && u.seq <= e.horizon
 	}
+	emit := func(orig []choice, label string) {
+		cur := append([]choice(nil), orig...)
+		e.close(x, m, cur, forced)
+		out = append(out, closed{cur, label})
+	}
 	base := make([]choice, n)
-	e.emit(x, m, base, forced, "all")
+	emit(base, "all")
 	strict := make([]choice, n)
 	for k := range strict {
 		if !forced[k] {
 			strict[k] = drop
 		}
 	}
-	e.emit(x, m, strict, forced, "durable")
+	emit(strict, "durable")
 	// every combination of up to Depth deviations from base
 	var rec func(from, depth int, cur []choice)
 	rec = func(from, depth int, cur []choice) {
@@ -186,7 +216,7 @@ func (e *Explorer) exploreModel(x *point, m *Model) {
 			}
 			for _, c := range e.variants(x, m, k) {
 				cur[k] = c
-				e.emit(x, m, cur, forced, "")
+				emit(cur, "")
 				if depth > 1 {
 					rec(k+1, depth-1, cur)
 				}
@@ -211,9 +241,10 @@ func (e *Explorer) exploreModel(x *point, m *Model) {
 					cur[k] = vs[rng.IntN(len(vs))]
 				}
 			}
-			e.emit(x, m, cur, forced, "")
+			emit(cur, "")
 		}
 	}
+	return out
 }
 
 func modelIndex(m *Model) int {
@@ -351,11 +382,10 @@ type seenState struct {
 	v     *verdict // nil: not built
 }
 
-// emit builds, deduplicates and checks the state cur describes, and attributes
-// its verdict to model m.
-func (e *Explorer) emit(x *point, m *Model, orig []choice, forced []bool, label string) {
-	cur := append([]choice(nil), orig...)
-	e.close(x, m, cur, forced)
+// admit counts the state c of model m, deduplicates it by its closed choice
+// vector, and keeps it for run.
+func (e *Explorer) admit(x *point, m *Model, c closed) {
+	cur, label := c.cur, c.label
 	e.rep.States++
 	key := string(cur)
 	st, ok := x.seen[key]
