@@ -2,6 +2,7 @@ package crash
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"hash/maphash"
 	"path"
@@ -422,25 +423,21 @@ func (w *walker) dataSum(id uint64, p string) uint64 {
 
 // contrib is what a name and the facts of its inode add to the hash.
 func (w *walker) contrib(p string, f fact) uint64 {
-	h := mix64(maphash.String(w.e.hseed, p))
-	h = mix64(h ^ uint64(f.mode))
-	if f.mode&vfs.S_IFMT != vfs.S_IFDIR {
-		h = mix64(h ^ uint64(f.size))
+	size := f.size
+	if f.mode&vfs.S_IFMT == vfs.S_IFDIR {
+		size = 0 // a directory's size is no part of what a program reads
 	}
-	h = mix64(h ^ f.sum)
-	if f.target != "" {
-		h = mix64(h ^ maphash.String(w.e.hseed, f.target))
-	}
-	return h
-}
-
-// mix64 is splitmix64's finaliser.
-func mix64(x uint64) uint64 {
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	return x ^ x>>31
+	var b [24]byte
+	binary.LittleEndian.PutUint64(b[0:], uint64(f.mode))
+	binary.LittleEndian.PutUint64(b[8:], uint64(size))
+	binary.LittleEndian.PutUint64(b[16:], f.sum)
+	var h maphash.Hash
+	h.SetSeed(w.e.hseed)
+	h.WriteString(p)
+	h.WriteByte(0)
+	h.Write(b[:])
+	h.WriteString(f.target)
+	return h.Sum64()
 }
 
 // reevaluate evaluates again the promises on what the last step changed.
