@@ -480,7 +480,7 @@ func (e *Explorer) nops() int { return e.opBase + len(e.ops) }
 
 // forget drops, after crash point x, what no later state can need: the calls
 // older than every change in flight (but those a promise names, for its
-// messages), the renames whose check a later sync or change superseded, the
+// messages), the durable renames whose check a later sync or change superseded, the
 // truncations whose data is durable, and caches past a bound.
 func (e *Explorer) forget(x *point) {
 	from := e.nops() - 1
@@ -493,12 +493,16 @@ func (e *Explorer) forget(x *point) {
 	e.truncCloses = slices.DeleteFunc(e.truncCloses, func(tc truncClose) bool { return tc.op < from })
 	var live []replaceRec
 	for _, r := range e.replaces {
-		if ps := e.promises[r.ino]; len(ps) > 0 && ps[0].seq > r.seq {
-			continue
+		// a rename still in flight is a unit of the next states (replaceOf)
+		if r.op < from {
+			if ps := e.promises[r.ino]; len(ps) > 0 && ps[0].seq > r.seq {
+				continue
+			}
+			if cur, err := e.fs.Root().Resolve(r.dst, false); err != nil || cur.Ino() != r.ino {
+				continue
+			}
 		}
-		if cur, err := e.fs.Root().Resolve(r.dst, false); err == nil && cur.Ino() == r.ino {
-			live = append(live, r)
-		}
+		live = append(live, r)
 	}
 	e.vmu.Lock() // explain reads replaces on the checker goroutines
 	e.replaces = live

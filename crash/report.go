@@ -28,9 +28,6 @@ type Report struct {
 	ByKind          map[string]int   `json:"vulnerabilities_by_kind"`
 	Vulnerabilities []*Vulnerability `json:"vulnerabilities"`
 	Shard           string           `json:"shard,omitempty"`
-	// Unbuilt counts states vfs could not build because what was in flight
-	// changed under the explorer (calls made outside the explored seam).
-	Unbuilt int `json:"unbuilt,omitempty"`
 }
 
 // Vulnerability is a group of failing states with one cause: the calls whose
