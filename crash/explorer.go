@@ -133,8 +133,7 @@ type Explorer struct {
 	start     time.Time
 	work      chan func()
 	wg        sync.WaitGroup
-	vmu       sync.Mutex                      // guards vulns and rep's failure counts from checker goroutines
-	onState   func(s *State, models []string) // crashtest's per-state hook
+	vmu       sync.Mutex // guards vulns and rep's failure counts from checker goroutines
 }
 
 // dataPromise is what a sync acknowledged of a file: its whole content (size

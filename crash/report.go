@@ -226,6 +226,12 @@ func (e *Explorer) queue(v *verdict, s *State, fs []Finding, parallel []Checker)
 
 // attribute records that model m reaches the state cur, whose verdict is v.
 func (e *Explorer) attribute(v *verdict, x *point, m *Model, cur []choice, name string) {
+	e.vmu.Lock()
+	passed := v.done && len(v.findings) == 0
+	e.vmu.Unlock()
+	if passed {
+		return // nothing to record
+	}
 	sb := sub{model: m.Name, point: x.op, name: name}
 	for k, c := range cur {
 		if c != keep {
