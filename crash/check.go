@@ -1,15 +1,12 @@
 package crash
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"hash/maphash"
-	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"iosim/vfs"
@@ -45,92 +42,6 @@ func walk(dir *vfs.Inode, base string, fn func(p string, ino *vfs.Inode) error) 
 	return nil
 }
 
-// hashState hashes the content of a crashed file system: names, types, modes,
-// sizes, data and symlink targets. The data of a file with nothing in flight at
-// the crash point is its durable content, the same in every state until a sync
-// changes it: its hash comes from e.dataHash.
-//
-// The same walk fills sc: what Durability and Fsck need of the namespace.
-func (e *Explorer) hashState(fs *vfs.FS, x *point, cur []choice, sc *scan) uint64 {
-	var h maphash.Hash
-	h.SetSeed(e.hseed)
-	sc.err = walk(fs.Root(), "/", func(p string, ino *vfs.Inode) error {
-		h.WriteString(p)
-		h.WriteByte(0)
-		writeUint(&h, uint64(ino.Mode()))
-		writeUint(&h, uint64(ino.Size()))
-		if !ino.IsDir() {
-			id := ino.Ino()
-			if sc.names[id] == 0 {
-				sc.paths[id] = p
-			}
-			sc.names[id]++
-			sc.nlink[id] = ino.Nlink()
-		}
-		switch {
-		case ino.IsRegular():
-			id := ino.Ino()
-			sc.byIno[id] = ino
-			if x.inos[id] {
-				// its data depends on its own units' choices alone
-				key := make([]byte, 8, 8+len(x.unitsOf[id]))
-				for k := range key {
-					key[k] = byte(id >> (8 * k))
-				}
-				for _, u := range x.unitsOf[id] {
-					key = append(key, byte(cur[u]))
-				}
-				d, ok := x.dataHash[string(key)]
-				if !ok {
-					var full bool
-					d, full = e.hashData(ino)
-					if !full {
-						return fmt.Errorf("%s: does not read to its size %d", p, ino.Size())
-					}
-					x.dataHash[string(key)] = d
-				}
-				sc.sums[id] = d
-				writeUint(&h, d)
-				break
-			}
-			d, ok := e.dataHash[id]
-			if !ok {
-				d, _ = e.hashData(ino)
-				e.dataHash[id] = d
-			}
-			sc.sums[id] = d
-			writeUint(&h, d)
-		case ino.IsSymlink():
-			h.WriteString(ino.Target())
-		}
-		h.WriteByte(0)
-		return nil
-	})
-	return h.Sum64()
-}
-
-func writeUint(h *maphash.Hash, v uint64) {
-	var b [8]byte
-	for k := range b {
-		b[k] = byte(v >> (8 * k))
-	}
-	h.Write(b[:])
-}
-
-// scan is what the hashing walk of a state found.
-type scan struct {
-	byIno map[uint64]*vfs.Inode // regular files
-	sums  map[uint64]uint64     // their data's hashes
-	names map[uint64]uint32     // names of each non-directory
-	nlink map[uint64]uint32
-	paths map[uint64]string
-	err   error // the walk stopped: an entry that does not resolve, a short read
-}
-
-func newScan() *scan {
-	return &scan{byIno: map[uint64]*vfs.Inode{}, sums: map[uint64]uint64{}, names: map[uint64]uint32{}, nlink: map[uint64]uint32{}, paths: map[uint64]string{}}
-}
-
 // hashData hashes ino's bytes, reading them in pieces; full reports whether
 // they read to its size.
 func (e *Explorer) hashData(ino *vfs.Inode) (sum uint64, full bool) {
@@ -155,75 +66,81 @@ func (e *Explorer) hashData(ino *vfs.Inode) (sum uint64, full bool) {
 // Forget drops what the explorer remembers of ino's durable content (call it
 // when the content changes outside the explored calls, as Settle does).
 func (e *Explorer) Forget(ino uint64) {
-	e.mu.Lock()
+	e.dmu.Lock()
 	delete(e.dataHash, ino)
-	e.mu.Unlock()
+	e.dmu.Unlock()
 }
 
 // changedSince reports whether the crash point has changes in flight to ino
 // (data, allocation, size) or, when path is set, namespace changes at path, made
 // after seq.
-func (s *State) changedSince(ino uint64, path string, seq uint64) bool {
-	return s.x.dataSeq[ino] > seq || path != "" && s.x.metaSeq[path] > seq
+func (x *point) changedSince(ino uint64, path string, seq uint64) bool {
+	return x.dataSeq[ino] > seq || path != "" && x.metaSeq[path] > seq
 }
 
-// Durability checks that every byte a sync acknowledged (fsync, fdatasync,
-// sync, syncfs, an O_SYNC or O_DSYNC write, the completion of an AIO fsync or
-// fdsync) reads back, in whichever file still
-// has that inode, unless changed since; and that every name a synced directory
-// (or sync) made durable names the same inode, unless changed since.
-type Durability struct{}
+// active is what of the program's promises a state of a point can break:
+// the promises not superseded by changes still in flight.
+type active struct {
+	data      map[uint64][]dataPromise
+	names     map[string]namePromise
+	repl      []*replaceRec
+	replPaths map[string][]int // destination and source → replaces
+}
 
-func (Durability) Name() string { return "durability" }
-
-func (Durability) Check(s *State) []Finding {
-	e := s.e
-	var out []Finding
-	byIno := s.scan.byIno
-	for _, id := range slices.Sorted(maps.Keys(e.promises)) {
-		got := byIno[id]
-		if got == nil {
-			continue // the name was never promised
+// activePromises selects the promises the states of x are checked against.
+func (e *Explorer) activePromises(x *point) *active {
+	a := &active{data: map[uint64][]dataPromise{}, names: map[string]namePromise{}, replPaths: map[string][]int{}}
+	for id, ps := range e.promises {
+		var keep []dataPromise
+		for _, p := range ps {
+			if !x.changedSince(id, "", p.seq) {
+				keep = append(keep, p)
+			}
 		}
-		for _, p := range e.promises[id] {
-			if s.changedSince(id, "", p.seq) {
-				continue
-			}
-			size, n, end := got.Size(), int64(len(p.data)), p.off+int64(len(p.data))
-			ok := false
-			if p.whole {
-				n, end = p.size, p.size
-				ok = size == p.size && s.scan.sums[id] == p.sum
-			} else if size >= end {
-				b := make([]byte, n)
-				m, _ := got.ReadAt(b, p.off)
-				ok = bytes.Equal(b[:m], p.data)
-			}
-			if !ok {
-				out = append(out, Finding{Kind: "durability", Path: got.Path(), Message: fmt.Sprintf(
-					"%d bytes acknowledged durable by %s read back differently after the crash (size %d, want %d)",
-					n, e.ops[p.op], size, end)})
-			}
+		if keep != nil {
+			a.data[id] = keep
 		}
 	}
-	for _, n := range slices.Sorted(maps.Keys(e.names)) {
-		p := e.names[n]
-		if s.changedSince(0, n, p.seq) {
+	for n, p := range e.names {
+		if x.changedSince(0, n, p.seq) {
 			continue
 		}
 		if cur, err := e.fs.Root().Resolve(n, false); err != nil || cur.Ino() != p.ino {
 			continue // changed since, durably
 		}
-		got, err := s.FS.Root().Resolve(n, false)
-		switch {
-		case err != nil:
-			out = append(out, Finding{Kind: "durability", Path: n, Message: fmt.Sprintf("name made durable by %s is missing after the crash", e.ops[p.op])})
-		case got.Ino() != p.ino:
-			out = append(out, Finding{Kind: "durability", Path: n, Message: fmt.Sprintf("name made durable by %s names another file after the crash", e.ops[p.op])})
+		a.names[n] = p
+	}
+	for k := range e.replaces {
+		r := &e.replaces[k]
+		if r.op > x.op.Index || x.changedSince(r.ino, r.dst, r.seq) {
+			continue
+		}
+		if ps := e.promises[r.ino]; len(ps) > 0 && ps[0].seq > r.seq {
+			continue
+		}
+		if cur, err := e.fs.Root().Resolve(r.dst, false); err != nil || cur.Ino() != r.ino {
+			continue
+		}
+		i := len(a.repl)
+		a.repl = append(a.repl, r)
+		a.replPaths[r.dst] = append(a.replPaths[r.dst], i)
+		if r.src != r.dst {
+			a.replPaths[r.src] = append(a.replPaths[r.src], i)
 		}
 	}
-	return out
+	return a
 }
+
+// Durability checks that every byte a sync acknowledged (fsync, fdatasync,
+// sync, syncfs, an O_SYNC or O_DSYNC write, the completion of an AIO fsync or
+// fdsync) reads back, in whichever file still has that inode, unless changed
+// since; and that every name a synced directory (or sync) made durable names
+// the same inode, unless changed since.
+type Durability struct{}
+
+func (Durability) Name() string { return "durability" }
+
+func (Durability) Check(s *State) []Finding { return s.w.durability() }
 
 // AtomicReplace checks that a file replaced by rename holds, after a crash, its
 // old content or the new one: never a mix, never nothing. A destination missing
@@ -233,65 +150,19 @@ type AtomicReplace struct{}
 
 func (AtomicReplace) Name() string { return "atomic-replace" }
 
-func (AtomicReplace) Check(s *State) []Finding {
-	e := s.e
-	var out []Finding
-	for _, r := range e.replaces {
-		if r.op > s.Point.Index || s.changedSince(r.ino, r.dst, r.seq) {
-			continue
-		}
-		if ps := e.promises[r.ino]; len(ps) > 0 && ps[0].seq > r.seq {
-			continue
-		}
-		if cur, err := e.fs.Root().Resolve(r.dst, false); err != nil || cur.Ino() != r.ino {
-			continue
-		}
-		got, err := s.FS.Root().Resolve(r.dst, false)
-		if err != nil {
-			if src, ok := s.ReadFile(r.src); ok && bytes.Equal(src, r.allowed[r.newIndex]) {
-				continue // a split rename: recovery can finish it from the source name
-			}
-			out = append(out, Finding{Kind: "atomic-replace", Path: r.dst, Message: fmt.Sprintf("replaced by %s: missing after the crash", e.ops[r.op])})
-			continue
-		}
-		have := readAll(got)
-		ok := false
-		for _, a := range r.allowed {
-			ok = ok || bytes.Equal(have, a)
-		}
-		if !ok {
-			what := "a mix of the old and new content"
-			if len(bytes.Trim(have, "\x00")) == 0 {
-				what = fmt.Sprintf("%d zero bytes", len(have))
-			}
-			out = append(out, Finding{Kind: "atomic-replace", Path: r.dst, Message: fmt.Sprintf(
-				"replaced by %s: holds neither the old content nor the new (%d bytes) but %s", e.ops[r.op], len(r.allowed[r.newIndex]), what)})
-		}
-	}
-	return out
-}
+func (AtomicReplace) Check(s *State) []Finding { return s.w.atomicReplace() }
 
-// Fsck checks the structure of the crashed file system, as the walk that
-// hashes each state found it: every entry resolves to the inode it names,
-// every file with changes in flight at the crash point reads to its size (the
-// others hold their durable content), link counts match the names found.
+// Fsck checks the structure of the crashed file system. vfs builds a crash
+// state from whole records and entries, naming only inodes that survived, and
+// counts links from the names found, so the checks it makes (every entry
+// resolves to the inode it names, every file reads to its size, link counts
+// match the names) hold by construction: it finds nothing in a state vfs
+// built, and stays for a checker list that names it.
 type Fsck struct{}
 
 func (Fsck) Name() string { return "fsck" }
 
-func (Fsck) Check(s *State) []Finding {
-	sc := s.scan
-	if sc.err != nil {
-		return []Finding{{Kind: "fsck", Message: sc.err.Error()}}
-	}
-	var out []Finding
-	for _, id := range slices.Sorted(maps.Keys(sc.names)) {
-		if sc.names[id] != sc.nlink[id] {
-			out = append(out, Finding{Kind: "fsck", Path: sc.paths[id], Message: fmt.Sprintf("link count %d, %d names", sc.nlink[id], sc.names[id])})
-		}
-	}
-	return out
-}
+func (Fsck) Check(*State) []Finding { return nil }
 
 // External runs a command line in ALICE's convention: through the shell, with
 // the crashed state of Dir materialised in a temporary directory and a file of
@@ -314,7 +185,7 @@ func (x External) Check(s *State) []Finding {
 	}
 	defer os.RemoveAll(tmp)
 	dir := filepath.Join(tmp, "crashed")
-	if err := Materialize(s.FS, x.Dir, dir); err != nil {
+	if err := Materialize(s.FS(), x.Dir, dir); err != nil {
 		return []Finding{{Kind: "checker", Message: fmt.Sprintf("materialising %s: %v", x.Dir, err)}}
 	}
 	out := filepath.Join(tmp, "stdout")
@@ -374,11 +245,18 @@ type CheckFunc struct {
 func (c CheckFunc) Name() string             { return c.ID }
 func (c CheckFunc) Check(s *State) []Finding { return c.F(s) }
 
-// ReadFile returns the content of path in the crashed state, and whether it exists.
-func (s *State) ReadFile(path string) ([]byte, bool) {
-	ino, err := s.FS.Root().Resolve(path, true)
-	if err != nil || !ino.IsRegular() {
-		return nil, false
+// ReadFile returns the content of path in the crashed state (following a
+// final symbolic link), and whether it is a regular file there.
+func (s *State) ReadFile(path string) ([]byte, bool) { return s.w.readFile(path) }
+
+// FS returns the crashed state as a file system of its own (built on the first
+// call; the checker may change it).
+func (s *State) FS() *vfs.FS {
+	if s.fs == nil {
+		s.fs = s.w.cs.FS()
+		for _, p := range sortedKeys(s.w.masked) {
+			_ = s.fs.Root().Unlink(p)
+		}
 	}
-	return readAll(ino), true
+	return s.fs
 }

@@ -12,13 +12,28 @@
 // one kind on one inode (the blocks a write dirtied, a size change, a
 // namespace operation). A state is a choice per unit (kept, lost, torn at
 // sector boundaries, written in part, or for ALICE's model a split rename),
-// closed under the model's rules (see Model) and built with vfs.CrashWith.
+// closed under the model's rules (see Model).
 // The states of a point are: everything kept; only the durable state; every
 // combination of at most Options.Depth deviations from everything kept; and
 // Options.Sample random ones. States are deduplicated twice: by their closed
 // choice vector at the point (built once whatever the model), and by a hash of
 // their content and of what the program had been promised and had announced
 // (checked once whatever the point).
+//
+// # Building states
+//
+// A point takes one vfs.CrashSnapshot. Options.Workers goroutines (GOMAXPROCS
+// by default) each step one vfs.CrashState through a contiguous run of the
+// point's distinct choice vectors, in the order they were enumerated (at
+// depth 1 consecutive states differ in one or two units), and a walker beside
+// it reads only the records and entries a step can alter
+// (vfs.CrashState.Parts): it keeps the reachable names, the content hash (a
+// sum over names, so the same whatever the order the state was reached) and
+// the built-in checks' findings, re-evaluating only the promises on what
+// changed. Verdicts are then taken in enumeration order, so the report does
+// not depend on the number of goroutines. A checker other than the built-in
+// ones sees the states one at a time, in order; State.FS builds the whole file
+// system only when it asks (an external checker does).
 //
 // # Models
 //
@@ -51,8 +66,14 @@
 //
 // # Limits
 //
-// The explorer keeps every recorded call and every distinct state's verdict:
-// memory grows with the trace. Promises of msync(MS_SYNC) are not recorded
+// The explorer keeps the recorded calls from the oldest one with a change
+// still in flight (and those a live promise names), the renames and
+// truncations a later state can still depend on, and the verdicts of the
+// current version of the promises (at most 1<<20): what it keeps stays flat
+// over a long run that syncs now and then. vfs itself keeps every change a
+// crash could lose until a sync (of removed files too), so a run that never
+// syncs grows in vfs. Fsck finds nothing in a state vfs built (vfs makes
+// whole records and counts links from the names it finds). Promises of msync(MS_SYNC) are not recorded
 // (msync commits the journal for the ext4 models); an O_SYNC write through the
 // afero face commits without a promise; Go workloads' process exits are not
 // seen.

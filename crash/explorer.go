@@ -40,6 +40,10 @@ type Options struct {
 	Shard, Shards int
 	// Jobs bounds the checkers run at once (external checkers; 0: 1).
 	Jobs int
+	// Workers is the number of goroutines building and checking the states of
+	// a crash point with the built-in checks (0: GOMAXPROCS). The report is
+	// the same whatever the number.
+	Workers int
 	// Progress, when set, is called after each crash point with the states so far.
 	Progress func(points, states int)
 }
@@ -66,10 +70,9 @@ type Finding struct {
 	Message string
 }
 
-// State is a crash state given to a checker.
+// State is a crash state given to a checker: read it with ReadFile, or FS for
+// the whole file system. It is valid during the Check call only.
 type State struct {
-	// FS is the file system as found after the crash (the checker may change it).
-	FS *vfs.FS
 	// Stdout is what the program had written to its standard output before the
 	// crash point.
 	Stdout []byte
@@ -78,9 +81,10 @@ type State struct {
 	// Name is a stable name of the state (crash point, model's choice).
 	Name string
 
-	e    *Explorer
-	x    *point
-	scan *scan // what hashing FS found of its namespace
+	e  *Explorer
+	x  *point
+	w  *walker
+	fs *vfs.FS // built by FS
 }
 
 // Explorer observes a program's calls, and at each crash point builds the crash
@@ -94,7 +98,11 @@ type Explorer struct {
 	next sim.Handler
 	opts Options
 
+	// ops are the recorded calls from number opBase on: the calls before
+	// made no change still in flight (pinned keeps those the promises name).
 	ops    []Op
+	opBase int
+	pinned map[int]Op
 	file   string
 	line   int
 	ncalls int
@@ -111,18 +119,21 @@ type Explorer struct {
 	truncated   map[uint64]bool
 	expect      uint64 // version of the expectations above and of stdout
 
-	hseed    maphash.Seed
-	dataHash map[uint64]uint64 // hash of the durable data of files with nothing in flight
-	buf      []byte
-	verdicts map[verdictKey]*verdict
-	stateNo  int
-	vulns    map[string]*Vulnerability
-	rep      Report
-	start    time.Time
-	work     chan func()
-	wg       sync.WaitGroup
-	vmu      sync.Mutex                      // guards vulns and rep's failure counts from checker goroutines
-	onState  func(s *State, models []string) // crashtest's per-state hook
+	hseed      maphash.Seed
+	dmu        sync.Mutex        // guards dataHash while states are explored
+	dataHash   map[uint64]uint64 // hash of the durable data of files with nothing in flight
+	buf        []byte
+	verdicts   map[verdictKey]*verdict // of the expectations' version verdictsOf
+	verdictsOf uint64
+	// reference, when set (tests), sees each point's states and their outcomes
+	reference func(x *point, states []*seenState, out []outcome)
+	stateNo   int
+	vulns     map[string]*Vulnerability
+	rep       Report
+	start     time.Time
+	work      chan func()
+	wg        sync.WaitGroup
+	vmu       sync.Mutex // guards vulns and rep's failure counts from checker goroutines
 }
 
 // dataPromise is what a sync acknowledged of a file: its whole content (size
@@ -178,7 +189,7 @@ func (e *Explorer) aioDone(c *sim.Call, ci callInfo, ret int64) (acked bool) {
 				delete(e.aioSync, k)
 				if ev.Res == 0 {
 					// op: the crash point this call makes (after appends it)
-					a.p.op = len(e.ops)
+					a.p.op = e.nops()
 					e.promises[a.ino] = []dataPromise{a.p}
 					e.expect++
 					acked = true
@@ -305,13 +316,13 @@ func (e *Explorer) after(ci callInfo, ok bool, seq0, seq1 uint64) {
 	}
 	if daClose {
 		delete(e.truncated, ci.ino.Ino())
-		e.truncCloses = append(e.truncCloses, truncClose{ino: ci.ino.Ino(), op: len(e.ops)})
+		e.truncCloses = append(e.truncCloses, truncClose{ino: ci.ino.Ino(), op: e.nops()})
 	}
 	file := e.file
 	if file == "" {
 		file, line = goCaller(line)
 	}
-	op := Op{Index: len(e.ops), File: file, Line: line, Call: ci.name, Path: ci.path, seq0: seq0, seq1: seq1, write: ci.write && ci.sync == syncNone}
+	op := Op{Index: e.nops(), File: file, Line: line, Call: ci.name, Path: ci.path, seq0: seq0, seq1: seq1, write: ci.write && ci.sync == syncNone}
 	e.ops = append(e.ops, op)
 	if ok {
 		e.promise(ci, op)
@@ -347,6 +358,10 @@ func (e *Explorer) promise(ci callInfo, op Op) {
 	case syncAll:
 		clear(e.dataHash)
 		e.horizon = op.seq0
+		// everything is durable: the promises are what the namespace holds
+		// now (a file removed before can never come back)
+		clear(e.promises)
+		clear(e.names)
 		e.promiseAll(e.fs.Root(), op)
 		e.expect++
 	case syncCommit:
@@ -357,7 +372,9 @@ func (e *Explorer) promise(ci callInfo, op Op) {
 		if ino, err := e.fs.Root().Resolve(r.dst, false); err == nil && ino.IsRegular() {
 			rec := replaceRec{op: op.Index, ino: ino.Ino(), src: r.src, dst: r.dst, seq: op.seq1, allowed: append(slices.Clone(r.oldContent), readAll(ino))}
 			rec.newIndex = len(rec.allowed) - 1
+			e.vmu.Lock()
 			e.replaces = append(e.replaces, rec)
+			e.vmu.Unlock()
 			e.expect++
 		}
 	}
@@ -409,7 +426,7 @@ func joinPath(dir, name string) string {
 func (e *Explorer) opOf(seq uint64) int {
 	k := sort.Search(len(e.ops), func(i int) bool { return e.ops[i].seq1 >= seq })
 	if k < len(e.ops) && e.ops[k].seq0 < seq {
-		return k
+		return e.opBase + k
 	}
 	return -1
 }
@@ -445,8 +462,80 @@ func (e *Explorer) Announce(p []byte) {
 	e.after(callInfo{name: "write", path: "(stdout)", stdout: true}, true, seq, seq)
 }
 
-// History returns the recorded calls up to the crash point.
-func (s *State) History() []Op { return s.e.ops[:s.Point.Index+1] }
+// History returns the recorded calls up to the crash point, from the oldest
+// whose changes were still in flight (the explorer forgets the calls before).
+func (s *State) History() []Op { return s.e.ops[:s.Point.Index-s.e.opBase+1] }
+
+// op returns recorded call i: one in the window, or one a promise names.
+func (e *Explorer) op(i int) Op {
+	if i >= e.opBase {
+		return e.ops[i-e.opBase]
+	}
+	return e.pinned[i]
+}
+
+// nops is the number of calls recorded.
+func (e *Explorer) nops() int { return e.opBase + len(e.ops) }
+
+// forget drops, after crash point x, what no later state can need: the calls
+// older than every change in flight (but those a promise names, for its
+// messages), the durable renames whose check a later sync or change superseded, the
+// truncations whose data is durable, and caches past a bound.
+func (e *Explorer) forget(x *point) {
+	from := e.nops() - 1
+	for _, p := range x.pend {
+		if k := e.opOf(p.Seq); k >= 0 {
+			from = min(from, k)
+			break
+		}
+	}
+	e.truncCloses = slices.DeleteFunc(e.truncCloses, func(tc truncClose) bool { return tc.op < from })
+	var live []replaceRec
+	for _, r := range e.replaces {
+		// a rename still in flight is a unit of the next states (replaceOf)
+		if r.op < from {
+			if ps := e.promises[r.ino]; len(ps) > 0 && ps[0].seq > r.seq {
+				continue
+			}
+			if cur, err := e.fs.Root().Resolve(r.dst, false); err != nil || cur.Ino() != r.ino {
+				continue
+			}
+		}
+		live = append(live, r)
+	}
+	e.vmu.Lock() // explain reads replaces on the checker goroutines
+	e.replaces = live
+	e.vmu.Unlock()
+	if len(e.dataHash) > maxDataHashes {
+		clear(e.dataHash)
+	}
+	if from-e.opBase < max(64, len(e.ops)/2) {
+		return // forget in batches: the copy below is in proportion to the window
+	}
+	pinned := map[int]Op{}
+	pin := func(i int) {
+		if i >= 0 && i < from {
+			pinned[i] = e.op(i)
+		}
+	}
+	for _, ps := range e.promises {
+		for _, p := range ps {
+			pin(p.op)
+		}
+	}
+	for _, n := range e.names {
+		pin(n.op)
+	}
+	for _, r := range e.replaces {
+		pin(r.op)
+	}
+	e.pinned = pinned
+	e.ops = slices.Clone(e.ops[from-e.opBase:])
+	e.opBase = from
+}
+
+// maxDataHashes bounds the cache of durable files' data hashes.
+const maxDataHashes = 1 << 16
 
 // Unwrap returns the layer below the explorer.
 func (e *Explorer) Unwrap() sim.Handler { return e.next }

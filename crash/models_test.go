@@ -157,15 +157,3 @@ func TestDurabilityOfDsyncWrites(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, rep.Vulnerabilities, "the retried O_DSYNC write made its bytes durable")
 }
-
-// Fsck reports what the hashing walk found wrong.
-func TestFsckFindings(t *testing.T) {
-	sc := newScan()
-	sc.names[7], sc.nlink[7], sc.paths[7] = 2, 1, "/a"
-	sc.names[8], sc.nlink[8], sc.paths[8] = 1, 1, "/b"
-	got := Fsck{}.Check(&State{scan: sc})
-	require.Equal(t, []Finding{{Kind: "fsck", Path: "/a", Message: "link count 1, 2 names"}}, got)
-
-	sc.err = unix.EIO
-	require.Equal(t, []Finding{{Kind: "fsck", Message: "input/output error"}}, Fsck{}.Check(&State{scan: sc}))
-}

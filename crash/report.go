@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"iosim/vfs"
@@ -26,9 +28,6 @@ type Report struct {
 	ByKind          map[string]int   `json:"vulnerabilities_by_kind"`
 	Vulnerabilities []*Vulnerability `json:"vulnerabilities"`
 	Shard           string           `json:"shard,omitempty"`
-	// Unbuilt counts states vfs could not build because what was in flight
-	// changed under the explorer (calls made outside the explored seam).
-	Unbuilt int `json:"unbuilt,omitempty"`
 }
 
 // Vulnerability is a group of failing states with one cause: the calls whose
@@ -76,50 +75,136 @@ type causeOp struct {
 	unit *unit
 }
 
-// buildAndCheck builds the state cur describes and returns its verdict (run now
-// or queued), or nil when the state was not built.
-func (e *Explorer) buildAndCheck(x *point, cur []choice, name string) *verdict {
-	crashed, err := e.fs.CrashFrom(x.pend, x.seq, e.survivals(x, cur))
-	if err != nil {
-		// the pending list changed since the point was taken: only another
-		// thread of the program, outside the explored calls, could do that
-		e.rep.Unbuilt++
-		return nil
-	}
-	for k, c := range cur {
-		if c == splitRn {
-			_ = crashed.Root().Unlink(x.replaceOf[k].dst)
+// outcome is what the built-in checks found of a state, and its content key.
+type outcome struct {
+	h        uint64
+	findings []Finding
+}
+
+// run builds and checks the distinct choice vectors of x (on several
+// goroutines, each stepping its own state through a contiguous run of them),
+// then, in the order the vectors were met, deduplicates them by content and
+// attributes their verdicts: the report does not depend on the goroutines.
+func (e *Explorer) run(x *point) {
+	var todo []*seenState
+	for _, st := range x.vecs {
+		if st.build {
+			todo = append(todo, st)
 		}
 	}
-	sc := newScan()
-	key := verdictKey{h: e.hashState(crashed, x, cur, sc), expect: e.expect}
-	if v := e.verdicts[key]; v != nil {
-		return v
-	}
-	v := &verdict{}
-	e.verdicts[key] = v
-	e.rep.DistinctStates++
-	s := &State{FS: crashed, Stdout: slices.Clone(e.stdout), Point: x.op, Name: name, e: e, x: x, scan: sc}
-	var serial, parallel []Checker
+	var builtin, custom []Checker
 	for _, c := range e.opts.Checkers {
+		switch c.(type) {
+		case Durability, AtomicReplace, Fsck:
+			builtin = append(builtin, c)
+		default:
+			custom = append(custom, c)
+		}
+	}
+	out := make([]outcome, len(todo))
+	workers := max(1, min(e.workers(), len(todo)/minPerWorker))
+	var wg sync.WaitGroup
+	for n := range workers {
+		lo, hi := n*len(todo)/workers, (n+1)*len(todo)/workers
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w := newWalker(e, x, x.snap.State())
+			for i := lo; i < hi; i++ {
+				w.goTo(todo[i].cur, i > lo)
+				if i == lo {
+					w.init()
+				}
+				o := outcome{h: w.h}
+				s := &State{w: w}
+				for _, c := range builtin {
+					o.findings = append(o.findings, c.Check(s)...)
+				}
+				out[i] = o
+			}
+		}()
+	}
+	wg.Wait()
+	if e.reference != nil {
+		e.reference(x, todo, out)
+	}
+	var cw *walker // the state given to custom checkers
+	var serial, parallel []Checker
+	for _, c := range custom {
 		if _, ok := c.(ParallelChecker); ok {
 			parallel = append(parallel, c)
 		} else {
 			serial = append(serial, c)
 		}
 	}
-	var fs []Finding
-	for _, c := range serial {
-		fs = append(fs, c.Check(s)...)
+	if e.expect != e.verdictsOf {
+		// a key holds the version of the expectations: older ones never match
+		clear(e.verdicts)
+		e.verdictsOf = e.expect
 	}
-	e.rep.Checked++
-	if len(parallel) == 0 {
+	for i, st := range todo {
+		key := verdictKey{h: out[i].h, expect: e.expect}
+		if v := e.verdicts[key]; v != nil {
+			st.v = v
+			continue
+		}
+		if len(e.verdicts) >= maxVerdicts {
+			clear(e.verdicts)
+		}
+		v := &verdict{}
+		e.verdicts[key] = v
+		st.v = v
+		e.rep.DistinctStates++
+		e.rep.Checked++
+		fs := out[i].findings
+		if len(custom) > 0 {
+			if cw == nil {
+				cw = newWalker(e, x, x.snap.State())
+				cw.goTo(st.cur, false)
+				cw.init()
+			} else {
+				cw.goTo(st.cur, true)
+			}
+			s := &State{Stdout: slices.Clone(e.stdout), Point: x.op, Name: st.name, e: e, x: x, w: cw}
+			for _, c := range serial {
+				fs = append(fs, c.Check(s)...)
+			}
+			if len(parallel) > 0 {
+				// the state moves on: the parallel checkers get a file system
+				s.FS()
+				e.queue(v, s, fs, parallel)
+				continue
+			}
+		}
 		v.done, v.findings = true, fs
 		if len(fs) > 0 {
 			e.rep.Failed++
 		}
-		return v
 	}
+	for _, sb := range x.subs {
+		if sb.st.v != nil {
+			e.attribute(sb.st.v, x, sb.m, sb.st.cur, sb.st.name)
+		}
+	}
+}
+
+// workers is the number of goroutines exploring a point.
+func (e *Explorer) workers() int {
+	if e.opts.Workers > 0 {
+		return e.opts.Workers
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+// minPerWorker is the fewest states worth a goroutine of their own.
+var minPerWorker = 64
+
+// maxVerdicts bounds the verdicts remembered for deduplication across crash
+// points: past it they are forgotten (a state met again is checked again).
+const maxVerdicts = 1 << 20
+
+// queue runs the parallel checkers of a state on the checker goroutines.
+func (e *Explorer) queue(v *verdict, s *State, fs []Finding, parallel []Checker) {
 	e.wg.Add(1)
 	e.work <- func() {
 		all := fs
@@ -137,11 +222,16 @@ func (e *Explorer) buildAndCheck(x *point, cur []choice, name string) *verdict {
 		}
 		v.subs = nil
 	}
-	return v
 }
 
 // attribute records that model m reaches the state cur, whose verdict is v.
 func (e *Explorer) attribute(v *verdict, x *point, m *Model, cur []choice, name string) {
+	e.vmu.Lock()
+	passed := v.done && len(v.findings) == 0
+	e.vmu.Unlock()
+	if passed {
+		return // nothing to record
+	}
 	sb := sub{model: m.Name, point: x.op, name: name}
 	for k, c := range cur {
 		if c != keep {
@@ -177,7 +267,7 @@ func (e *Explorer) record(v *verdict, sb sub) {
 			sig = append(sig, k)
 			cause = append(cause, c.op)
 			if c.op >= 0 {
-				o := e.ops[c.op]
+				o := e.op(c.op)
 				lines = append(lines, o.Line)
 				opsText = append(opsText, c.verb+" "+o.String())
 			} else {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
+	"sync"
 
 	"iosim/vfs"
 )
@@ -53,10 +54,16 @@ func (c choice) verb() string {
 
 // point is a crash point being explored.
 type point struct {
+	snap  *vfs.CrashSnapshot
 	pend  []vfs.Pending
 	seq   uint64 // fs's Seq when pend was taken
+	root  uint64
 	units []unit
 	op    Op
+	act   *active // the promises a state of the point can break
+	vecs  []*seenState
+	subs  []subRef
+	mu    sync.Mutex // guards dataHash
 	// replace records of the renames still in flight, by unit
 	replaceOf map[int]*replaceRec
 	seen      map[string]*seenState // closed choice vector → the state built for it
@@ -65,6 +72,12 @@ type point struct {
 	dataSeq   map[uint64]uint64     // inode → latest data, allocation or size change in flight
 	metaSeq   map[string]uint64     // path → latest namespace change in flight naming it
 	dataHash  map[string]uint64     // inode and its units' choices → hash of its data
+}
+
+// subRef is a (state, model) met at the point, in the order met.
+type subRef struct {
+	st *seenState
+	m  *Model
 }
 
 func (e *Explorer) units(pend []vfs.Pending) []unit {
@@ -91,7 +104,7 @@ func (e *Explorer) units(pend []vfs.Pending) []unit {
 			j = len(us)
 			idx[kk] = j
 			u := unit{op: op, kind: kind, ino: p.Ino, data: kind == vfs.PendingWrite, meta: p}
-			u.lazy = kind == vfs.PendingSize && op >= 0 && e.ops[op].write // ignored by dataJournal models
+			u.lazy = kind == vfs.PendingSize && op >= 0 && e.op(op).write // ignored by dataJournal models
 			us = append(us, u)
 		}
 		us[j].items = append(us[j].items, k)
@@ -103,8 +116,9 @@ func (e *Explorer) units(pend []vfs.Pending) []unit {
 // point explores the crash point the last recorded op ends.
 func (e *Explorer) point() {
 	seq := e.fs.Seq()
-	pend := e.fs.Pending()
-	x := &point{pend: pend, seq: seq, units: e.units(pend), op: e.ops[len(e.ops)-1], seen: map[string]*seenState{}, replaceOf: map[int]*replaceRec{}, inos: map[uint64]bool{}}
+	snap := e.fs.Snapshot()
+	pend := snap.Pending()
+	x := &point{snap: snap, pend: pend, seq: seq, root: e.fs.Root().Ino(), units: e.units(pend), op: e.op(e.nops() - 1), seen: map[string]*seenState{}, replaceOf: map[int]*replaceRec{}, inos: map[uint64]bool{}}
 	x.unitsOf, x.dataSeq, x.metaSeq, x.dataHash = map[uint64][]int{}, map[uint64]uint64{}, map[string]uint64{}, map[string]uint64{}
 	for _, p := range pend {
 		switch p.Kind {
@@ -133,16 +147,44 @@ func (e *Explorer) point() {
 			}
 		}
 	}
+	x.act = e.activePromises(x)
 	e.rep.CrashPoints++
-	for _, m := range e.opts.Models {
-		e.exploreModel(x, m)
+	// the models' states are enumerated and closed on several goroutines,
+	// then admitted in the models' order
+	lists := make([][]closed, len(e.opts.Models))
+	sem := make(chan struct{}, e.workers())
+	var wg sync.WaitGroup
+	for k, m := range e.opts.Models {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			lists[k] = e.exploreModel(x, m)
+		}()
 	}
+	wg.Wait()
+	for k, m := range e.opts.Models {
+		for _, c := range lists[k] {
+			e.admit(x, m, c)
+		}
+	}
+	e.run(x)
+	e.forget(x)
 	if e.opts.Progress != nil {
 		e.opts.Progress(e.rep.CrashPoints, e.rep.States)
 	}
 }
 
-func (e *Explorer) exploreModel(x *point, m *Model) {
+// closed is a closed choice vector met while enumerating a model's states.
+type closed struct {
+	cur   []choice
+	label string
+}
+
+// exploreModel enumerates the states of x under m: their closed choice
+// vectors, in a fixed order. It only reads the explorer and x.
+func (e *Explorer) exploreModel(x *point, m *Model) []closed {
+	var out []closed
 	n := len(x.units)
 	forced := make([]bool, n)
 	for k := range x.units {
@@ -151,15 +193,20 @@ func (e *Explorer) exploreModel(x *point, m *Model) {
 		// reads touch): kept, as they are no part of the program's history
 		forced[k] = u.op < 0 || m.journal && u.journalled(m) && u.seq <= e.horizon
 	}
+	emit := func(orig []choice, label string) {
+		cur := append([]choice(nil), orig...)
+		e.close(x, m, cur, forced)
+		out = append(out, closed{cur, label})
+	}
 	base := make([]choice, n)
-	e.emit(x, m, base, forced, "all")
+	emit(base, "all")
 	strict := make([]choice, n)
 	for k := range strict {
 		if !forced[k] {
 			strict[k] = drop
 		}
 	}
-	e.emit(x, m, strict, forced, "durable")
+	emit(strict, "durable")
 	// every combination of up to Depth deviations from base
 	var rec func(from, depth int, cur []choice)
 	rec = func(from, depth int, cur []choice) {
@@ -169,7 +216,7 @@ func (e *Explorer) exploreModel(x *point, m *Model) {
 			}
 			for _, c := range e.variants(x, m, k) {
 				cur[k] = c
-				e.emit(x, m, cur, forced, "")
+				emit(cur, "")
 				if depth > 1 {
 					rec(k+1, depth-1, cur)
 				}
@@ -181,7 +228,7 @@ func (e *Explorer) exploreModel(x *point, m *Model) {
 		rec(0, e.opts.Depth, make([]choice, n))
 	}
 	if e.opts.Sample > 0 {
-		rng := rand.New(rand.NewPCG(e.opts.Seed, uint64(len(e.ops))<<8|uint64(modelIndex(m))))
+		rng := rand.New(rand.NewPCG(e.opts.Seed, uint64(e.nops())<<8|uint64(modelIndex(m))))
 		for range e.opts.Sample {
 			cur := make([]choice, n)
 			for k := range cur {
@@ -194,9 +241,10 @@ func (e *Explorer) exploreModel(x *point, m *Model) {
 					cur[k] = vs[rng.IntN(len(vs))]
 				}
 			}
-			e.emit(x, m, cur, forced, "")
+			emit(cur, "")
 		}
 	}
+	return out
 }
 
 func modelIndex(m *Model) int {
@@ -328,29 +376,27 @@ func (e *Explorer) close(x *point, m *Model, cur []choice, forced []bool) {
 
 // seenState is a state (a closed choice vector) already met at a point.
 type seenState struct {
-	name string
-	v    *verdict // nil: another shard's
+	name  string
+	cur   []choice
+	build bool     // this shard's
+	v     *verdict // nil: not built
 }
 
-// emit builds, deduplicates and checks the state cur describes, and attributes
-// its verdict to model m.
-func (e *Explorer) emit(x *point, m *Model, orig []choice, forced []bool, label string) {
-	cur := append([]choice(nil), orig...)
-	e.close(x, m, cur, forced)
+// admit counts the state c of model m, deduplicates it by its closed choice
+// vector, and keeps it for run.
+func (e *Explorer) admit(x *point, m *Model, c closed) {
+	cur, label := c.cur, c.label
 	e.rep.States++
 	key := string(cur)
 	st, ok := x.seen[key]
 	if !ok {
-		st = &seenState{name: e.stateName(x, cur, label)}
+		st = &seenState{name: e.stateName(x, cur, label), cur: cur}
 		x.seen[key] = st
 		e.stateNo++
-		if e.opts.Shards <= 1 || (e.stateNo-1)%e.opts.Shards == e.opts.Shard {
-			st.v = e.buildAndCheck(x, cur, st.name)
-		}
+		st.build = e.opts.Shards <= 1 || (e.stateNo-1)%e.opts.Shards == e.opts.Shard
+		x.vecs = append(x.vecs, st)
 	}
-	if st.v != nil {
-		e.attribute(st.v, x, m, cur, st.name)
-	}
+	x.subs = append(x.subs, subRef{st, m})
 }
 
 // stateName is a stable name for a state: the crash point and its deviations.
@@ -366,7 +412,7 @@ func (e *Explorer) stateName(x *point, cur []choice, label string) string {
 			u := &x.units[k]
 			line := 0
 			if u.op >= 0 {
-				line = e.ops[u.op].Line
+				line = e.op(u.op).Line
 			}
 			fmt.Fprintf(&b, "-%s%d%s", shortVerb(c), line, u.kind.String()[:1])
 		}
@@ -378,32 +424,12 @@ func shortVerb(c choice) string {
 	return [...]string{"k", "l", "t", "p", "s"}[c]
 }
 
-// survivals turns unit choices into vfs's survival list.
-func (e *Explorer) survivals(x *point, cur []choice) []vfs.Survival {
-	s := make([]vfs.Survival, len(x.pend))
-	nsec := e.fs.BlockSize() / vfs.SectorSize
-	half := uint64(1)<<(nsec/2) - 1
-	for k, u := range x.units {
-		for j, it := range u.items {
-			switch cur[k] {
-			case keep, splitRn:
-				s[it].Keep = cur[k] == keep
-			case tornH:
-				s[it] = vfs.Survival{Keep: true, Sectors: half}
-			case prefixB:
-				s[it].Keep = j < (len(u.items)+1)/2
-			}
-		}
-	}
-	return s
-}
-
 // permChange reports whether op changes a mode or owner (its attribute change
 // is more than times).
 func (e *Explorer) permChange(op int) bool {
 	if op < 0 {
 		return false
 	}
-	c := strings.ToLower(e.ops[op].Call)
+	c := strings.ToLower(e.op(op).Call)
 	return strings.Contains(c, "chmod") || strings.Contains(c, "chown") || strings.Contains(c, "setxattr") || strings.Contains(c, "removexattr")
 }

@@ -323,7 +323,8 @@ func (st *CrashState) Survival(k int) Survival { return st.keep[k] }
 // snapshots of one durable table (taken with no durable change between them,
 // at different crash points of a run that has not synced since), not across
 // others. States that differ only in records no name reaches (a file whose
-// name did not survive) differ for the hash though no program sees it.
+// name did not survive, the entries of a directory whose creation did not)
+// differ for the hash though no program sees it.
 func (st *CrashState) Hash() uint64 { return st.hash }
 
 // Clone returns an independent copy of the state, for another goroutine.
@@ -532,12 +533,15 @@ func (st *CrashState) eachEntry(dir uint64, d *durInode, fn func(string, uint64)
 //
 // The parts ("keys") are: a record (its existence, link count, attributes,
 // size, data, and for an unstable directory its entries), and an entry of a
-// stable directory. A directory is stable when it is durable and no pending
-// change can remove its record (it can be named by no entry that a change
-// removes or replaces): its record always exists, so a change to one of its
-// entries touches that entry alone.
+// stable directory. A directory is stable when it is durable or made by a
+// pending change, and no pending change can remove its record (it can be
+// named by no entry that a change removes or replaces): its record exists,
+// or never will in that state, whatever the other changes do, so a change to
+// one of its entries touches that entry alone (the entries of a directory
+// whose creation did not survive are reached by no name).
 type crashComps struct {
 	unstable map[uint64]bool
+	made     map[uint64]bool // directories a pending change creates
 	base     map[uint64]*durInode
 	opComp   []int32
 	comps    []crashComp
@@ -545,7 +549,9 @@ type crashComps struct {
 	full sync.Map
 }
 
-func (c *crashComps) stable(dir uint64) bool { return c.base[dir] != nil && !c.unstable[dir] }
+func (c *crashComps) stable(dir uint64) bool {
+	return (c.base[dir] != nil || c.made[dir]) && !c.unstable[dir]
+}
 
 type entKey struct {
 	dir  uint64
@@ -558,6 +564,13 @@ type crashComp struct {
 	recs   []uint64     // the records it owns
 	ents   []entKey     // the stable directories' entries it owns
 	blocks []blockOfIno // the blocks its data changes touch, for hashing
+	names  []EntryName  // ents, exported (Parts)
+}
+
+// EntryName is an entry of a directory: the directory's inode and the name.
+type EntryName struct {
+	Dir  uint64
+	Name string
 }
 
 type blockOfIno struct {
@@ -571,7 +584,7 @@ func (s *CrashSnapshot) components() *crashComps {
 }
 
 func (s *CrashSnapshot) buildComponents() *crashComps {
-	c := &crashComps{unstable: map[uint64]bool{}, base: s.base, opComp: make([]int32, len(s.ops))}
+	c := &crashComps{unstable: map[uint64]bool{}, made: map[uint64]bool{}, base: s.base, opComp: make([]int32, len(s.ops))}
 	// The inodes each entry may name: its durable one, and every one a
 	// change puts there.
 	cand := map[entKey][]uint64{}
@@ -615,7 +628,14 @@ func (s *CrashSnapshot) buildComponents() *crashComps {
 		}
 		var ids []uint64
 		switch m.kind {
-		case metaCreate, metaRemove:
+		case metaCreate:
+			// what it replaces, not what it makes
+			ids = cand[entKey{m.dir, m.name}]
+			if m.mode&S_IFMT == S_IFDIR {
+				c.made[m.node] = true
+				ids = slices.DeleteFunc(slices.Clone(ids), func(id uint64) bool { return id == m.node })
+			}
+		case metaRemove:
 			ids = cand[entKey{m.dir, m.name}]
 		case metaRename:
 			ids = cand[entKey{m.dir2, m.name2}]
@@ -752,6 +772,10 @@ func (s *CrashSnapshot) buildComponents() *crashComps {
 	for n := range c.comps {
 		cc := &c.comps[n]
 		cc.ops, cc.recs, cc.ents = ops[n], recs[n], ents[n]
+		cc.names = make([]EntryName, len(cc.ents))
+		for j, e := range cc.ents {
+			cc.names[j] = EntryName{e.dir, e.name}
+		}
 		slices.Sort(inos[n])
 		cc.inos = slices.Compact(inos[n])
 		for _, k := range cc.ops {
@@ -849,7 +873,10 @@ func (st *CrashState) compDelta(n int32) uint64 {
 	}
 	for _, e := range cc.ents {
 		id, _ := st.peek(e.dir, e.name)
-		h += entHash(e.dir, e.name, id) - entHash(e.dir, e.name, st.snap.base[e.dir].entries[e.name])
+		h += entHash(e.dir, e.name, id)
+		if b := st.snap.base[e.dir]; b != nil {
+			h -= entHash(e.dir, e.name, b.entries[e.name])
+		}
 	}
 	return h
 }
@@ -1025,6 +1052,29 @@ func hashBytes(b []byte) uint64 {
 func (st *CrashState) Touched(k int) []uint64 {
 	return st.snap.comps.comps[st.snap.comps.opComp[k]].inos
 }
+
+// Parts splits Touched(k) into what the survival of change k can alter:
+// records (existence, attributes, size, data, and for a directory that a
+// pending change can remove, all its entries), and single entries of the
+// other directories. Changes with the same Component share their parts. The
+// slices are the snapshot's: do not modify them.
+func (st *CrashState) Parts(k int) (recs []uint64, ents []EntryName) {
+	cc := &st.snap.comps.comps[st.snap.comps.opComp[k]]
+	return cc.recs, cc.names
+}
+
+// Made reports whether record id exists in the state as a record the
+// surviving changes made (created, or removed and made again), not as the
+// snapshot's durable record (altered or not): a made record's data is only
+// what the changes wrote.
+func (st *CrashState) Made(id uint64) bool {
+	o := st.recs[id]
+	return o != nil && !o.gone && !o.base
+}
+
+// Component returns the number of the component of change k: changes of
+// different components alter disjoint parts of the state.
+func (st *CrashState) Component(k int) int { return int(st.snap.comps.opComp[k]) }
 
 // Changed returns, in increasing order, the inode numbers whose durable state
 // may differ between st and the snapshot's strict state: records that a
