@@ -323,8 +323,7 @@ func (st *CrashState) Survival(k int) Survival { return st.keep[k] }
 // snapshots of one durable table (taken with no durable change between them,
 // at different crash points of a run that has not synced since), not across
 // others. States that differ only in records no name reaches (a file whose
-// name did not survive, the entries of a directory whose creation did not)
-// differ for the hash though no program sees it.
+// name did not survive) differ for the hash though no program sees it.
 func (st *CrashState) Hash() uint64 { return st.hash }
 
 // Clone returns an independent copy of the state, for another goroutine.
@@ -533,15 +532,14 @@ func (st *CrashState) eachEntry(dir uint64, d *durInode, fn func(string, uint64)
 //
 // The parts ("keys") are: a record (its existence, link count, attributes,
 // size, data, and for an unstable directory its entries), and an entry of a
-// stable directory. A directory is stable when it is durable or made by a
-// pending change, and no pending change can remove its record (it can be
-// named by no entry that a change removes or replaces): its record exists,
-// or never will in that state, whatever the other changes do, so a change to
-// one of its entries touches that entry alone (the entries of a directory
-// whose creation did not survive are reached by no name).
+// stable directory. A directory is stable when it is durable and no pending
+// change can remove its record (it can be named by no entry that a change
+// removes or replaces): its record always exists, so a change to one of its
+// entries touches that entry alone. (A directory a pending change creates is
+// not stable: a surviving entry in it whose creation was lost still makes
+// its record, as the one-pass replay does.)
 type crashComps struct {
 	unstable map[uint64]bool
-	made     map[uint64]bool // directories a pending change creates
 	base     map[uint64]*durInode
 	opComp   []int32
 	comps    []crashComp
@@ -549,9 +547,7 @@ type crashComps struct {
 	full sync.Map
 }
 
-func (c *crashComps) stable(dir uint64) bool {
-	return (c.base[dir] != nil || c.made[dir]) && !c.unstable[dir]
-}
+func (c *crashComps) stable(dir uint64) bool { return c.base[dir] != nil && !c.unstable[dir] }
 
 type entKey struct {
 	dir  uint64
@@ -584,7 +580,7 @@ func (s *CrashSnapshot) components() *crashComps {
 }
 
 func (s *CrashSnapshot) buildComponents() *crashComps {
-	c := &crashComps{unstable: map[uint64]bool{}, made: map[uint64]bool{}, base: s.base, opComp: make([]int32, len(s.ops))}
+	c := &crashComps{unstable: map[uint64]bool{}, base: s.base, opComp: make([]int32, len(s.ops))}
 	// The inodes each entry may name: its durable one, and every one a
 	// change puts there.
 	cand := map[entKey][]uint64{}
@@ -628,14 +624,7 @@ func (s *CrashSnapshot) buildComponents() *crashComps {
 		}
 		var ids []uint64
 		switch m.kind {
-		case metaCreate:
-			// what it replaces, not what it makes
-			ids = cand[entKey{m.dir, m.name}]
-			if m.mode&S_IFMT == S_IFDIR {
-				c.made[m.node] = true
-				ids = slices.DeleteFunc(slices.Clone(ids), func(id uint64) bool { return id == m.node })
-			}
-		case metaRemove:
+		case metaCreate, metaRemove:
 			ids = cand[entKey{m.dir, m.name}]
 		case metaRename:
 			ids = cand[entKey{m.dir2, m.name2}]
