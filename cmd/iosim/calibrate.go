@@ -27,7 +27,8 @@ import (
 // profile that --device loads: the device's latencies and bandwidths (O_DIRECT
 // when the file system supports it), the cost of a cache flush (fdatasync of an
 // overwrite, which commits nothing), the cost of freeing a file's blocks at
-// unlink, the CPU's syscall, path-lookup and copy costs, the kernel's
+// unlink, the device's internal parallelism (random reads at queue depth 16
+// against queue depth 1), the CPU's syscall, path-lookup and copy costs, the kernel's
 // page-cache and writeback settings from /proc and /sys, and whether the ext4
 // file system has a journal. The device is priced as flash (a per-command latency, then the
 // transfer at the sequential rate) whatever it is: a disk's seeks and rotation
@@ -450,9 +451,15 @@ func (c *calibration) parallelism(qd1 time.Duration, at func(int) int64) (int, e
 	if _, _, e := unix.Syscall(unix.SYS_IO_SETUP, calQueueDepth, uintptr(unsafe.Pointer(&ctx)), 0); e != 0 {
 		return 1, nil // no AIO in this kernel: the device counts as one unit
 	}
-	defer unix.Syscall(unix.SYS_IO_DESTROY, ctx, 0, 0)
 	bufs := alignedBuffer(calQueueDepth * 4096)
 	cbs := make([]aioCB, calQueueDepth)
+	defer func() {
+		// io_destroy waits for the reads still in flight (an early error
+		// return), which hold pointers into cbs and bufs until then.
+		unix.Syscall(unix.SYS_IO_DESTROY, ctx, 0, 0)
+		runtime.KeepAlive(cbs)
+		runtime.KeepAlive(bufs)
+	}()
 	next := 0
 	submit := func(k int) error {
 		cbs[k] = aioCB{data: uint64(k), fd: uint32(c.fd), buf: uint64(uintptr(unsafe.Pointer(&bufs[k*4096]))), n: 4096, off: at(next)}
@@ -499,8 +506,6 @@ func (c *calibration) parallelism(qd1 time.Duration, at func(int) int64) (int, e
 	}
 	rate := float64(done) / time.Since(t0).Seconds() // reads per second at queue depth 16
 	n := int(math.Round(rate * qd1.Seconds()))
-	runtime.KeepAlive(cbs) // the kernel held pointers into them
-	runtime.KeepAlive(bufs)
 	return min(max(n, 1), calQueueDepth), nil
 }
 
