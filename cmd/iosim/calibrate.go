@@ -27,7 +27,8 @@ import (
 // profile that --device loads: the device's latencies and bandwidths (O_DIRECT
 // when the file system supports it), the cost of a cache flush (fdatasync of an
 // overwrite, which commits nothing), the cost of freeing a file's blocks at
-// unlink, the CPU's syscall, path-lookup and copy costs, the kernel's
+// unlink, the device's internal parallelism (random reads at queue depth 16
+// against queue depth 1), the CPU's syscall, path-lookup and copy costs, the kernel's
 // page-cache and writeback settings from /proc and /sys, and whether the ext4
 // file system has a journal. The device is priced as flash (a per-command latency, then the
 // transfer at the sequential rate) whatever it is: a disk's seeks and rotation
@@ -129,7 +130,7 @@ func calibrate(dir, name string, budget time.Duration, bar *progressbar.Progress
 	p.Description = "measured by iosim calibrate on " + dir
 	p.Device.Kind = device.SSD
 	p.Device.QueueDepth = 32
-	p.Device.Parallelism = 1
+	p.Device.Parallelism = 1 // measured by random when O_DIRECT works
 	p.Device.CapacityBytes = 1 << 40
 	p.Device.WriteCache = true
 	c.hostSettings(&p)
@@ -402,9 +403,110 @@ func (c *calibration) random(p *device.Profile) error {
 	}
 	// The model adds the transfer at the sequential rate to the latency.
 	p.Device.ReadUs = max(float64(d.Nanoseconds())/1e3-4096/p.Device.ReadMBs, 0)
+	if c.direct {
+		n, err := c.parallelism(d, at)
+		if err != nil {
+			return err
+		}
+		p.Device.Parallelism = n
+	}
 	d, err = c.timeIt(2000, func(i int) error { _, err := unix.Pwrite(c.fd, c.buf[:4096], at(i)); return err })
 	p.Device.ProgramUs = max(float64(d.Nanoseconds())/1e3-4096/p.Device.WriteMBs, 0)
 	return err
+}
+
+// calQueueDepth is the queue depth at which calibrate measures the device's
+// internal parallelism (fio's canonical iodepth=16).
+const calQueueDepth = 16
+
+// aioCB is the kernel's struct iocb (include/uapi/linux/aio_abi.h, little
+// endian) and aioEvent its struct io_event.
+type aioCB struct {
+	data, key0 uint64 // aio_data; aio_key and aio_rw_flags
+	opcode     uint16 // IOCB_CMD_PREAD is 0
+	reqprio    int16
+	fd         uint32
+	buf, n     uint64
+	off        int64
+	_          uint64
+	flags      uint32
+	resfd      uint32
+}
+
+type aioEvent struct {
+	data, obj uint64
+	res, res2 int64
+}
+
+// parallelism measures how many 4 KiB O_DIRECT reads the device serves at
+// once: Linux AIO (io_submit/io_getevents, fio's libaio engine) keeps
+// calQueueDepth random reads in flight for the step's budget, and the rate
+// reached over the rate of one read at a time (one per qd1, the median latency
+// at queue depth 1) is the number of reads in service together. The flash
+// model serves a command on one of parallelism units, so at queue depth 16 it
+// reaches that many times its queue-depth-1 rate; the result is capped at
+// calQueueDepth, the most that was measured.
+func (c *calibration) parallelism(qd1 time.Duration, at func(int) int64) (int, error) {
+	var ctx uintptr
+	if _, _, e := unix.Syscall(unix.SYS_IO_SETUP, calQueueDepth, uintptr(unsafe.Pointer(&ctx)), 0); e != 0 {
+		return 1, nil // no AIO in this kernel: the device counts as one unit
+	}
+	bufs := alignedBuffer(calQueueDepth * 4096)
+	cbs := make([]aioCB, calQueueDepth)
+	defer func() {
+		// io_destroy waits for the reads still in flight (an early error
+		// return), which hold pointers into cbs and bufs until then.
+		unix.Syscall(unix.SYS_IO_DESTROY, ctx, 0, 0)
+		runtime.KeepAlive(cbs)
+		runtime.KeepAlive(bufs)
+	}()
+	next := 0
+	submit := func(k int) error {
+		cbs[k] = aioCB{data: uint64(k), fd: uint32(c.fd), buf: uint64(uintptr(unsafe.Pointer(&bufs[k*4096]))), n: 4096, off: at(next)}
+		next++
+		p := &cbs[k]
+		if _, _, e := unix.Syscall(unix.SYS_IO_SUBMIT, ctx, 1, uintptr(unsafe.Pointer(&p))); e != 0 {
+			return fmt.Errorf("io_submit: %w", e)
+		}
+		return nil
+	}
+	end := c.stepEnd()
+	t0 := time.Now()
+	for k := range calQueueDepth {
+		if err := submit(k); err != nil {
+			return 0, err
+		}
+	}
+	events := make([]aioEvent, calQueueDepth)
+	done, inflight := 0, calQueueDepth
+	for inflight > 0 {
+		n, _, e := unix.Syscall6(unix.SYS_IO_GETEVENTS, ctx, 1, calQueueDepth, uintptr(unsafe.Pointer(&events[0])), 0, 0)
+		if e == unix.EINTR {
+			continue
+		}
+		if e != 0 {
+			return 0, fmt.Errorf("io_getevents: %w", e)
+		}
+		for _, ev := range events[:n] {
+			if ev.res < 0 {
+				return 0, fmt.Errorf("AIO read: %w", unix.Errno(-ev.res))
+			}
+			if ev.res != 4096 {
+				return 0, fmt.Errorf("AIO read: %d bytes of 4096", ev.res)
+			}
+			done++
+			inflight--
+			if done < 1000 || (done < 64000 && time.Now().Before(end)) {
+				if err := submit(int(ev.data)); err != nil {
+					return 0, err
+				}
+				inflight++
+			}
+		}
+	}
+	rate := float64(done) / time.Since(t0).Seconds() // reads per second at queue depth 16
+	n := int(math.Round(rate * qd1.Seconds()))
+	return min(max(n, 1), calQueueDepth), nil
 }
 
 // syncCosts: fdatasync after an overwrite commits nothing (the blocks are

@@ -4,8 +4,11 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
+	"unsafe"
 
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 
 	"iosim/device"
 )
@@ -36,4 +39,32 @@ func TestCalibrateWritesLoadableProfile(t *testing.T) {
 	code, _, errOut = runCmd("calibrate", filepath.Join(dir, "missing"))
 	require.Equal(t, 2, code)
 	require.Contains(t, errOut, "no such file or directory")
+}
+
+// The AIO structs match the kernel's (struct iocb is 64 bytes, struct
+// io_event 32), and the queue-depth-16 measurement reads 4 KiB O_DIRECT
+// blocks of a real file (a wrong layout fails io_submit or reads short) and
+// yields a unit count calibrate can write.
+func TestCalibrateParallelism(t *testing.T) {
+	if testing.Short() {
+		t.Skip("measures the machine")
+	}
+	require.EqualValues(t, 64, unsafe.Sizeof(aioCB{}))
+	require.EqualValues(t, 32, unsafe.Sizeof(aioEvent{}))
+	path := filepath.Join(t.TempDir(), "f")
+	require.NoError(t, os.WriteFile(path, make([]byte, 4<<20), 0o644))
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_DIRECT, 0)
+	if err != nil {
+		t.Skipf("no O_DIRECT here: %v", err)
+	}
+	defer unix.Close(fd)
+	c := &calibration{fd: fd, deadline: time.Now().Add(time.Second), step: time.Second}
+	n, err := c.parallelism(50*time.Microsecond, func(i int) int64 { return int64(i%1024) * 4096 })
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, n, 1)
+	require.LessOrEqual(t, n, calQueueDepth)
+
+	bad := &calibration{fd: -1, deadline: time.Now().Add(time.Second), step: time.Second}
+	_, err = bad.parallelism(50*time.Microsecond, func(int) int64 { return 0 })
+	require.Error(t, err, "io_submit on a bad descriptor fails")
 }

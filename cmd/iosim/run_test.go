@@ -66,7 +66,7 @@ func TestFioJSON(t *testing.T) {
 	require.NoError(t, os.WriteFile(small, []byte("[rand-read-direct]\nrw=randread\nbs=4k\nsize=64k\ndirect=1\n"), 0o644))
 	code, out, errOut = runCmd("fio", "--compare", "../../scenarios/fio/measured/rand-read-direct.json", small)
 	require.Equal(t, 0, code, errOut)
-	require.Regexp(t, `rand-read-direct +read +iops +\S+ +14266.4`, out)
+	require.Regexp(t, `rand-read-direct +read +iops +\S+ +14946.3`, out)
 
 	require.NoError(t, os.WriteFile(p, []byte("[x]\nsize=1m\nzonemode=zbd\n"), 0o644))
 	code, _, errOut = runCmd("fio", p)

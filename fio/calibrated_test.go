@@ -1,0 +1,67 @@
+package fio
+
+import (
+	"cmp"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"iosim/device"
+	"iosim/sim"
+	"iosim/vfs"
+)
+
+// calibratedJobs are the canonical jobs of scenarios/fio that the model runs
+// (rand-read-buffered-big lays out 24 GiB, which the model would hold in
+// memory).
+var calibratedJobs = []string{"seq-write-buffered", "seq-write-sync", "rand-read-direct", "rand-write-fdatasync", "aio-randread-qd16"}
+
+// TestCalibratedProfileWithin2x pins the committed calibrated profile
+// (scenarios/fio/dev-vm.toml, from iosim calibrate) against the real fio's
+// committed results (scenarios/fio/measured): on each job the model's
+// bandwidth is within 2x of fio's, and the jobs rank the same by bandwidth.
+// The model is deterministic, so a change to the device model, the cost model
+// or calibrate's profile that moves a job out of the band fails here.
+func TestCalibratedProfileWithin2x(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs five fio jobs on the model")
+	}
+	dir := filepath.Join("..", "scenarios", "fio")
+	prof, err := device.Load(filepath.Join(dir, "dev-vm.toml"))
+	require.NoError(t, err)
+	model := map[string]float64{}
+	real := map[string]float64{}
+	for _, name := range calibratedJobs {
+		f, err := os.Open(filepath.Join(dir, name+".fio"))
+		require.NoError(t, err)
+		jobs, err := Parse(f, name+".fio")
+		f.Close()
+		require.NoError(t, err)
+		k := sim.New(vfs.New(), sim.WithLockWait(false), sim.WithDevice(prof.Clone()))
+		res, err := Run(k, k, jobs, Options{Layout: k})
+		require.NoError(t, err)
+		require.NoError(t, res[0].Err, name)
+		mj := ToJSON(res).Jobs[0]
+		f, err = os.Open(filepath.Join(dir, "measured", name+".json"))
+		require.NoError(t, err)
+		meas, err := ReadJSON(f)
+		f.Close()
+		require.NoError(t, err)
+		rj := meas.Jobs[0]
+		require.Equal(t, name, rj.JobName)
+		model[name] = float64(mj.Read.BW + mj.Write.BW)
+		real[name] = float64(rj.Read.BW + rj.Write.BW)
+		ratio := model[name] / real[name]
+		t.Logf("%s: model %.0f KiB/s, fio %.0f KiB/s, ratio %.2f", name, model[name], real[name], ratio)
+		require.True(t, ratio >= 0.5 && ratio <= 2, "%s: model/fio bandwidth %.2f is outside [0.5, 2]", name, ratio)
+	}
+	rank := func(bw map[string]float64) []string {
+		r := slices.Clone(calibratedJobs)
+		slices.SortFunc(r, func(a, b string) int { return cmp.Compare(bw[b], bw[a]) })
+		return r
+	}
+	require.Equal(t, rank(real), rank(model), "the jobs by bandwidth, fastest first: fio's, then the model's")
+}
