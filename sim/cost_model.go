@@ -416,13 +416,7 @@ func (tm *timeModel) syscall(c *Call) Result {
 		tm.lightCall(t, kd)
 		return r
 	}
-	if t.tb == nil {
-		tm.register(t)
-	}
-	c0 := t.tb.CPU + t.tb.Copy
-	now := tm.entry(t, kd)
-	tm.mu.Lock()
-	tm.background(now)
+	now, c0 := tm.begin(t, kd)
 	if kd == nsop {
 		tm.jr.dirty(now)
 		if unlinked != nil && unlinked.Nlink() == 0 && tm.hasBlocks(unlinked) {
@@ -432,10 +426,7 @@ func (tm *timeModel) syscall(c *Call) Result {
 	} else {
 		now = tm.price(t, c, r, &p, now, t.tb)
 	}
-	if tm.contended() {
-		cpu := t.tb.CPU + t.tb.Copy - c0
-		now = tm.onCPU(now-cpu, cpu, t.tb)
-	}
+	now = tm.placeCPU(t, now, c0)
 	switch c.Nr {
 	case SYS_READ, SYS_READV, SYS_PREAD64, SYS_PREADV, SYS_PREADV2:
 		t.now = now // reads change no file: the kernel's clock stays (see above)
@@ -444,6 +435,31 @@ func (tm *timeModel) syscall(c *Call) Result {
 	}
 	tm.mu.Unlock()
 	return r
+}
+
+// begin opens the pricing of a call of kind kd made by t: it charges the
+// call's entry, takes tm.mu (the caller releases it) and runs the background
+// work due by then. It returns t's clock after the entry and t's CPU and copy
+// time before it, for placeCPU.
+func (tm *timeModel) begin(t *Task, kd kind) (now, cpu0 int64) {
+	if t.tb == nil {
+		tm.register(t)
+	}
+	cpu0 = t.tb.CPU + t.tb.Copy
+	now = tm.entry(t, kd)
+	tm.mu.Lock()
+	tm.background(now)
+	return now, cpu0
+}
+
+// placeCPU puts the CPU and copy time t spent since cpu0 on a processor when
+// threads compete for them (cpu.cores) and returns t's clock after it.
+func (tm *timeModel) placeCPU(t *Task, now, cpu0 int64) int64 {
+	if tm.contended() {
+		cpu := t.tb.CPU + t.tb.Copy - cpu0
+		now = tm.onCPU(now-cpu, cpu, t.tb)
+	}
+	return now
 }
 
 // entry charges t the CPU of a call's entry (and path lookup) and returns its
@@ -638,19 +654,9 @@ func (tm *timeModel) chargeRead(t *Task, fd int, off int64, r Result) Result {
 		tm.lightCall(t, model)
 		return r
 	}
-	if t.tb == nil {
-		tm.register(t)
-	}
-	c0 := t.tb.CPU + t.tb.Copy
-	now := tm.entry(t, model)
-	tm.mu.Lock()
-	tm.background(now)
+	now, c0 := tm.begin(t, model)
 	now = tm.readCall(t, fd, off, r.Ret, now, t.tb)
-	if tm.contended() {
-		cpu := t.tb.CPU + t.tb.Copy - c0
-		now = tm.onCPU(now-cpu, cpu, t.tb)
-	}
-	t.now = now
+	t.now = tm.placeCPU(t, now, c0)
 	tm.mu.Unlock()
 	return r
 }
