@@ -106,7 +106,9 @@ func init() {
 // the anchor's slot, setrlimit+dup3+setrlimit for the anchor, an lseek(SEEK_HOLE)
 // and a pread64 of the whole file; getrlimit once per process; a stat of each
 // configured path after a namespace change. Seed 000's loop reaches the kernel 13
-// times in all, whatever the number of iterations. A served call costs a mutex, a few loads and the memcpy.
+// times in all, whatever the number of iterations. A served call costs a mutex, a
+// few loads and the memcpy; a sole thread's read, pread64, lseek and fcntl (see
+// Concurrency) skip the mutex.
 //
 // When the program's table is full (EMFILE) while virtual fds leave the kernel's
 // with room, the cache answers EMFILE itself, before the kernel looks at the path
@@ -128,6 +130,19 @@ func init() {
 // passed-through calls that may block (locks, reads and writes of other files); it
 // is held across the fd-creating and fd-closing calls of a process so that their
 // numbering is atomic with the cache's bookkeeping.
+//
+// One path does without it: read, pread64, lseek (SEEK_SET, SEEK_CUR, SEEK_END)
+// and fcntl (F_GETFD, F_SETFD, F_GETFL) on a virtual fd, made by the only thread of
+// its process (sim.Task.SoleThread) on a description no other fd refers to, when
+// the file's data is loaded. Everything such a call reads or changes is then the
+// thread's alone (its process's fd slots change only in its own calls, and the
+// description's offset only through that fd), except the file's bytes, which are
+// an immutable snapshot that the lock's holders replace, and the description's
+// reference count, which they change atomically. It gives what the locked path
+// gives: the same results, counters and virtual time. Its calls are counted by the
+// thread (Stats sees them once they have returned), and ServedFd, which reads a
+// description's offset, must be called from the thread's goroutine or while it is
+// not in a call.
 type FileCache struct {
 	next  sim.Handler
 	Paths []string
@@ -138,15 +153,17 @@ type FileCache struct {
 	// them before use.
 	CallNs, CopyPsPerByte int64
 
-	mu       sync.Mutex
-	gen      uint64 // namespace/attribute generation: resolutions and stats of older gens are stale
-	files    map[fileID]*cfile
-	targets  map[fileID]bool
-	tgtGen   uint64 // gen at which targets was computed (0: never)
-	procs    map[*sim.ThreadGroup]*fcProc
-	last     *fcProc // the process of lastTask: the common case skips a map lookup
-	lastTask *sim.Task
-	loaded   int // files with data loaded
+	mu      sync.Mutex
+	gen     uint64 // namespace/attribute generation: resolutions and stats of older gens are stale
+	files   map[fileID]*cfile
+	targets map[fileID]bool
+	tgtGen  uint64 // gen at which targets was computed (0: never)
+	procs   map[*sim.ThreadGroup]*fcProc
+	// last is the process of the latest call made with fc.mu held: the common
+	// case skips a map look-up, and the served calls of a sole thread (sole)
+	// find their process without the lock. Stored with fc.mu held.
+	last   atomic.Pointer[fcProc]
+	loaded int // files with data loaded
 
 	served  int64  // guarded by mu
 	maxSize int64  // s_maxbytes, learned from the first task seen
@@ -155,11 +172,17 @@ type FileCache struct {
 	passed, extraN atomic.Int64
 }
 
-// done counts a served call and charges the calling thread its virtual time
-// (Task.Spend): CallNs plus the copy of n bytes (at CopyPsPerByte, or at the
-// CPU profile's copy speed under a time model). Called with fc.mu held.
+// done counts a served call and charges the calling thread its virtual time.
+// Called with fc.mu held.
 func (fc *FileCache) done(t *sim.Task, n int64) {
 	fc.served++
+	fc.charge(t, n)
+}
+
+// charge charges t the virtual time of a served call (Task.Spend): CallNs plus
+// the copy of n bytes (at CopyPsPerByte, or at the CPU profile's copy speed under
+// a time model).
+func (fc *FileCache) charge(t *sim.Task, n int64) {
 	d := fc.CallNs + n*fc.CopyPsPerByte/1000
 	if k := t.Kernel(); k.Device() != nil {
 		d = fc.CallNs + k.UserCopyCost(int(n)) // the copy at the CPU profile's speed
@@ -174,21 +197,29 @@ type FileCacheStats struct {
 	Extra  int64 // calls the cache made itself (loads, probes, anchors, moves)
 }
 
-// Stats returns the counters.
+// Stats returns the counters. The calls a sole thread served without the lock
+// (see Concurrency) are counted by that thread: Stats sees them once it has
+// returned from them, as Task.Now does.
 func (fc *FileCache) Stats() FileCacheStats {
 	fc.mu.Lock()
 	defer fc.mu.Unlock()
-	return FileCacheStats{Served: fc.served, Passed: fc.passed.Load(), Extra: fc.extraN.Load()}
+	served := fc.served
+	for _, p := range fc.procs {
+		served += p.served
+	}
+	return FileCacheStats{Served: served, Passed: fc.passed.Load(), Extra: fc.extraN.Load()}
 }
 
 type fileID struct{ dev, ino uint64 }
 
 // cfile is a cached file: its bytes and stat, shared by every process.
 type cfile struct {
-	ok      bool // data is current
-	holey   bool // has holes or unwritten extents: not loaded (see load)
-	data    []byte
-	statGen uint64 // st is current while statGen == FileCache.gen (and ok)
+	// data holds the file's bytes while they are current (nil: not loaded or
+	// dropped). It is replaced, never changed in place, with fc.mu held; a sole
+	// thread's served calls read it without the lock.
+	data    atomic.Pointer[[]byte]
+	holey   bool   // has holes or unwritten extents: not loaded (see load)
+	statGen uint64 // st is current while statGen == FileCache.gen (and data is loaded)
 	id      fileID
 	st      unix.Stat_t
 }
@@ -198,7 +229,11 @@ type ofd struct {
 	f     *cfile
 	off   int64
 	flags int // as F_GETFL reports them
-	refs  int // fds (in every process) that refer to it
+	// refs counts the fds (in every process) that refer to it. It changes with
+	// fc.mu held, atomically once the description is reachable, since a sole
+	// thread reads it without the lock (see sole): at 1 the description is that
+	// thread's alone.
+	refs int32
 }
 
 // newOfd returns a description with one reference. Called with fc.mu held.
@@ -212,12 +247,21 @@ func (fc *FileCache) newOfd(f *cfile, flags int) *ofd {
 	return &ofd{f: f, flags: flags, refs: 1}
 }
 
+// ref adds a reference to o. Called with fc.mu held.
+func ref(o *ofd) { atomic.AddInt32(&o.refs, 1) }
+
 // drop releases what slot s holds (a virtual fd's reference) and frees it.
+// Called with fc.mu held.
 func (fc *FileCache) drop(s *fdSlot) {
-	if s.st == sVirt {
-		if s.v.refs--; s.v.refs == 0 && len(fc.freeOfd) < 64 {
-			s.v.f = nil
-			fc.freeOfd = append(fc.freeOfd, s.v)
+	if o := s.v; s.st == sVirt {
+		// The last reference: no other fd, so no other thread, can reach o.
+		if atomic.LoadInt32(&o.refs) == 1 {
+			if len(fc.freeOfd) < 64 {
+				o.f, o.refs = nil, 0
+				fc.freeOfd = append(fc.freeOfd, o)
+			}
+		} else {
+			atomic.AddInt32(&o.refs, -1)
 		}
 	}
 	*s = fdSlot{st: sFree}
@@ -257,6 +301,7 @@ type resEnt struct {
 type fcProc struct {
 	g       *sim.ThreadGroup
 	slots   []fdSlot
+	served  int64 // calls served by sole (see Stats); written by the process's sole thread only
 	res     map[resKey]resEnt
 	anchors map[*cfile]int
 	nofile  int    // RLIMIT_NOFILE soft limit
@@ -306,8 +351,8 @@ func (fc *FileCache) pass(c *sim.Call) sim.Result {
 
 // proc returns the state of c's process. Called with fc.mu held.
 func (fc *FileCache) proc(t *sim.Task) *fcProc {
-	if t == fc.lastTask { // a task never changes process
-		return fc.last
+	if p := fc.last.Load(); p != nil && p.g == t.Group() { // a task never changes process
+		return p
 	}
 	return fc.procSlow(t)
 }
@@ -325,7 +370,7 @@ func (fc *FileCache) procSlow(t *sim.Task) *fcProc {
 		}
 		fc.procs[g] = p
 	}
-	fc.last, fc.lastTask = p, t
+	fc.last.Store(p)
 	return p
 }
 
@@ -499,7 +544,7 @@ func (fc *FileCache) hiddenDup(t *sim.Task, p *fcProc, src, min int) (int, bool)
 
 // load makes f's data and stat current, through p's anchor. Called with fc.mu held.
 func (fc *FileCache) load(t *sim.Task, p *fcProc, f *cfile) bool {
-	if f.ok && f.statGen == fc.gen {
+	if f.data.Load() != nil && f.statGen == fc.gen {
 		return true
 	}
 	a, ok := fc.ensureAnchor(t, p, f)
@@ -518,7 +563,7 @@ func (fc *FileCache) load(t *sim.Task, p *fcProc, f *cfile) bool {
 	if f.holey {
 		return false
 	}
-	if !f.ok || int64(len(f.data)) != st.Size {
+	if d := f.data.Load(); d == nil || int64(len(*d)) != st.Size {
 		// Reading a hole or an unwritten extent fills the page cache, which SEEK_DATA
 		// and SEEK_HOLE then report as data: loading such a file whole would change
 		// what the program sees. Files with holes are left to the kernel.
@@ -529,11 +574,11 @@ func (fc *FileCache) load(t *sim.Task, p *fcProc, f *cfile) bool {
 				return false
 			}
 		}
-		f.data = readWhole(countingHandler{fc}, t, a, st.Size)
-		if !f.ok {
+		b := readWhole(countingHandler{fc}, t, a, st.Size)
+		if d == nil {
 			fc.loaded++
 		}
-		f.ok = true
+		f.data.Store(&b)
 	}
 	return true
 }
@@ -544,10 +589,11 @@ func (h countingHandler) Syscall(c *sim.Call) sim.Result { return h.fc.extra(c) 
 
 // invalidate drops f's data.
 func (fc *FileCache) invalidate(f *cfile) {
-	if f.ok {
+	if f.data.Load() != nil {
 		fc.loaded--
+		f.data.Store(nil)
 	}
-	f.ok, f.data, f.statGen, f.holey = false, nil, 0, false
+	f.statGen, f.holey = 0, false
 }
 
 func (fc *FileCache) invalidateAll() {
@@ -581,6 +627,12 @@ const servableFlags = unix.O_CLOEXEC | oLargefile | unix.O_NOCTTY | unix.O_NONBL
 
 // Syscall implements sim.Handler.
 func (fc *FileCache) Syscall(c *sim.Call) sim.Result {
+	switch c.Nr {
+	case sim.SYS_READ, sim.SYS_LSEEK, sim.SYS_PREAD64, sim.SYS_FCNTL:
+		if r, ok := fc.sole(c); ok {
+			return r
+		}
+	}
 	switch c.Nr {
 	case sim.SYS_READ, sim.SYS_PREAD64, sim.SYS_READV, sim.SYS_LSEEK, sim.SYS_FSTAT:
 		fc.mu.Lock()
@@ -623,32 +675,112 @@ func (fc *FileCache) Syscall(c *sim.Call) sim.Result {
 	return fc.passFd(c)
 }
 
+// sole serves read, pread64, lseek (SEEK_SET, SEEK_CUR, SEEK_END) and fcntl
+// F_GETFD, F_SETFD and F_GETFL on a virtual fd without fc.mu, when nothing but
+// the calling thread can reach what they read and change: the thread is its
+// process's only one (sim.Task.SoleThread), so the process's fd slots change in
+// its calls only; the description is referred to by that fd alone (refs 1), so
+// its offset and flags are the thread's too; and the file's data is loaded (an
+// immutable snapshot, dropped by replacing the pointer). ok is false when the
+// call must take the locked path, which answers it the same way.
+func (fc *FileCache) sole(c *sim.Call) (r sim.Result, ok bool) {
+	t := c.Task
+	p := fc.last.Load()
+	if p == nil || p.g != t.Group() || !t.SoleThread() {
+		return r, false
+	}
+	s := p.virt(int(int32(c.Args[0])))
+	if s == nil {
+		return r, false
+	}
+	o := s.v
+	var n int64 // bytes copied
+	if c.Nr == sim.SYS_FCNTL {
+		switch c.Args[1] {
+		case unix.F_GETFD:
+			if s.cloexec {
+				r.Ret = unix.FD_CLOEXEC
+			}
+		case unix.F_SETFD:
+			if s.mat { // the kernel's twin must follow
+				return r, false
+			}
+			s.cloexec = c.Args[2]&unix.FD_CLOEXEC != 0
+		case unix.F_GETFL:
+			if atomic.LoadInt32(&o.refs) != 1 {
+				return r, false
+			}
+			r.Ret = int64(o.flags)
+		default:
+			return r, false
+		}
+	} else {
+		d := o.f.data.Load()
+		if d == nil || atomic.LoadInt32(&o.refs) != 1 {
+			return r, false
+		}
+		switch c.Nr {
+		case sim.SYS_READ:
+			n = int64(readAt(c.Buf, *d, o.off))
+			o.off += n
+			r.Ret = n
+		case sim.SYS_PREAD64:
+			if c.Args[3] < 0 {
+				r = sim.Fail(unix.EINVAL)
+				break
+			}
+			n = int64(readAt(c.Buf, *d, c.Args[3]))
+			r.Ret = n
+		default: // lseek
+			off, pos := c.Args[1], int64(0)
+			switch c.Args[2] {
+			case unix.SEEK_SET:
+				pos = off
+			case unix.SEEK_CUR:
+				pos = o.off + off
+			case unix.SEEK_END:
+				pos = int64(len(*d)) + off
+			default:
+				return r, false
+			}
+			if pos < 0 || pos > t.Kernel().FS().MaxFileSize() { // EINVAL, or an overflow: the locked path says which
+				return r, false
+			}
+			o.off, r.Ret = pos, pos
+		}
+	}
+	p.served++
+	fc.charge(t, n)
+	return r, true
+}
+
 // serve answers a data call on a virtual fd from memory. ok is false when the call
 // must be delegated to the kernel. Called with fc.mu held.
 func (fc *FileCache) serve(c *sim.Call, p *fcProc, s *fdSlot) (sim.Result, bool) {
 	o := s.v
 	f := o.f
 	// Reads and seeks need the bytes only; fstat needs a current stat too.
-	if !f.ok && !fc.load(c.Task, p, f) {
+	if f.data.Load() == nil && !fc.load(c.Task, p, f) {
 		return sim.Result{}, false
 	}
+	data := *f.data.Load()
 	switch c.Nr {
 	case sim.SYS_READ:
-		n := readAt(c.Buf, f.data, o.off)
+		n := readAt(c.Buf, data, o.off)
 		o.off += int64(n)
 		return sim.Result{Ret: int64(n)}, true
 	case sim.SYS_PREAD64:
 		if c.Args[3] < 0 {
 			return sim.Fail(unix.EINVAL), true
 		}
-		return sim.Result{Ret: int64(readAt(c.Buf, f.data, c.Args[3]))}, true
+		return sim.Result{Ret: int64(readAt(c.Buf, data, c.Args[3]))}, true
 	case sim.SYS_READV:
 		if len(c.Iov) > 1024 {
 			return sim.Fail(unix.EINVAL), true
 		}
 		var tot int64
 		for _, b := range c.Iov {
-			n := readAt(b, f.data, o.off)
+			n := readAt(b, data, o.off)
 			o.off += int64(n)
 			tot += int64(n)
 			if n < len(b) {
@@ -668,7 +800,7 @@ func (fc *FileCache) serve(c *sim.Call, p *fcProc, s *fdSlot) (sim.Result, bool)
 			}
 			pos = o.off + off
 		case unix.SEEK_END:
-			pos = int64(len(f.data)) + off
+			pos = int64(len(data)) + off
 		case unix.SEEK_DATA, unix.SEEK_HOLE:
 			// Holes are the kernel's to know: ask through the anchor.
 			a, ok := fc.ensureAnchor(c.Task, p, f)
@@ -917,7 +1049,8 @@ func (fc *FileCache) WorldChanged(ino uint64) {
 
 var _ sim.FdServer = (*FileCache)(nil)
 
-// ServedFd implements sim.FdServer: the inode and offset of a virtual fd.
+// ServedFd implements sim.FdServer: the inode and offset of a virtual fd. Call it
+// from t's goroutine, or while t is not in a call (see Concurrency).
 func (fc *FileCache) ServedFd(t *sim.Task, fd int) (ino uint64, off int64, ok bool) {
 	fc.mu.Lock()
 	defer fc.mu.Unlock()

@@ -146,7 +146,7 @@ func (fc *FileCache) fdDup2(c *sim.Call, p *fcProc) (sim.Result, bool) {
 		return sim.Fail(unix.EBADF), false
 	}
 	v := old.v
-	v.refs++ // before dropping nfd, which may hold the same description
+	ref(v) // before dropping nfd, which may hold the same description
 	ns := fc.known(t, p, nfd)
 	switch ns.st {
 	case sVirt:
@@ -238,7 +238,7 @@ func (fc *FileCache) fdFork(c *sim.Call, p *fcProc) (sim.Result, bool) {
 	}
 	for i := range q.slots {
 		if q.slots[i].st == sVirt {
-			q.slots[i].v.refs++
+			ref(q.slots[i].v)
 		}
 	}
 	fc.procs[q.g] = q
@@ -281,8 +281,9 @@ func (fc *FileCache) fdExec(c *sim.Call, p *fcProc) (sim.Result, bool) {
 func (fc *FileCache) fdExitGroup(c *sim.Call, p *fcProc) (sim.Result, bool) {
 	r := fc.pass(c)
 	delete(fc.procs, p.g)
-	if fc.last == p {
-		fc.last, fc.lastTask = nil, nil
+	fc.served += p.served
+	if fc.last.Load() == p {
+		fc.last.Store(nil)
 	}
 	return r, false
 }
@@ -308,7 +309,7 @@ func (fc *FileCache) dupVirt(t *sim.Task, p *fcProc, s *fdSlot, min int, cloexec
 		return sim.Fail(unix.EMFILE)
 	}
 	fc.claim(t, p, n)
-	v.refs++
+	ref(v)
 	*p.slot(n) = fdSlot{st: sVirt, v: v, cloexec: cloexec}
 	fc.done(t, 0)
 	return sim.Result{Ret: int64(n)}
