@@ -54,7 +54,8 @@ type Task struct {
 	now int64
 	tb  *Breakdown
 	// call is the Call the thread's facade lends down a handler stack (see
-	// Handler); lent says it is out, so a call made through a facade of this
+	// Handler), empty between calls but for Nr and Task (see Process.call);
+	// lent says it is out, so a call made through a facade of this
 	// thread by a layer while it is out gets a Call of its own.
 	call Call
 	lent bool
