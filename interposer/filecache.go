@@ -107,8 +107,8 @@ func init() {
 // and a pread64 of the whole file; getrlimit once per process; a stat of each
 // configured path after a namespace change. Seed 000's loop reaches the kernel 13
 // times in all, whatever the number of iterations. A served call costs a mutex, a
-// few loads and the memcpy; a sole thread's read, pread64, lseek and fcntl (see
-// Concurrency) skip the mutex.
+// few loads and the memcpy; a sole thread's served calls (see Concurrency) skip
+// the mutex.
 //
 // When the program's table is full (EMFILE) while virtual fds leave the kernel's
 // with room, the cache answers EMFILE itself, before the kernel looks at the path
@@ -131,18 +131,20 @@ func init() {
 // is held across the fd-creating and fd-closing calls of a process so that their
 // numbering is atomic with the cache's bookkeeping.
 //
-// One path does without it: read, pread64, lseek (SEEK_SET, SEEK_CUR, SEEK_END)
-// and fcntl (F_GETFD, F_SETFD, F_GETFL) on a virtual fd, made by the only thread of
-// its process (sim.Task.SoleThread) on a description no other fd refers to, when
-// the file's data is loaded. Everything such a call reads or changes is then the
-// thread's alone (its process's fd slots change only in its own calls, and the
-// description's offset only through that fd), except the file's bytes, which are
-// an immutable snapshot that the lock's holders replace, and the description's
-// reference count, which they change atomically. It gives what the locked path
-// gives: the same results, counters and virtual time. Its calls are counted by the
-// thread (Stats sees them once they have returned), and ServedFd, which reads a
-// description's offset, must be called from the thread's goroutine or while it is
-// not in a call.
+// One path does without it: the served calls of the only thread of a process
+// (sim.Task.SoleThread) — read, pread64, lseek (SEEK_SET, SEEK_CUR, SEEK_END),
+// fcntl (F_GETFD, F_SETFD, F_GETFL) and close of a virtual fd whose description
+// no other fd refers to (for the data calls, of a file whose data is loaded),
+// and an open served at a free fd below which every slot is known. Everything
+// such a call reads or changes is then the thread's alone (its process's fd
+// slots, resolutions and anchors change only in its own calls, the description's
+// offset only through that fd), except the file's bytes, an immutable snapshot
+// that the lock's holders replace, the description's reference count, which they
+// change atomically, and the generation, which they move atomically. It gives
+// what the locked path gives: the same results, counters and virtual time. Its
+// calls are counted by the thread (Stats sees them once they have returned), and
+// ServedFd, which reads a description's offset, must be called from the
+// thread's goroutine or while it is not in a call.
 type FileCache struct {
 	next  sim.Handler
 	Paths []string
@@ -153,8 +155,11 @@ type FileCache struct {
 	// them before use.
 	CallNs, CopyPsPerByte int64
 
-	mu      sync.Mutex
-	gen     uint64 // namespace/attribute generation: resolutions and stats of older gens are stale
+	mu sync.Mutex
+	// gen is the namespace/attribute generation: resolutions and stats of older
+	// gens are stale. It moves with fc.mu held; a sole thread's opens read it
+	// without the lock.
+	gen     atomic.Uint64
 	files   map[fileID]*cfile
 	targets map[fileID]bool
 	tgtGen  uint64 // gen at which targets was computed (0: never)
@@ -165,9 +170,8 @@ type FileCache struct {
 	last   atomic.Pointer[fcProc]
 	loaded int // files with data loaded
 
-	served  int64  // guarded by mu
-	maxSize int64  // s_maxbytes, learned from the first task seen
-	freeOfd []*ofd // released descriptions, reused (guarded by mu)
+	served  int64 // guarded by mu
+	maxSize int64 // s_maxbytes, learned from the first task seen
 
 	passed, extraN atomic.Int64
 }
@@ -236,11 +240,12 @@ type ofd struct {
 	refs int32
 }
 
-// newOfd returns a description with one reference. Called with fc.mu held.
-func (fc *FileCache) newOfd(f *cfile, flags int) *ofd {
-	if n := len(fc.freeOfd); n > 0 {
-		o := fc.freeOfd[n-1]
-		fc.freeOfd = fc.freeOfd[:n-1]
+// newOfd returns a description with one reference. Called with fc.mu held, or
+// by the process's sole thread (see FileCache.sole).
+func (p *fcProc) newOfd(f *cfile, flags int) *ofd {
+	if n := len(p.freeOfd); n > 0 {
+		o := p.freeOfd[n-1]
+		p.freeOfd = p.freeOfd[:n-1]
 		*o = ofd{f: f, flags: flags, refs: 1}
 		return o
 	}
@@ -250,15 +255,15 @@ func (fc *FileCache) newOfd(f *cfile, flags int) *ofd {
 // ref adds a reference to o. Called with fc.mu held.
 func ref(o *ofd) { atomic.AddInt32(&o.refs, 1) }
 
-// drop releases what slot s holds (a virtual fd's reference) and frees it.
-// Called with fc.mu held.
-func (fc *FileCache) drop(s *fdSlot) {
+// drop releases what slot s of p holds (a virtual fd's reference) and frees it.
+// Called with fc.mu held, or by the process's sole thread (see FileCache.sole).
+func (p *fcProc) drop(s *fdSlot) {
 	if o := s.v; s.st == sVirt {
 		// The last reference: no other fd, so no other thread, can reach o.
 		if atomic.LoadInt32(&o.refs) == 1 {
-			if len(fc.freeOfd) < 64 {
+			if len(p.freeOfd) < 16 {
 				o.f, o.refs = nil, 0
-				fc.freeOfd = append(fc.freeOfd, o)
+				p.freeOfd = append(p.freeOfd, o)
 			}
 		} else {
 			atomic.AddInt32(&o.refs, -1)
@@ -301,7 +306,8 @@ type resEnt struct {
 type fcProc struct {
 	g       *sim.ThreadGroup
 	slots   []fdSlot
-	served  int64 // calls served by sole (see Stats); written by the process's sole thread only
+	served  int64  // calls served by sole (see Stats); written by the process's sole thread only
+	freeOfd []*ofd // released descriptions, reused
 	res     map[resKey]resEnt
 	anchors map[*cfile]int
 	nofile  int    // RLIMIT_NOFILE soft limit
@@ -318,15 +324,16 @@ const (
 
 // NewFileCache returns a cache of paths over next.
 func NewFileCache(next sim.Handler, paths ...string) *FileCache {
-	return &FileCache{
+	fc := &FileCache{
 		next:          next,
 		Paths:         paths,
 		CallNs:        DefaultServedCallNs,
 		CopyPsPerByte: DefaultCopyPsPerByte,
-		gen:           1,
 		files:         map[fileID]*cfile{},
 		procs:         map[*sim.ThreadGroup]*fcProc{},
 	}
+	fc.gen.Store(1)
+	return fc
 }
 
 // Unwrap returns the next layer.
@@ -544,20 +551,20 @@ func (fc *FileCache) hiddenDup(t *sim.Task, p *fcProc, src, min int) (int, bool)
 
 // load makes f's data and stat current, through p's anchor. Called with fc.mu held.
 func (fc *FileCache) load(t *sim.Task, p *fcProc, f *cfile) bool {
-	if f.data.Load() != nil && f.statGen == fc.gen {
+	if f.data.Load() != nil && f.statGen == fc.gen.Load() {
 		return true
 	}
 	a, ok := fc.ensureAnchor(t, p, f)
 	if !ok {
 		return false
 	}
-	if f.statGen != fc.gen {
+	if f.statGen != fc.gen.Load() {
 		st, r := callFstat(fc.next, t, a)
 		fc.extraN.Add(1)
 		if r.Errno != 0 {
 			return false
 		}
-		f.st, f.statGen = st, fc.gen
+		f.st, f.statGen = st, fc.gen.Load()
 	}
 	st := f.st
 	if f.holey {
@@ -603,12 +610,12 @@ func (fc *FileCache) invalidateAll() {
 }
 
 // bump invalidates every path resolution and cached stat.
-func (fc *FileCache) bump() { fc.gen++ }
+func (fc *FileCache) bump() { fc.gen.Add(1) }
 
 // isTarget reports whether id is one of the configured files, re-stat'ing them
 // after a namespace change.
 func (fc *FileCache) isTarget(t *sim.Task, id fileID) bool {
-	if fc.tgtGen != fc.gen {
+	if fc.tgtGen != fc.gen.Load() {
 		fc.targets = map[fileID]bool{}
 		for _, p := range fc.Paths {
 			st, r := callStat(fc.next, t, p)
@@ -617,7 +624,7 @@ func (fc *FileCache) isTarget(t *sim.Task, id fileID) bool {
 				fc.targets[fileID{st.Dev, st.Ino}] = true
 			}
 		}
-		fc.tgtGen = fc.gen
+		fc.tgtGen = fc.gen.Load()
 	}
 	return fc.targets[id]
 }
@@ -628,8 +635,12 @@ const servableFlags = unix.O_CLOEXEC | oLargefile | unix.O_NOCTTY | unix.O_NONBL
 // Syscall implements sim.Handler.
 func (fc *FileCache) Syscall(c *sim.Call) sim.Result {
 	switch c.Nr {
-	case sim.SYS_READ, sim.SYS_LSEEK, sim.SYS_PREAD64, sim.SYS_FCNTL:
+	case sim.SYS_READ, sim.SYS_LSEEK, sim.SYS_PREAD64, sim.SYS_FCNTL, sim.SYS_CLOSE:
 		if r, ok := fc.sole(c); ok {
+			return r
+		}
+	case sim.SYS_OPENAT, sim.SYS_OPEN:
+		if r, ok := fc.soleOpen(c); ok {
 			return r
 		}
 	}
@@ -675,18 +686,34 @@ func (fc *FileCache) Syscall(c *sim.Call) sim.Result {
 	return fc.passFd(c)
 }
 
-// sole serves read, pread64, lseek (SEEK_SET, SEEK_CUR, SEEK_END) and fcntl
-// F_GETFD, F_SETFD and F_GETFL on a virtual fd without fc.mu, when nothing but
-// the calling thread can reach what they read and change: the thread is its
-// process's only one (sim.Task.SoleThread), so the process's fd slots change in
-// its calls only; the description is referred to by that fd alone (refs 1), so
-// its offset and flags are the thread's too; and the file's data is loaded (an
-// immutable snapshot, dropped by replacing the pointer). ok is false when the
-// call must take the locked path, which answers it the same way.
+// soleProc returns t's process when t is its only thread (sim.Task.SoleThread)
+// and the process is the one the cache saw last: then the process's fd slots,
+// resolutions, anchors and free descriptions change in t's calls only, which
+// may use them without fc.mu. Otherwise nil.
+func (fc *FileCache) soleProc(t *sim.Task) *fcProc {
+	if p := fc.last.Load(); p != nil && p.g == t.Group() && t.SoleThread() {
+		return p
+	}
+	return nil
+}
+
+// soled counts a call served without fc.mu and charges its time.
+func (fc *FileCache) soled(t *sim.Task, p *fcProc, n int64) {
+	p.served++
+	fc.charge(t, n)
+}
+
+// sole serves read, pread64, lseek (SEEK_SET, SEEK_CUR, SEEK_END), fcntl
+// F_GETFD, F_SETFD and F_GETFL, and close of a virtual fd without fc.mu, when
+// nothing but the calling thread can reach what they read and change: its
+// process's state (soleProc); the description, referred to by that fd alone
+// (refs 1), so that its offset and flags are the thread's too; and the file's
+// data, loaded (an immutable snapshot, dropped by replacing the pointer). ok is
+// false when the call must take the locked path, which answers it the same way.
 func (fc *FileCache) sole(c *sim.Call) (r sim.Result, ok bool) {
 	t := c.Task
-	p := fc.last.Load()
-	if p == nil || p.g != t.Group() || !t.SoleThread() {
+	p := fc.soleProc(t)
+	if p == nil {
 		return r, false
 	}
 	s := p.virt(int(int32(c.Args[0])))
@@ -695,7 +722,13 @@ func (fc *FileCache) sole(c *sim.Call) (r sim.Result, ok bool) {
 	}
 	o := s.v
 	var n int64 // bytes copied
-	if c.Nr == sim.SYS_FCNTL {
+	switch c.Nr {
+	case sim.SYS_CLOSE:
+		if s.mat || atomic.LoadInt32(&o.refs) != 1 { // the kernel's twin must go too
+			return r, false
+		}
+		p.drop(s)
+	case sim.SYS_FCNTL:
 		switch c.Args[1] {
 		case unix.F_GETFD:
 			if s.cloexec {
@@ -714,7 +747,7 @@ func (fc *FileCache) sole(c *sim.Call) (r sim.Result, ok bool) {
 		default:
 			return r, false
 		}
-	} else {
+	default:
 		d := o.f.data.Load()
 		if d == nil || atomic.LoadInt32(&o.refs) != 1 {
 			return r, false
@@ -749,9 +782,55 @@ func (fc *FileCache) sole(c *sim.Call) (r sim.Result, ok bool) {
 			o.off, r.Ret = pos, pos
 		}
 	}
-	p.served++
-	fc.charge(t, n)
+	fc.soled(t, p, n)
 	return r, true
+}
+
+// soleOpen serves, without fc.mu, an open that openLocked would serve from
+// memory: a servable (path, flags) resolved in this generation to a cached file
+// anchored in the process, given the lowest free fd, when the slots below it are
+// known (no probe, no anchor to move) and it is below RLIMIT_NOFILE. The state it
+// reads and changes is the process's (soleProc), but for the generation, read
+// atomically. ok is false when the call must take the locked path.
+func (fc *FileCache) soleOpen(c *sim.Call) (sim.Result, bool) {
+	t := c.Task
+	p := fc.soleProc(t)
+	if p == nil {
+		return sim.Result{}, false
+	}
+	flags := openFlags(c)
+	if !servableOpen(c, flags) {
+		return sim.Result{}, false
+	}
+	e, ok := p.res[resKey{c.Path, flags}]
+	if !ok || e.f == nil || e.gen != fc.gen.Load() {
+		return sim.Result{}, false
+	}
+	if _, ok := p.anchors[e.f]; !ok {
+		return sim.Result{}, false
+	}
+	fd := -1
+	for i := range p.slots { // lowestFree, without probing
+		if st := p.slots[i].st; st == sFree {
+			fd = i
+			break
+		} else if st != sReal && st != sVirt {
+			return sim.Result{}, false
+		}
+	}
+	if fd < 0 || fd >= p.nofile {
+		return sim.Result{}, false
+	}
+	p.slots[fd] = fdSlot{st: sVirt, v: p.newOfd(e.f, e.getfl), cloexec: flags&unix.O_CLOEXEC != 0}
+	fc.soled(t, p, 0)
+	return sim.Result{Ret: int64(fd)}, true
+}
+
+// servableOpen: an open whose flags leave nothing for the kernel to do but
+// resolve the path (servableFlags), read-only, of a path not relative to a dirfd.
+func servableOpen(c *sim.Call, flags int) bool {
+	return c.Nr != sim.SYS_CREAT && flags&unix.O_ACCMODE == unix.O_RDONLY &&
+		flags&^servableFlags == 0 && (openDirfd(c) == unix.AT_FDCWD || path.IsAbs(c.Path))
 }
 
 // serve answers a data call on a virtual fd from memory. ok is false when the call
@@ -825,7 +904,7 @@ func (fc *FileCache) serve(c *sim.Call, p *fcProc, s *fdSlot) (sim.Result, bool)
 		return sim.Result{Ret: pos}, true
 	case sim.SYS_FSTAT:
 		st, _ := c.Obj.(*unix.Stat_t)
-		if st == nil || f.statGen != fc.gen && !fc.load(c.Task, p, f) {
+		if st == nil || f.statGen != fc.gen.Load() && !fc.load(c.Task, p, f) {
 			return sim.Result{}, false
 		}
 		*st = f.st
@@ -853,8 +932,7 @@ func (fc *FileCache) open(c *sim.Call) sim.Result {
 func (fc *FileCache) openLocked(cp *sim.Call) sim.Result {
 	c := cp
 	flags := openFlags(c)
-	servable := c.Nr != sim.SYS_CREAT && flags&unix.O_ACCMODE == unix.O_RDONLY &&
-		flags&^servableFlags == 0 && (openDirfd(c) == unix.AT_FDCWD || path.IsAbs(c.Path))
+	servable := servableOpen(c, flags)
 	p := fc.proc(c.Task)
 	t := c.Task
 	if !servable {
@@ -882,7 +960,7 @@ func (fc *FileCache) openLocked(cp *sim.Call) sim.Result {
 		return sim.Result{Ret: int64(fd)}
 	}
 	key := resKey{c.Path, flags}
-	if e, ok := p.res[key]; ok && e.gen == fc.gen {
+	if e, ok := p.res[key]; ok && e.gen == fc.gen.Load() {
 		if e.f == nil { // known not to be a cached file
 			r := fc.passOpen(c, p, flags)
 			if r.Errno == 0 {
@@ -898,7 +976,7 @@ func (fc *FileCache) openLocked(cp *sim.Call) sim.Result {
 			// EMFILE (no free fd below the limit) is left to the kernel.
 			if fd := fc.lowestFree(t, p, 0); fd < p.nofile {
 				fc.claim(t, p, fd)
-				*p.slot(fd) = fdSlot{st: sVirt, v: fc.newOfd(e.f, e.getfl), cloexec: flags&unix.O_CLOEXEC != 0}
+				*p.slot(fd) = fdSlot{st: sVirt, v: p.newOfd(e.f, e.getfl), cloexec: flags&unix.O_CLOEXEC != 0}
 				fc.done(t, 0)
 				return sim.Result{Ret: int64(fd)}
 			}
@@ -916,7 +994,7 @@ func (fc *FileCache) openLocked(cp *sim.Call) sim.Result {
 	fc.extraN.Add(1)
 	id := fileID{st.Dev, st.Ino}
 	if sr.Errno != 0 || st.Mode&unix.S_IFMT != unix.S_IFREG || !fc.isTarget(t, id) {
-		p.res[key] = resEnt{gen: fc.gen}
+		p.res[key] = resEnt{gen: fc.gen.Load()}
 		*p.slot(fd) = fdSlot{st: sReal, idOK: sr.Errno == 0, id: id}
 		return sim.Result{Ret: int64(fd)}
 	}
@@ -930,9 +1008,9 @@ func (fc *FileCache) openLocked(cp *sim.Call) sim.Result {
 		*p.slot(fd) = fdSlot{st: sReal, idOK: true, id: id}
 		return sim.Result{Ret: int64(fd)}
 	}
-	f.st, f.statGen = st, fc.gen // fresh: load need not fstat again
+	f.st, f.statGen = st, fc.gen.Load() // fresh: load need not fstat again
 	gr := fc.own(sim.Call{Nr: sim.SYS_FCNTL, Task: t, Args: [6]int64{int64(fd), unix.F_GETFL}})
-	p.res[key] = resEnt{gen: fc.gen, f: f, getfl: int(gr.Ret)}
+	p.res[key] = resEnt{gen: fc.gen.Load(), f: f, getfl: int(gr.Ret)}
 	if !fc.load(t, p, f) {
 		// A file with holes is the kernel's: this fd stays real, and the path is
 		// not served until the next namespace change. The anchor was dup'd from
@@ -944,11 +1022,11 @@ func (fc *FileCache) openLocked(cp *sim.Call) sim.Result {
 			*p.slot(a) = fdSlot{st: sFree}
 			delete(p.anchors, f)
 		}
-		p.res[key] = resEnt{gen: fc.gen}
+		p.res[key] = resEnt{gen: fc.gen.Load()}
 		*p.slot(fd) = fdSlot{st: sReal, idOK: true, id: id}
 		return sim.Result{Ret: int64(fd)}
 	}
-	*p.slot(fd) = fdSlot{st: sVirt, v: fc.newOfd(f, int(gr.Ret)), cloexec: flags&unix.O_CLOEXEC != 0, mat: true}
+	*p.slot(fd) = fdSlot{st: sVirt, v: p.newOfd(f, int(gr.Ret)), cloexec: flags&unix.O_CLOEXEC != 0, mat: true}
 	return sim.Result{Ret: int64(fd)}
 }
 

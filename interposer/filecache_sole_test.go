@@ -46,6 +46,23 @@ func soleScript(t *testing.T, q *sim.Process) []string {
 	require.NoError(t, err)
 	read(q, fd, 256)
 	read(q, fd, 700)
+	// Opens of a (path, flags) after the first are served, at the lowest free fd.
+	var keep []int
+	for i, fl := range []int{unix.O_RDONLY, unix.O_CLOEXEC, unix.O_CLOEXEC, unix.O_NOFOLLOW, unix.O_NOFOLLOW | unix.O_CLOEXEC, unix.O_NOFOLLOW | unix.O_CLOEXEC} {
+		o, err := q.Open(msbPath, fl, 0)
+		require.NoError(t, err)
+		rec(fmt.Sprintf("open %#x", fl), sim.Result{Ret: int64(o)}, nil)
+		fcntl(q, o, unix.F_GETFD, 0)
+		pread(q, o, 8, int64(i))
+		if i%2 == 0 {
+			require.NoError(t, q.Close(o))
+		} else {
+			keep = append(keep, o)
+		}
+	}
+	for _, o := range keep {
+		require.NoError(t, q.Close(o))
+	}
 	for _, s := range [][2]int64{
 		{512, unix.SEEK_SET}, {0, unix.SEEK_CUR}, {100, unix.SEEK_CUR}, {-50, unix.SEEK_CUR},
 		{-100, unix.SEEK_END}, {0, unix.SEEK_END}, {10, unix.SEEK_END}, {-1, unix.SEEK_SET},
