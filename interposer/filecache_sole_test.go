@@ -258,15 +258,7 @@ func TestFileCacheSoleThreadsConcurrent(t *testing.T) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		fd, err := w.Open(msbPath, unix.O_RDWR, 0)
-		if err != nil {
-			t.Error(err)
-			return
-		}
-		for i := range 100 {
-			w.Pwrite(fd, want[i*100:i*100+100], int64(i*100)) // same bytes
-		}
-		w.Close(fd)
+		rewrite(t, w, want, 100)
 		w.Close(shared)
 		w.Exit()
 	}()
