@@ -51,9 +51,8 @@ func (p *Process) Through(h Handler) *Process { return NewProcess(h, p.t) }
 // which do lends down the handler stack without a copy; or, while the slot is
 // lent (a layer calling through a facade of its own thread), a Call of its own.
 // Between calls the slot holds nothing but the last call's number and the thread
-// (do empties it after each call, storing only what the call set, which costs
-// less than clearing all 160 bytes before each): a facade method that fills it
-// must send it.
+// (do empties it after each call, storing only into the fields the call set), so
+// a facade method that fills it must send it.
 func (p *Process) call(nr Sysno) *Call {
 	t := p.t
 	if t.lent {
