@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
+	"iosim/device"
 	"iosim/interposer"
 	"iosim/sim"
 )
@@ -128,17 +129,25 @@ func soleScript(t *testing.T, q *sim.Process) []string {
 
 // TestFileCacheSoleThreadMatchesLocked: what a sole thread's calls get without
 // the cache's lock (FileCache's fast path) is what the locked path gives — the
-// same results, bytes, counters and virtual time. The locked side runs the same
-// script with a second, idle thread in the process, which rules the fast path
-// out.
+// same results, bytes, counters and virtual time, with the constant cost model
+// and with a device's time model. The locked side runs the same script with a
+// second, idle thread in the process, which rules the fast path out.
 func TestFileCacheSoleThreadMatchesLocked(t *testing.T) {
+	nvme, err := device.Lookup("nvme")
+	require.NoError(t, err)
+	for _, opts := range [][]sim.Option{nil, {sim.WithDevice(nvme)}} {
+		testSoleMatchesLocked(t, opts)
+	}
+}
+
+func testSoleMatchesLocked(t *testing.T, opts []sim.Option) {
 	type outcome struct {
 		log                   []string
 		served, passed, extra int64
 		clock, task           int64
 	}
 	run := func(sole bool) outcome {
-		_, k, p := newWorld(t)
+		_, k, p := newWorld(t, opts...)
 		fc := interposer.NewFileCache(k, msbPath)
 		q := p.Through(fc)
 		th := q.NewThread()
