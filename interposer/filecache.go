@@ -106,7 +106,9 @@ func init() {
 // the anchor's slot, setrlimit+dup3+setrlimit for the anchor, an lseek(SEEK_HOLE)
 // and a pread64 of the whole file; getrlimit once per process; a stat of each
 // configured path after a namespace change. Seed 000's loop reaches the kernel 13
-// times in all, whatever the number of iterations. A served call costs a mutex, a few loads and the memcpy.
+// times in all, whatever the number of iterations. A served call costs a mutex, a
+// few loads and the memcpy; a sole thread's served calls (see Concurrency) skip
+// the mutex.
 //
 // When the program's table is full (EMFILE) while virtual fds leave the kernel's
 // with room, the cache answers EMFILE itself, before the kernel looks at the path
@@ -128,6 +130,21 @@ func init() {
 // passed-through calls that may block (locks, reads and writes of other files); it
 // is held across the fd-creating and fd-closing calls of a process so that their
 // numbering is atomic with the cache's bookkeeping.
+//
+// One path does without it: the served calls of the only thread of a process
+// (sim.Task.SoleThread) — read, pread64, lseek (SEEK_SET, SEEK_CUR, SEEK_END),
+// fcntl (F_GETFD, F_SETFD, F_GETFL) and close of a virtual fd whose description
+// no other fd refers to (for the data calls, of a file whose data is loaded),
+// and an open served at a free fd below which every slot is known. Everything
+// such a call reads or changes is then the thread's alone (its process's fd
+// slots, resolutions and anchors change only in its own calls, the description's
+// offset only through that fd), except the file's bytes, an immutable snapshot
+// that the lock's holders replace, the description's reference count, which they
+// change atomically, and the generation, which they move atomically. It gives
+// what the locked path gives: the same results, counters and virtual time. Its
+// calls are counted by the thread (Stats sees them once they have returned), and
+// ServedFd, which reads a description's offset, must be called from the
+// thread's goroutine or while it is not in a call.
 type FileCache struct {
 	next  sim.Handler
 	Paths []string
@@ -138,28 +155,38 @@ type FileCache struct {
 	// them before use.
 	CallNs, CopyPsPerByte int64
 
-	mu       sync.Mutex
-	gen      uint64 // namespace/attribute generation: resolutions and stats of older gens are stale
-	files    map[fileID]*cfile
-	targets  map[fileID]bool
-	tgtGen   uint64 // gen at which targets was computed (0: never)
-	procs    map[*sim.ThreadGroup]*fcProc
-	last     *fcProc // the process of lastTask: the common case skips a map lookup
-	lastTask *sim.Task
-	loaded   int // files with data loaded
+	mu sync.Mutex
+	// gen is the namespace/attribute generation: resolutions and stats of older
+	// gens are stale. It moves with fc.mu held; a sole thread's opens read it
+	// without the lock.
+	gen     atomic.Uint64
+	files   map[fileID]*cfile
+	targets map[fileID]bool
+	tgtGen  uint64 // gen at which targets was computed (0: never)
+	procs   map[*sim.ThreadGroup]*fcProc
+	// last is the process of the latest call made with fc.mu held: the common
+	// case skips a map look-up, and the served calls of a sole thread (sole)
+	// find their process without the lock. Stored with fc.mu held.
+	last   atomic.Pointer[fcProc]
+	loaded int // files with data loaded
 
-	served  int64  // guarded by mu
-	maxSize int64  // s_maxbytes, learned from the first task seen
-	freeOfd []*ofd // released descriptions, reused (guarded by mu)
+	served  int64 // guarded by mu
+	maxSize int64 // s_maxbytes, learned from the first task seen
 
 	passed, extraN atomic.Int64
 }
 
-// done counts a served call and charges the calling thread its virtual time
-// (Task.Spend): CallNs plus the copy of n bytes (at CopyPsPerByte, or at the
-// CPU profile's copy speed under a time model). Called with fc.mu held.
+// done counts a served call and charges the calling thread its virtual time.
+// Called with fc.mu held.
 func (fc *FileCache) done(t *sim.Task, n int64) {
 	fc.served++
+	fc.charge(t, n)
+}
+
+// charge charges t the virtual time of a served call (Task.Spend): CallNs plus
+// the copy of n bytes (at CopyPsPerByte, or at the CPU profile's copy speed under
+// a time model).
+func (fc *FileCache) charge(t *sim.Task, n int64) {
 	d := fc.CallNs + n*fc.CopyPsPerByte/1000
 	if k := t.Kernel(); k.Device() != nil {
 		d = fc.CallNs + k.UserCopyCost(int(n)) // the copy at the CPU profile's speed
@@ -174,21 +201,29 @@ type FileCacheStats struct {
 	Extra  int64 // calls the cache made itself (loads, probes, anchors, moves)
 }
 
-// Stats returns the counters.
+// Stats returns the counters. The calls a sole thread served without the lock
+// (see Concurrency) are counted by that thread: Stats sees them once it has
+// returned from them, as Task.Now does.
 func (fc *FileCache) Stats() FileCacheStats {
 	fc.mu.Lock()
 	defer fc.mu.Unlock()
-	return FileCacheStats{Served: fc.served, Passed: fc.passed.Load(), Extra: fc.extraN.Load()}
+	served := fc.served
+	for _, p := range fc.procs {
+		served += p.served
+	}
+	return FileCacheStats{Served: served, Passed: fc.passed.Load(), Extra: fc.extraN.Load()}
 }
 
 type fileID struct{ dev, ino uint64 }
 
 // cfile is a cached file: its bytes and stat, shared by every process.
 type cfile struct {
-	ok      bool // data is current
-	holey   bool // has holes or unwritten extents: not loaded (see load)
-	data    []byte
-	statGen uint64 // st is current while statGen == FileCache.gen (and ok)
+	// data holds the file's bytes while they are current (nil: not loaded or
+	// dropped). It is replaced, never changed in place, with fc.mu held; a sole
+	// thread's served calls read it without the lock.
+	data    atomic.Pointer[[]byte]
+	holey   bool   // has holes or unwritten extents: not loaded (see load)
+	statGen uint64 // st is current while statGen == FileCache.gen (and data is loaded)
 	id      fileID
 	st      unix.Stat_t
 }
@@ -198,26 +233,40 @@ type ofd struct {
 	f     *cfile
 	off   int64
 	flags int // as F_GETFL reports them
-	refs  int // fds (in every process) that refer to it
+	// refs counts the fds (in every process) that refer to it. It changes with
+	// fc.mu held, atomically once the description is reachable, since a sole
+	// thread reads it without the lock (see sole): at 1 the description is that
+	// thread's alone.
+	refs int32
 }
 
-// newOfd returns a description with one reference. Called with fc.mu held.
-func (fc *FileCache) newOfd(f *cfile, flags int) *ofd {
-	if n := len(fc.freeOfd); n > 0 {
-		o := fc.freeOfd[n-1]
-		fc.freeOfd = fc.freeOfd[:n-1]
+// newOfd returns a description with one reference. Called with fc.mu held, or
+// by the process's sole thread (see FileCache.sole).
+func (p *fcProc) newOfd(f *cfile, flags int) *ofd {
+	if n := len(p.freeOfd); n > 0 {
+		o := p.freeOfd[n-1]
+		p.freeOfd = p.freeOfd[:n-1]
 		*o = ofd{f: f, flags: flags, refs: 1}
 		return o
 	}
 	return &ofd{f: f, flags: flags, refs: 1}
 }
 
-// drop releases what slot s holds (a virtual fd's reference) and frees it.
-func (fc *FileCache) drop(s *fdSlot) {
-	if s.st == sVirt {
-		if s.v.refs--; s.v.refs == 0 && len(fc.freeOfd) < 64 {
-			s.v.f = nil
-			fc.freeOfd = append(fc.freeOfd, s.v)
+// ref adds a reference to o. Called with fc.mu held.
+func ref(o *ofd) { atomic.AddInt32(&o.refs, 1) }
+
+// drop releases what slot s of p holds (a virtual fd's reference) and frees it.
+// Called with fc.mu held, or by the process's sole thread (see FileCache.sole).
+func (p *fcProc) drop(s *fdSlot) {
+	if o := s.v; s.st == sVirt {
+		// The last reference: no other fd, so no other thread, can reach o.
+		if atomic.LoadInt32(&o.refs) == 1 {
+			if len(p.freeOfd) < 16 {
+				o.f, o.refs = nil, 0
+				p.freeOfd = append(p.freeOfd, o)
+			}
+		} else {
+			atomic.AddInt32(&o.refs, -1)
 		}
 	}
 	*s = fdSlot{st: sFree}
@@ -257,6 +306,8 @@ type resEnt struct {
 type fcProc struct {
 	g       *sim.ThreadGroup
 	slots   []fdSlot
+	served  int64  // calls served by sole (see Stats); written by the process's sole thread only
+	freeOfd []*ofd // released descriptions, reused
 	res     map[resKey]resEnt
 	anchors map[*cfile]int
 	nofile  int    // RLIMIT_NOFILE soft limit
@@ -273,15 +324,16 @@ const (
 
 // NewFileCache returns a cache of paths over next.
 func NewFileCache(next sim.Handler, paths ...string) *FileCache {
-	return &FileCache{
+	fc := &FileCache{
 		next:          next,
 		Paths:         paths,
 		CallNs:        DefaultServedCallNs,
 		CopyPsPerByte: DefaultCopyPsPerByte,
-		gen:           1,
 		files:         map[fileID]*cfile{},
 		procs:         map[*sim.ThreadGroup]*fcProc{},
 	}
+	fc.gen.Store(1)
+	return fc
 }
 
 // Unwrap returns the next layer.
@@ -306,8 +358,8 @@ func (fc *FileCache) pass(c *sim.Call) sim.Result {
 
 // proc returns the state of c's process. Called with fc.mu held.
 func (fc *FileCache) proc(t *sim.Task) *fcProc {
-	if t == fc.lastTask { // a task never changes process
-		return fc.last
+	if p := fc.last.Load(); p != nil && p.g == t.Group() { // a task never changes process
+		return p
 	}
 	return fc.procSlow(t)
 }
@@ -325,7 +377,7 @@ func (fc *FileCache) procSlow(t *sim.Task) *fcProc {
 		}
 		fc.procs[g] = p
 	}
-	fc.last, fc.lastTask = p, t
+	fc.last.Store(p)
 	return p
 }
 
@@ -499,26 +551,26 @@ func (fc *FileCache) hiddenDup(t *sim.Task, p *fcProc, src, min int) (int, bool)
 
 // load makes f's data and stat current, through p's anchor. Called with fc.mu held.
 func (fc *FileCache) load(t *sim.Task, p *fcProc, f *cfile) bool {
-	if f.ok && f.statGen == fc.gen {
+	if f.data.Load() != nil && f.statGen == fc.gen.Load() {
 		return true
 	}
 	a, ok := fc.ensureAnchor(t, p, f)
 	if !ok {
 		return false
 	}
-	if f.statGen != fc.gen {
+	if f.statGen != fc.gen.Load() {
 		st, r := callFstat(fc.next, t, a)
 		fc.extraN.Add(1)
 		if r.Errno != 0 {
 			return false
 		}
-		f.st, f.statGen = st, fc.gen
+		f.st, f.statGen = st, fc.gen.Load()
 	}
 	st := f.st
 	if f.holey {
 		return false
 	}
-	if !f.ok || int64(len(f.data)) != st.Size {
+	if d := f.data.Load(); d == nil || int64(len(*d)) != st.Size {
 		// Reading a hole or an unwritten extent fills the page cache, which SEEK_DATA
 		// and SEEK_HOLE then report as data: loading such a file whole would change
 		// what the program sees. Files with holes are left to the kernel.
@@ -529,11 +581,11 @@ func (fc *FileCache) load(t *sim.Task, p *fcProc, f *cfile) bool {
 				return false
 			}
 		}
-		f.data = readWhole(countingHandler{fc}, t, a, st.Size)
-		if !f.ok {
+		b := readWhole(countingHandler{fc}, t, a, st.Size)
+		if d == nil {
 			fc.loaded++
 		}
-		f.ok = true
+		f.data.Store(&b)
 	}
 	return true
 }
@@ -544,10 +596,11 @@ func (h countingHandler) Syscall(c *sim.Call) sim.Result { return h.fc.extra(c) 
 
 // invalidate drops f's data.
 func (fc *FileCache) invalidate(f *cfile) {
-	if f.ok {
+	if f.data.Load() != nil {
 		fc.loaded--
+		f.data.Store(nil)
 	}
-	f.ok, f.data, f.statGen, f.holey = false, nil, 0, false
+	f.statGen, f.holey = 0, false
 }
 
 func (fc *FileCache) invalidateAll() {
@@ -557,12 +610,12 @@ func (fc *FileCache) invalidateAll() {
 }
 
 // bump invalidates every path resolution and cached stat.
-func (fc *FileCache) bump() { fc.gen++ }
+func (fc *FileCache) bump() { fc.gen.Add(1) }
 
 // isTarget reports whether id is one of the configured files, re-stat'ing them
 // after a namespace change.
 func (fc *FileCache) isTarget(t *sim.Task, id fileID) bool {
-	if fc.tgtGen != fc.gen {
+	if fc.tgtGen != fc.gen.Load() {
 		fc.targets = map[fileID]bool{}
 		for _, p := range fc.Paths {
 			st, r := callStat(fc.next, t, p)
@@ -571,7 +624,7 @@ func (fc *FileCache) isTarget(t *sim.Task, id fileID) bool {
 				fc.targets[fileID{st.Dev, st.Ino}] = true
 			}
 		}
-		fc.tgtGen = fc.gen
+		fc.tgtGen = fc.gen.Load()
 	}
 	return fc.targets[id]
 }
@@ -581,6 +634,16 @@ const servableFlags = unix.O_CLOEXEC | oLargefile | unix.O_NOCTTY | unix.O_NONBL
 
 // Syscall implements sim.Handler.
 func (fc *FileCache) Syscall(c *sim.Call) sim.Result {
+	switch c.Nr {
+	case sim.SYS_READ, sim.SYS_LSEEK, sim.SYS_PREAD64, sim.SYS_FCNTL, sim.SYS_CLOSE:
+		if r, ok := fc.sole(c); ok {
+			return r
+		}
+	case sim.SYS_OPENAT, sim.SYS_OPEN:
+		if r, ok := fc.soleOpen(c); ok {
+			return r
+		}
+	}
 	switch c.Nr {
 	case sim.SYS_READ, sim.SYS_PREAD64, sim.SYS_READV, sim.SYS_LSEEK, sim.SYS_FSTAT:
 		fc.mu.Lock()
@@ -623,32 +686,180 @@ func (fc *FileCache) Syscall(c *sim.Call) sim.Result {
 	return fc.passFd(c)
 }
 
+// soleProc returns t's process when t is its only thread (sim.Task.SoleThread)
+// and the process is the one the cache saw last: then the process's fd slots,
+// resolutions, anchors and free descriptions change in t's calls only, which
+// may use them without fc.mu. Otherwise nil.
+func (fc *FileCache) soleProc(t *sim.Task) *fcProc {
+	if p := fc.last.Load(); p != nil && p.g == t.Group() && t.SoleThread() {
+		return p
+	}
+	return nil
+}
+
+// soled counts a call served without fc.mu and charges its time.
+func (fc *FileCache) soled(t *sim.Task, p *fcProc, n int64) {
+	p.served++
+	fc.charge(t, n)
+}
+
+// sole serves read, pread64, lseek (SEEK_SET, SEEK_CUR, SEEK_END), fcntl
+// F_GETFD, F_SETFD and F_GETFL, and close of a virtual fd without fc.mu, when
+// nothing but the calling thread can reach what they read and change: its
+// process's state (soleProc); the description, referred to by that fd alone
+// (refs 1), so that its offset and flags are the thread's too; and the file's
+// data, loaded (an immutable snapshot, dropped by replacing the pointer). ok is
+// false when the call must take the locked path, which answers it the same way.
+func (fc *FileCache) sole(c *sim.Call) (r sim.Result, ok bool) {
+	t := c.Task
+	p := fc.soleProc(t)
+	if p == nil {
+		return r, false
+	}
+	s := p.virt(int(int32(c.Args[0])))
+	if s == nil {
+		return r, false
+	}
+	o := s.v
+	var n int64 // bytes copied
+	switch c.Nr {
+	case sim.SYS_CLOSE:
+		if s.mat || atomic.LoadInt32(&o.refs) != 1 { // the kernel's twin must go too
+			return r, false
+		}
+		p.drop(s)
+	case sim.SYS_FCNTL:
+		switch c.Args[1] {
+		case unix.F_GETFD:
+			if s.cloexec {
+				r.Ret = unix.FD_CLOEXEC
+			}
+		case unix.F_SETFD:
+			if s.mat { // the kernel's twin must follow
+				return r, false
+			}
+			s.cloexec = c.Args[2]&unix.FD_CLOEXEC != 0
+		case unix.F_GETFL:
+			if atomic.LoadInt32(&o.refs) != 1 {
+				return r, false
+			}
+			r.Ret = int64(o.flags)
+		default:
+			return r, false
+		}
+	default:
+		d := o.f.data.Load()
+		if d == nil || atomic.LoadInt32(&o.refs) != 1 {
+			return r, false
+		}
+		switch c.Nr {
+		case sim.SYS_READ:
+			n = int64(readAt(c.Buf, *d, o.off))
+			o.off += n
+			r.Ret = n
+		case sim.SYS_PREAD64:
+			if c.Args[3] < 0 {
+				r = sim.Fail(unix.EINVAL)
+				break
+			}
+			n = int64(readAt(c.Buf, *d, c.Args[3]))
+			r.Ret = n
+		default: // lseek
+			off, pos := c.Args[1], int64(0)
+			switch c.Args[2] {
+			case unix.SEEK_SET:
+				pos = off
+			case unix.SEEK_CUR:
+				pos = o.off + off
+			case unix.SEEK_END:
+				pos = int64(len(*d)) + off
+			default:
+				return r, false
+			}
+			if pos < 0 || pos > t.Kernel().FS().MaxFileSize() { // EINVAL, or an overflow: the locked path says which
+				return r, false
+			}
+			o.off, r.Ret = pos, pos
+		}
+	}
+	fc.soled(t, p, n)
+	return r, true
+}
+
+// soleOpen serves, without fc.mu, an open that openLocked would serve from
+// memory: a servable (path, flags) resolved in this generation to a cached file
+// anchored in the process, given the lowest free fd, when the slots below it are
+// known (no probe, no anchor to move) and it is below RLIMIT_NOFILE. The state it
+// reads and changes is the process's (soleProc), but for the generation, read
+// atomically. ok is false when the call must take the locked path.
+func (fc *FileCache) soleOpen(c *sim.Call) (sim.Result, bool) {
+	t := c.Task
+	p := fc.soleProc(t)
+	if p == nil {
+		return sim.Result{}, false
+	}
+	flags := openFlags(c)
+	if !servableOpen(c, flags) {
+		return sim.Result{}, false
+	}
+	e, ok := p.res[resKey{c.Path, flags}]
+	if !ok || e.f == nil || e.gen != fc.gen.Load() {
+		return sim.Result{}, false
+	}
+	if _, ok := p.anchors[e.f]; !ok {
+		return sim.Result{}, false
+	}
+	fd := -1
+	for i := range p.slots { // lowestFree, without probing
+		if st := p.slots[i].st; st == sFree {
+			fd = i
+			break
+		} else if st != sReal && st != sVirt {
+			return sim.Result{}, false
+		}
+	}
+	if fd < 0 || fd >= p.nofile {
+		return sim.Result{}, false
+	}
+	p.slots[fd] = fdSlot{st: sVirt, v: p.newOfd(e.f, e.getfl), cloexec: flags&unix.O_CLOEXEC != 0}
+	fc.soled(t, p, 0)
+	return sim.Result{Ret: int64(fd)}, true
+}
+
+// servableOpen: an open whose flags leave nothing for the kernel to do but
+// resolve the path (servableFlags), read-only, of a path not relative to a dirfd.
+func servableOpen(c *sim.Call, flags int) bool {
+	return c.Nr != sim.SYS_CREAT && flags&unix.O_ACCMODE == unix.O_RDONLY &&
+		flags&^servableFlags == 0 && (openDirfd(c) == unix.AT_FDCWD || path.IsAbs(c.Path))
+}
+
 // serve answers a data call on a virtual fd from memory. ok is false when the call
 // must be delegated to the kernel. Called with fc.mu held.
 func (fc *FileCache) serve(c *sim.Call, p *fcProc, s *fdSlot) (sim.Result, bool) {
 	o := s.v
 	f := o.f
 	// Reads and seeks need the bytes only; fstat needs a current stat too.
-	if !f.ok && !fc.load(c.Task, p, f) {
+	if f.data.Load() == nil && !fc.load(c.Task, p, f) {
 		return sim.Result{}, false
 	}
+	data := *f.data.Load()
 	switch c.Nr {
 	case sim.SYS_READ:
-		n := readAt(c.Buf, f.data, o.off)
+		n := readAt(c.Buf, data, o.off)
 		o.off += int64(n)
 		return sim.Result{Ret: int64(n)}, true
 	case sim.SYS_PREAD64:
 		if c.Args[3] < 0 {
 			return sim.Fail(unix.EINVAL), true
 		}
-		return sim.Result{Ret: int64(readAt(c.Buf, f.data, c.Args[3]))}, true
+		return sim.Result{Ret: int64(readAt(c.Buf, data, c.Args[3]))}, true
 	case sim.SYS_READV:
 		if len(c.Iov) > 1024 {
 			return sim.Fail(unix.EINVAL), true
 		}
 		var tot int64
 		for _, b := range c.Iov {
-			n := readAt(b, f.data, o.off)
+			n := readAt(b, data, o.off)
 			o.off += int64(n)
 			tot += int64(n)
 			if n < len(b) {
@@ -668,7 +879,7 @@ func (fc *FileCache) serve(c *sim.Call, p *fcProc, s *fdSlot) (sim.Result, bool)
 			}
 			pos = o.off + off
 		case unix.SEEK_END:
-			pos = int64(len(f.data)) + off
+			pos = int64(len(data)) + off
 		case unix.SEEK_DATA, unix.SEEK_HOLE:
 			// Holes are the kernel's to know: ask through the anchor.
 			a, ok := fc.ensureAnchor(c.Task, p, f)
@@ -693,7 +904,7 @@ func (fc *FileCache) serve(c *sim.Call, p *fcProc, s *fdSlot) (sim.Result, bool)
 		return sim.Result{Ret: pos}, true
 	case sim.SYS_FSTAT:
 		st, _ := c.Obj.(*unix.Stat_t)
-		if st == nil || f.statGen != fc.gen && !fc.load(c.Task, p, f) {
+		if st == nil || f.statGen != fc.gen.Load() && !fc.load(c.Task, p, f) {
 			return sim.Result{}, false
 		}
 		*st = f.st
@@ -721,8 +932,7 @@ func (fc *FileCache) open(c *sim.Call) sim.Result {
 func (fc *FileCache) openLocked(cp *sim.Call) sim.Result {
 	c := cp
 	flags := openFlags(c)
-	servable := c.Nr != sim.SYS_CREAT && flags&unix.O_ACCMODE == unix.O_RDONLY &&
-		flags&^servableFlags == 0 && (openDirfd(c) == unix.AT_FDCWD || path.IsAbs(c.Path))
+	servable := servableOpen(c, flags)
 	p := fc.proc(c.Task)
 	t := c.Task
 	if !servable {
@@ -750,7 +960,7 @@ func (fc *FileCache) openLocked(cp *sim.Call) sim.Result {
 		return sim.Result{Ret: int64(fd)}
 	}
 	key := resKey{c.Path, flags}
-	if e, ok := p.res[key]; ok && e.gen == fc.gen {
+	if e, ok := p.res[key]; ok && e.gen == fc.gen.Load() {
 		if e.f == nil { // known not to be a cached file
 			r := fc.passOpen(c, p, flags)
 			if r.Errno == 0 {
@@ -766,7 +976,7 @@ func (fc *FileCache) openLocked(cp *sim.Call) sim.Result {
 			// EMFILE (no free fd below the limit) is left to the kernel.
 			if fd := fc.lowestFree(t, p, 0); fd < p.nofile {
 				fc.claim(t, p, fd)
-				*p.slot(fd) = fdSlot{st: sVirt, v: fc.newOfd(e.f, e.getfl), cloexec: flags&unix.O_CLOEXEC != 0}
+				*p.slot(fd) = fdSlot{st: sVirt, v: p.newOfd(e.f, e.getfl), cloexec: flags&unix.O_CLOEXEC != 0}
 				fc.done(t, 0)
 				return sim.Result{Ret: int64(fd)}
 			}
@@ -784,7 +994,7 @@ func (fc *FileCache) openLocked(cp *sim.Call) sim.Result {
 	fc.extraN.Add(1)
 	id := fileID{st.Dev, st.Ino}
 	if sr.Errno != 0 || st.Mode&unix.S_IFMT != unix.S_IFREG || !fc.isTarget(t, id) {
-		p.res[key] = resEnt{gen: fc.gen}
+		p.res[key] = resEnt{gen: fc.gen.Load()}
 		*p.slot(fd) = fdSlot{st: sReal, idOK: sr.Errno == 0, id: id}
 		return sim.Result{Ret: int64(fd)}
 	}
@@ -798,9 +1008,9 @@ func (fc *FileCache) openLocked(cp *sim.Call) sim.Result {
 		*p.slot(fd) = fdSlot{st: sReal, idOK: true, id: id}
 		return sim.Result{Ret: int64(fd)}
 	}
-	f.st, f.statGen = st, fc.gen // fresh: load need not fstat again
+	f.st, f.statGen = st, fc.gen.Load() // fresh: load need not fstat again
 	gr := fc.own(sim.Call{Nr: sim.SYS_FCNTL, Task: t, Args: [6]int64{int64(fd), unix.F_GETFL}})
-	p.res[key] = resEnt{gen: fc.gen, f: f, getfl: int(gr.Ret)}
+	p.res[key] = resEnt{gen: fc.gen.Load(), f: f, getfl: int(gr.Ret)}
 	if !fc.load(t, p, f) {
 		// A file with holes is the kernel's: this fd stays real, and the path is
 		// not served until the next namespace change. The anchor was dup'd from
@@ -812,11 +1022,11 @@ func (fc *FileCache) openLocked(cp *sim.Call) sim.Result {
 			*p.slot(a) = fdSlot{st: sFree}
 			delete(p.anchors, f)
 		}
-		p.res[key] = resEnt{gen: fc.gen}
+		p.res[key] = resEnt{gen: fc.gen.Load()}
 		*p.slot(fd) = fdSlot{st: sReal, idOK: true, id: id}
 		return sim.Result{Ret: int64(fd)}
 	}
-	*p.slot(fd) = fdSlot{st: sVirt, v: fc.newOfd(f, int(gr.Ret)), cloexec: flags&unix.O_CLOEXEC != 0, mat: true}
+	*p.slot(fd) = fdSlot{st: sVirt, v: p.newOfd(f, int(gr.Ret)), cloexec: flags&unix.O_CLOEXEC != 0, mat: true}
 	return sim.Result{Ret: int64(fd)}
 }
 
@@ -917,7 +1127,8 @@ func (fc *FileCache) WorldChanged(ino uint64) {
 
 var _ sim.FdServer = (*FileCache)(nil)
 
-// ServedFd implements sim.FdServer: the inode and offset of a virtual fd.
+// ServedFd implements sim.FdServer: the inode and offset of a virtual fd. Call it
+// from t's goroutine, or while t is not in a call (see Concurrency).
 func (fc *FileCache) ServedFd(t *sim.Task, fd int) (ino uint64, off int64, ok bool) {
 	fc.mu.Lock()
 	defer fc.mu.Unlock()

@@ -71,7 +71,7 @@ func (fc *FileCache) fdClose(c *sim.Call, p *fcProc) (sim.Result, bool) {
 		if s.mat {
 			fc.own(sim.Call{Nr: sim.SYS_CLOSE, Task: t, Args: [6]int64{int64(fd)}})
 		}
-		fc.drop(s)
+		p.drop(s)
 		fc.done(t, 0)
 		return sim.Result{}, false
 	}
@@ -80,7 +80,7 @@ func (fc *FileCache) fdClose(c *sim.Call, p *fcProc) (sim.Result, bool) {
 	}
 	r := fc.pass(c)
 	if fd >= 0 {
-		fc.drop(p.slot(fd))
+		p.drop(p.slot(fd))
 	}
 	return r, false
 }
@@ -132,7 +132,7 @@ func (fc *FileCache) fdDup2(c *sim.Call, p *fcProc) (sim.Result, bool) {
 		}
 		r := fc.pass(c)
 		if r.Errno == 0 {
-			fc.drop(p.slot(nfd))
+			p.drop(p.slot(nfd))
 			*p.slot(nfd) = fdSlot{st: sReal}
 			fc.copyID(p, fd, nfd)
 		}
@@ -146,7 +146,7 @@ func (fc *FileCache) fdDup2(c *sim.Call, p *fcProc) (sim.Result, bool) {
 		return sim.Fail(unix.EBADF), false
 	}
 	v := old.v
-	v.refs++ // before dropping nfd, which may hold the same description
+	ref(v) // before dropping nfd, which may hold the same description
 	ns := fc.known(t, p, nfd)
 	switch ns.st {
 	case sVirt:
@@ -158,7 +158,7 @@ func (fc *FileCache) fdDup2(c *sim.Call, p *fcProc) (sim.Result, bool) {
 	case sHidden:
 		fc.claim(t, p, nfd)
 	}
-	fc.drop(p.slot(nfd))
+	p.drop(p.slot(nfd))
 	*p.slot(nfd) = fdSlot{st: sVirt, v: v, cloexec: cloexec}
 	fc.done(t, 0)
 	return sim.Result{Ret: int64(nfd)}, false
@@ -213,7 +213,7 @@ func (fc *FileCache) fdCloseRange(c *sim.Call, p *fcProc) (sim.Result, bool) {
 			}
 			continue
 		}
-		fc.drop(s)
+		p.drop(s)
 	}
 	return r, false
 }
@@ -238,7 +238,7 @@ func (fc *FileCache) fdFork(c *sim.Call, p *fcProc) (sim.Result, bool) {
 	}
 	for i := range q.slots {
 		if q.slots[i].st == sVirt {
-			q.slots[i].v.refs++
+			ref(q.slots[i].v)
 		}
 	}
 	fc.procs[q.g] = q
@@ -264,7 +264,7 @@ func (fc *FileCache) fdExec(c *sim.Call, p *fcProc) (sim.Result, bool) {
 		s := &p.slots[i]
 		switch {
 		case s.st == sVirt && s.cloexec, s.st == sHidden:
-			fc.drop(s)
+			p.drop(s)
 		case s.st == sReal:
 			*s = fdSlot{} // its FD_CLOEXEC was not tracked: ask again
 		}
@@ -281,8 +281,9 @@ func (fc *FileCache) fdExec(c *sim.Call, p *fcProc) (sim.Result, bool) {
 func (fc *FileCache) fdExitGroup(c *sim.Call, p *fcProc) (sim.Result, bool) {
 	r := fc.pass(c)
 	delete(fc.procs, p.g)
-	if fc.last == p {
-		fc.last, fc.lastTask = nil, nil
+	fc.served += p.served
+	if fc.last.Load() == p {
+		fc.last.Store(nil)
 	}
 	return r, false
 }
@@ -308,7 +309,7 @@ func (fc *FileCache) dupVirt(t *sim.Task, p *fcProc, s *fdSlot, min int, cloexec
 		return sim.Fail(unix.EMFILE)
 	}
 	fc.claim(t, p, n)
-	v.refs++
+	ref(v)
 	*p.slot(n) = fdSlot{st: sVirt, v: v, cloexec: cloexec}
 	fc.done(t, 0)
 	return sim.Result{Ret: int64(n)}
@@ -549,6 +550,6 @@ func (fc *FileCache) FdInstalled(t *sim.Task, fd int) {
 			}
 		}
 	}
-	fc.drop(s)
+	p.drop(s)
 	*s = fdSlot{st: sReal}
 }

@@ -36,11 +36,11 @@ type fataler interface {
 	Fatal(args ...any)
 }
 
-// newWorld builds a fresh file system and kernel holding the files, and returns the
-// kernel and a process bound straight to it.
-func newWorld(t fataler) (*vfs.FS, *sim.Kernel, *sim.Process) {
+// newWorld builds a fresh file system and kernel (with opts) holding the files,
+// and returns the kernel and a process bound straight to it.
+func newWorld(t fataler, opts ...sim.Option) (*vfs.FS, *sim.Kernel, *sim.Process) {
 	fs := vfs.New()
-	k := sim.New(fs)
+	k := sim.New(fs, opts...)
 	p := k.Spawn()
 	must := func(err error) {
 		if err != nil {

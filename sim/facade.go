@@ -48,16 +48,36 @@ func NewProcess(h Handler, t *Task) *Process {
 func (p *Process) Through(h Handler) *Process { return NewProcess(h, p.t) }
 
 // call returns the Call a facade method fills for syscall nr: the thread's slot,
-// cleared, which do lends down the handler stack without a copy; or, while the
-// slot is lent (a layer calling through a facade of its own thread), a Call of its
-// own.
+// which do lends down the handler stack without a copy; or, while the slot is
+// lent (a layer calling through a facade of its own thread), a Call of its own.
+// Between calls the slot holds nothing but the last call's number and the thread
+// (do empties it after each call, storing only into the fields the call set), so
+// a facade method that fills it must send it.
 func (p *Process) call(nr Sysno) *Call {
 	t := p.t
 	if t.lent {
 		return &Call{Nr: nr, Task: t}
 	}
-	t.call = Call{Nr: nr, Task: t}
+	t.call.Nr, t.call.Task = nr, t
 	return &t.call
+}
+
+// clear empties the thread's slot after a call (see call): it stores only into
+// the fields that are set.
+func (c *Call) clear() {
+	c.Args = [6]int64{}
+	if c.Path != "" || c.Path2 != "" {
+		c.Path, c.Path2 = "", ""
+	}
+	if c.Buf != nil {
+		c.Buf = nil
+	}
+	if c.Iov != nil {
+		c.Iov = nil
+	}
+	if c.Obj != nil {
+		c.Obj = nil
+	}
 }
 
 // do sends c: straight into the kernel when the facade is bound to it, else
@@ -66,7 +86,11 @@ func (p *Process) call(nr Sysno) *Call {
 // of its own), so that a Call of the caller's never escapes.
 func (p *Process) do(c *Call) Result {
 	if k := p.k; k != nil {
-		return k.Syscall(c)
+		r := k.Syscall(c)
+		if c == &p.t.call {
+			c.clear()
+		}
+		return r
 	}
 	t := p.t
 	if c != &t.call {
@@ -79,6 +103,7 @@ func (p *Process) do(c *Call) Result {
 	t.lent = true
 	r := p.h.Syscall(&t.call)
 	t.lent = false
+	t.call.clear()
 	return r
 }
 
@@ -698,11 +723,11 @@ func (p *Process) Fchown(fd int, uid int, gid int) error {
 
 // Futimens is futimens(3): utimensat(fd, NULL, ts, 0).
 func (p *Process) Futimens(fd int, ts []unix.Timespec) error {
+	if ts != nil && len(ts) != 2 {
+		return syscall.EINVAL
+	}
 	c := p.call(SYS_UTIMENSAT)
 	if ts != nil {
-		if len(ts) != 2 {
-			return syscall.EINVAL
-		}
 		c.Obj = (*[2]unix.Timespec)(ts)
 	}
 	c.Args[0], c.Args[1] = int64(fd), PathNull
@@ -712,12 +737,12 @@ func (p *Process) Futimens(fd int, ts []unix.Timespec) error {
 // UtimesNanoAt is x/sys/unix's UtimesNanoAt: utimensat(2); ts nil means both "now";
 // len(ts) != 2 is EINVAL without a call.
 func (p *Process) UtimesNanoAt(dirfd int, path string, ts []unix.Timespec, flags int) error {
+	if ts != nil && len(ts) != 2 {
+		return syscall.EINVAL
+	}
 	c := p.call(SYS_UTIMENSAT)
 	c.Path = path
 	if ts != nil {
-		if len(ts) != 2 {
-			return syscall.EINVAL
-		}
 		c.Obj = (*[2]unix.Timespec)(ts)
 	}
 	c.Args[0], c.Args[3] = int64(dirfd), int64(flags)

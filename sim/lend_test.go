@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -67,4 +68,52 @@ func TestLentCallSurvivesNestedCalls(t *testing.T) {
 	require.EqualValues(t, 4, off)
 	require.Equal(t, []int64{10, 4, 10, 4}, nested)
 	require.False(t, p.Task().lent, "the slot is returned")
+}
+
+// TestSlotEmptyBetweenCalls: after every facade call — through a layer or bound
+// to the kernel, successful, failed, or refused before any call — the thread's
+// slot holds nothing but the call's number and the thread, so the next Call
+// carries only its own arguments.
+func TestSlotEmptyBetweenCalls(t *testing.T) {
+	p := New(vfs.New()).Spawn()
+	k := p.Task().Kernel()
+	var seen []Call
+	layer := p.Through(HandlerFunc(func(c *Call) Result {
+		seen = append(seen, *c)
+		return k.Syscall(c)
+	}))
+	for _, q := range []*Process{NewProcess(k, p.Task()), layer} {
+		empty := func(what string) {
+			c := q.Task().call
+			c.Nr, c.Task = 0, nil // the typed route (open, close) does not use the slot
+			require.Equal(t, Call{}, c, "the slot after %s", what)
+		}
+		fd, err := q.Open("/f", unix.O_CREAT|unix.O_RDWR, 0o644)
+		require.NoError(t, err)
+		empty("open")
+		_, err = q.Writev(fd, [][]byte{[]byte("abc"), []byte("def")})
+		require.NoError(t, err)
+		empty("writev")
+		_, err = q.Pread(fd, make([]byte, 4), 1)
+		require.NoError(t, err)
+		empty("pread")
+		var st unix.Stat_t
+		require.NoError(t, q.Fstat(fd, &st))
+		empty("fstat")
+		require.NoError(t, q.Rename("/f", "/g"))
+		empty("rename")
+		require.Equal(t, syscall.EINVAL, q.UtimesNanoAt(unix.AT_FDCWD, "/g", make([]unix.Timespec, 3), 0))
+		empty("utimensat refused before the call")
+		require.Equal(t, syscall.EINVAL, q.Futimens(fd, make([]unix.Timespec, 1)))
+		empty("futimens refused before the call")
+		_, err = q.Open("/nonexistent", unix.O_RDONLY, 0)
+		require.Equal(t, syscall.ENOENT, err)
+		empty("a failed open")
+		require.NoError(t, q.Unlink("/g"))
+		require.NoError(t, q.Close(fd))
+		empty("close")
+	}
+	require.NotEmpty(t, seen)
+	last := seen[len(seen)-1]
+	require.Equal(t, Call{Nr: SYS_CLOSE, Task: p.Task(), Args: last.Args}, last, "close carries its fd only")
 }

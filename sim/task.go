@@ -54,7 +54,8 @@ type Task struct {
 	now int64
 	tb  *Breakdown
 	// call is the Call the thread's facade lends down a handler stack (see
-	// Handler); lent says it is out, so a call made through a facade of this
+	// Handler), empty between calls but for Nr and Task (see Process.call);
+	// lent says it is out, so a call made through a facade of this
 	// thread by a layer while it is out gets a Call of its own.
 	call Call
 	lent bool
@@ -74,6 +75,14 @@ func (t *Task) Kernel() *Kernel { return t.k }
 
 // Exited reports whether the thread has exited.
 func (t *Task) Exited() bool { return t.exited.Load() }
+
+// SoleThread reports whether t is the only thread of its process (the only user
+// of its fd table). While it is, the process's calls are t's calls, made one at a
+// time: only t can add a thread (a clone through the stack, or Task.Clone on
+// t's behalf), so state that only the process's own calls change needs no lock
+// in them. The model's fast paths (read, lseek, close) rely on this; so may a
+// layer's.
+func (t *Task) SoleThread() bool { return t.files.users.Load() == 1 }
 
 // Fork creates a child process as fork(2) does, with the given pid (0: the next free
 // one; EEXIST when taken): the child's fd table is a copy of the parent's whose fds
