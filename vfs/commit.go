@@ -156,14 +156,13 @@ func (fs *FS) cancelCreate(dir *Inode, name string, node *Inode) bool {
 		fs.metaEnts[entKey{dir.ino, name}] != 1 {
 		return false
 	}
-	// The directory must be durable: else a crash state keeping the create
-	// has a record for it that one without it has not. The name needs no
-	// check against the durable entries: one there that the running file
-	// system no longer has was removed by a pending operation, counted in
-	// metaEnts.
-	if fs.dur[dir.ino] == nil {
-		return false
-	}
+	// The name needs no check against the durable entries: one there that
+	// the running file system no longer has was removed by a pending
+	// operation, counted in metaEnts. The directory need not be durable: a
+	// crash state that lost its mkdir and kept the create has a record for it
+	// that one without the create has not, but no name reaches it, and a
+	// rename of the directory that survived gives it the same mode in both
+	// (CrashState.ensureDir).
 	// No commit may split the two: an fsync commits the operations up to the
 	// last one on the directory synced, so every operation between them must
 	// be on dir alone (an fsync of dir then commits up to the remove or

@@ -245,3 +245,58 @@ func TestPeriodicCommitBounds(t *testing.T) {
 	require.Less(t, after, 3*3000+100, "at most 30 s of changes")
 	require.Equal(t, "file:version 3999", snapshot(t, fs.Crash())["/current"][:len("file:version 3999")])
 }
+
+// TestCancelInNewDirectory: a create and remove cancel out in a directory
+// whose mkdir is still pending, and every crash state is still the one the
+// same choices give without the cancelling (the pair kept or lost together),
+// also when the directory's mkdir is lost and its later rename survives.
+func TestCancelInNewDirectory(t *testing.T) {
+	program := func(fs *vfs.FS) {
+		r := fs.Root()
+		require.NoError(t, r.Mkdir("d", 0o750))
+		for range 3 {
+			write(t, create(t, r, "d/f"), "data", 0)
+			require.NoError(t, r.Unlink("d/f"))
+		}
+		require.NoError(t, r.Rename("d", r, "e", 0))
+	}
+	a := vfs.New(vfs.WithPeriodicCommit(0, 0))
+	b := vfs.New(vfs.WithPeriodicCommit(0, 0))
+	vfs.SetCancel(b, false)
+	program(a)
+	program(b)
+	kinds := func(fs *vfs.FS) []string {
+		var out []string
+		for _, p := range fs.Pending() {
+			if p.Kind == vfs.PendingMeta {
+				out = append(out, p.Op+" "+p.Path)
+			}
+		}
+		return out
+	}
+	require.Equal(t, []string{"create /d", "rename /d"}, kinds(a), "the three creates and removes cancel out")
+	require.Len(t, kinds(b), 8)
+	pa, pb := a.Pending(), b.Pending()
+	for mask := range 1 << len(pa) {
+		for _, pair := range []bool{false, true} {
+			keepA := make([]vfs.Survival, len(pa))
+			for k := range keepA {
+				keepA[k].Keep = mask&(1<<k) != 0
+			}
+			keepB := make([]vfs.Survival, len(pb))
+			for k, p := range pb {
+				keepB[k].Keep = pair
+				for j, q := range pa {
+					if p.Seq == q.Seq && p.Kind == q.Kind {
+						keepB[k] = keepA[j]
+					}
+				}
+			}
+			ca, err := a.CrashWith(keepA)
+			require.NoError(t, err)
+			cb, err := b.CrashWith(keepB)
+			require.NoError(t, err)
+			require.Equal(t, fullTree(t, cb), fullTree(t, ca), "mask %b, pair kept %v", mask, pair)
+		}
+	}
+}
