@@ -146,10 +146,10 @@ func (fs *FS) commitLocked() {
 // cancel out and it drops both, with what node had
 // pending, and reports true. Every crash state that keeps both or neither is
 // the same without them (node and the name are in none of them); what only a
-// state keeping one of the two showed can no longer be chosen. A dead remove
-// stays in fs.metaLog as long as it is the last operation on dir: an fsync
-// of dir commits every operation made before it, as it would have with the
-// remove.
+// state keeping one of the two showed can no longer be chosen. The create
+// stays in fs.metaLog, dead, as long as it is the last operation on dir: as
+// every operation after it is on dir, an fsync of dir commits every operation
+// made before it, as it would have with the remove.
 func (fs *FS) cancelCreate(dir *Inode, name string, node *Inode) bool {
 	op := node.created
 	if fs.cfg.noCancel || node.nlink != 0 || node.metaRefs != 1 || op == nil || op.dead || op.dir != dir || op.rec.name != name ||
@@ -177,10 +177,12 @@ func (fs *FS) cancelCreate(dir *Inode, name string, node *Inode) bool {
 	op.dead = true
 	op.node = nil // nothing of it is needed any more
 	node.created = nil
-	// The remove, dead: how far an fsync of dir commits.
-	fs.metaLog = append(fs.metaLog, &metaOp{dead: true, dir: dir})
-	fs.metaDead += 2
+	fs.metaDead++
 	p := &node.pend
+	if len(p.dirty) <= 8 { // a small map, kept for the next file's first write
+		clear(p.dirty)
+		fs.freeDirty = p.dirty
+	}
 	p.dirty, p.ranges, p.sizeSeq, p.attrSeq = nil, nil, 0, 0
 	p.dev, p.devData = nil, nil
 	if nd := fs.dur[node.ino]; nd != nil && nd.links == 0 {
@@ -197,7 +199,9 @@ func (fs *FS) countMeta(op *metaOp, delta int32) {
 	}
 	ent := func(dir uint64, name string) {
 		k := entKey{dir, name}
-		if n := fs.metaEnts[k] + delta; n != 0 {
+		if delta > 0 {
+			fs.metaEnts[k] += delta // one look-up
+		} else if n := fs.metaEnts[k] + delta; n != 0 {
 			fs.metaEnts[k] = n
 		} else {
 			delete(fs.metaEnts, k)

@@ -125,6 +125,9 @@ type FS struct {
 	metaEnts     map[entKey]int32
 	metaDead     int
 	metaDeadKept int
+	// freeDirty is an empty dirty-block map of a file whose create and
+	// remove cancelled out (cancelCreate), for the next file's first write.
+	freeDirty map[int64]uint64
 	// txnExpires is when the running transaction commits (0: none is
 	// running); nextExpire when the earliest dirty data expires (0: none).
 	txnExpires Timespec
@@ -210,7 +213,8 @@ func (fs *FS) newInode(mode uint32) *Inode {
 	fs.nextIno++
 	switch mode & S_IFMT {
 	case S_IFREG:
-		ino.data = newFileData(fs.cfg.blockSize)
+		ino.data = &ino.data0
+		ino.data0.init(fs.cfg.blockSize)
 	case S_IFDIR:
 		ino.entries = map[string]*Inode{}
 	}

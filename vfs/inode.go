@@ -76,6 +76,7 @@ type Inode struct {
 	diskSize int64
 
 	data       *fileData         // regular files: the page-cache level
+	data0      fileData          // what data points to first: one allocation with the inode
 	blocks     int64             // data.Blocks() as last computed, valid while blocksOK
 	blocksOK   bool              // no data change since (mutateData clears it)
 	dataShared bool              // data is shared with another FS: clone before mutating
