@@ -223,16 +223,16 @@ type File struct {
 	errseq uint64
 
 	closed atomic.Bool
+	// fiUsed (guarded by the file system's lock) says that fi, the FileInfo
+	// of the first Stat, allocated with the File, was handed out: opening a
+	// file to stat it costs one allocation. Later Stats allocate their own
+	// (a FileInfo is a snapshot, never changed after it is returned).
+	fiUsed bool
+	fi     fileInfo
 
 	mu  sync.Mutex // guards the fields below
 	off int64
 	dir *dirCursor // a directory's listing, read by Readdir
-
-	// fi is the FileInfo of the first Stat, allocated with the File: opening a
-	// file to stat it costs one allocation. Later Stats allocate their own (a
-	// FileInfo is a snapshot, never changed after it is returned).
-	fi     fileInfo
-	fiUsed atomic.Bool
 }
 
 // dirCursor is where Readdir stands in a directory's listing.
@@ -388,12 +388,17 @@ func (f *File) Seek(offset int64, whence int) (int64, error) {
 
 // Stat returns the file's FileInfo.
 func (f *File) Stat() (os.FileInfo, error) {
-	if f.fiUsed.CompareAndSwap(false, true) {
-		f.fi.name = pathpkg.Base(f.name)
-		f.ino.Stat(&f.fi.st)
-		return &f.fi, nil
+	fs := f.ino.fs
+	fs.lock()
+	fi := &f.fi
+	if f.fiUsed {
+		fi = new(fileInfo)
 	}
-	return newFileInfo(f.name, f.ino), nil
+	f.fiUsed = true
+	f.ino.statLocked(&fi.st)
+	fs.mu.Unlock()
+	fi.name = pathpkg.Base(f.name) // fi is this call's alone now
+	return fi, nil
 }
 
 // Sync is fsync(2): the file's data and metadata (a directory: its entries) are
