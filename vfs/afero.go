@@ -50,16 +50,17 @@ func (fs *FS) Open(name string) (afero.File, error) {
 // O_DSYNC make each write durable; O_APPEND applies to every write.
 func (fs *FS) OpenFile(name string, flag int, perm os.FileMode) (afero.File, error) {
 	fs.lock()
-	ino, _, err := fs.root.openLocked(name, flag, unixPerm(perm))
-	var errseq uint64
-	if err == nil {
-		errseq = ino.sampleErrSeqLocked()
-	}
-	fs.mu.Unlock()
+	ino, created, err := fs.root.openLocked(name, flag, unixPerm(perm))
 	if err != nil {
+		fs.mu.Unlock()
 		return nil, pathErr("open", name, err)
 	}
-	return &File{ino: ino, name: name, flag: flag, errseq: errseq}, nil
+	f := &File{ino: ino, name: name, flag: flag, errseq: ino.sampleErrSeqLocked()}
+	if created {
+		ino.creator = f
+	}
+	fs.mu.Unlock()
+	return f, nil
 }
 
 func unixPerm(m os.FileMode) uint32 {
@@ -241,8 +242,18 @@ type dirCursor struct {
 	pos  int
 }
 
-// Inode returns the file's inode.
-func (f *File) Inode() *Inode { return f.ino }
+// Inode returns the file's inode; nil once the file is closed (the memory of
+// a closed file that was removed may serve other files).
+func (f *File) Inode() *Inode {
+	fs := f.ino.fs
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	if f.closed.Load() {
+		return nil
+	}
+	f.ino.creator = nil // reached by another than its creator (recycle.go)
+	return f.ino
+}
 
 // Name returns the name the file was opened with.
 func (f *File) Name() string { return f.name }
@@ -275,6 +286,10 @@ func (f *File) Read(p []byte) (int, error) {
 		return 0, err
 	}
 	n, err := f.ino.ReadAt(p, f.off)
+	if f.closed.Load() {
+		// Closed while reading: the data read may have been recycled (recycle.go).
+		return 0, pathErr("read", f.name, os.ErrClosed)
+	}
 	f.off += int64(n)
 	if err != nil {
 		return n, pathErr("read", f.name, err)
@@ -297,6 +312,10 @@ func (f *File) ReadAt(p []byte, off int64) (int, error) {
 		return 0, pathErr("readat", f.name, EINVAL)
 	}
 	n, err := f.ino.ReadAt(p, off)
+	if f.closed.Load() {
+		// Closed while reading: the data read may have been recycled (recycle.go).
+		return 0, pathErr("read", f.name, os.ErrClosed)
+	}
 	if err != nil {
 		return n, pathErr("read", f.name, err)
 	}

@@ -188,6 +188,7 @@ func (fs *FS) cancelCreate(dir *Inode, name string, node *Inode) bool {
 	if nd := fs.dur[node.ino]; nd != nil && nd.links == 0 {
 		fs.durDelete(node.ino) // synced data of a file no durable name reaches
 	}
+	fs.recycleData(node)
 	return true
 }
 

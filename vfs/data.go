@@ -149,13 +149,13 @@ const maxSlabBlocks = 64
 func (d *fileData) blockFrom(bi int64, src []byte) []byte {
 	if bi != d.lastAlloc+1 {
 		d.lastAlloc = -2
-		return append([]byte(nil), src...) // no zeroing: the copy fills it
+		return newBlock(d.bs, src)
 	}
 	if len(d.slab) == 0 {
 		d.slabBlocks = min(max(d.slabBlocks*2, 1), maxSlabBlocks)
-		if d.slabBlocks == 1 { // the first slab is the block: a copy, not zeroed first
+		if d.slabBlocks == 1 { // the first slab is the block alone
 			d.lastAlloc = bi
-			return append([]byte(nil), src...)
+			return newBlock(d.bs, src)
 		}
 		d.slab = make([]byte, d.slabBlocks*d.bs)
 	}
@@ -214,7 +214,7 @@ func (d *fileData) searchSlow(cbase int64) (int, bool) {
 func (d *fileData) wchunk(cbase int64) (c *chunk, i int) {
 	i, ok := d.search(cbase)
 	if !ok {
-		c = &chunk{base: cbase, owner: d}
+		c = newChunk(cbase, d)
 		d.chunks = append(d.chunks, nil)
 		copy(d.chunks[i+1:], d.chunks[i:])
 		d.chunks[i] = c

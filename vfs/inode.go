@@ -113,6 +113,11 @@ type Inode struct {
 	metaRefs int32
 	created  *metaOp
 
+	// creator is the afero File that created the file, while no other open
+	// has reached it: its data may be recycled once it is closed and the
+	// create cancelled out (recycle.go).
+	creator *File
+
 	// errseq is Linux's errseq_t for writeback errors: a counter in the upper bits
 	// and, in bit 0, whether some description has seen the latest error.
 	errseq uint64
