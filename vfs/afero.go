@@ -55,9 +55,26 @@ func (fs *FS) OpenFile(name string, flag int, perm os.FileMode) (afero.File, err
 		fs.mu.Unlock()
 		return nil, pathErr("open", name, err)
 	}
-	f := &File{ino: ino, name: name, flag: flag, errseq: ino.sampleErrSeqLocked()}
+	f := &File{ino: ino, name: name, flag: int32(flag), errseq: ino.sampleErrSeqLocked()}
 	if created {
 		ino.creator = f
+	}
+	// A file opened for reading gets the FileInfo of this moment (shared
+	// with the other opens of the inode since the last change), which
+	// serves Stat while nothing changes. Not with a clock of the caller's
+	// (WithClock), which moves by itself towards the next periodic commit,
+	// nor when one is due.
+	if flag&syscall.O_ACCMODE == syscall.O_RDONLY && fs.cfg.now == nil && !fs.dueLocked() {
+		gen := fs.statGen.Load() + 1
+		base := pathpkg.Base(name)
+		fi := ino.fiCache
+		if fi == nil || ino.fiGen != gen || fi.name != base {
+			fi = &fileInfo{name: base}
+			ino.statLocked(&fi.st)
+			ino.fiCache, ino.fiGen = fi, gen
+		}
+		fs.statSnapped = true
+		f.fi, f.gen = fi, gen
 	}
 	fs.mu.Unlock()
 	return f, nil
@@ -220,16 +237,15 @@ func (fs *FS) Chtimes(name string, atime, mtime time.Time) error {
 type File struct {
 	ino    *Inode
 	name   string
-	flag   int
 	errseq uint64
-
+	flag   int32
 	closed atomic.Bool
-	// fiUsed (guarded by the file system's lock) says that fi, the FileInfo
-	// of the first Stat, allocated with the File, was handed out: opening a
-	// file to stat it costs one allocation. Later Stats allocate their own
-	// (a FileInfo is a snapshot, never changed after it is returned).
-	fiUsed bool
-	fi     fileInfo
+
+	// fi is the FileInfo of the file when it was opened, never changed:
+	// Stat returns it, with no lock, while the file system's statGen is
+	// still gen-1 (gen 0: never).
+	fi  *fileInfo
+	gen uint64
 
 	mu  sync.Mutex // guards the fields below
 	off int64
@@ -263,7 +279,7 @@ func (f *File) check(op string, write bool) error {
 		return pathErr(op, f.name, os.ErrClosed)
 	}
 	acc := f.flag & syscall.O_ACCMODE
-	if write && acc == os.O_RDONLY || !write && acc == os.O_WRONLY {
+	if write && acc == syscall.O_RDONLY || !write && acc == syscall.O_WRONLY {
 		return pathErr(op, f.name, EBADF)
 	}
 	return nil
@@ -327,7 +343,7 @@ func (f *File) ReadAt(p []byte, off int64) (int, error) {
 
 func (f *File) writeMode() WriteMode {
 	var m WriteMode
-	if f.flag&os.O_APPEND != 0 {
+	if f.flag&syscall.O_APPEND != 0 {
 		m |= WriteAppend
 	}
 	if f.flag&syscall.O_SYNC == syscall.O_SYNC {
@@ -362,7 +378,7 @@ func (f *File) WriteAt(p []byte, off int64) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if f.flag&os.O_APPEND != 0 {
+	if f.flag&syscall.O_APPEND != 0 {
 		return 0, errors.New("invalid use of WriteAt on file opened with O_APPEND")
 	}
 	if off < 0 {
@@ -408,15 +424,13 @@ func (f *File) Seek(offset int64, whence int) (int64, error) {
 // Stat returns the file's FileInfo.
 func (f *File) Stat() (os.FileInfo, error) {
 	fs := f.ino.fs
-	fs.lock()
-	fi := &f.fi
-	if f.fiUsed {
-		fi = new(fileInfo)
+	if f.gen != 0 && fs.statGen.Load() == f.gen-1 {
+		return f.fi, nil // nothing changed since the open
 	}
-	f.fiUsed = true
+	fi := &fileInfo{name: pathpkg.Base(f.name)}
+	fs.lock()
 	f.ino.statLocked(&fi.st)
 	fs.mu.Unlock()
-	fi.name = pathpkg.Base(f.name) // fi is this call's alone now
 	return fi, nil
 }
 

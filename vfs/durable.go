@@ -178,12 +178,14 @@ func (fs *FS) markRange(i *Inode, off, n int64) {
 }
 
 func (fs *FS) markSize(i *Inode) {
+	fs.changed()
 	i.pend.sizeSeq = fs.nextSeq()
 	fs.list(i)
 	fs.startTxn()
 }
 
 func (fs *FS) markAttr(i *Inode) {
+	fs.changed()
 	i.pend.attrSeq = fs.nextSeq()
 	fs.list(i)
 	fs.startTxn()
@@ -424,6 +426,7 @@ func (fs *FS) allocDirtyRange(i *Inode, off, n int64) {
 		i.diskSize = ds
 	}
 	i.blocksOK = false
+	fs.changed()
 	if fs.cfg.capacity > 0 {
 		fs.used += (i.data.Blocks() - before) * 512
 	}

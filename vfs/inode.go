@@ -117,6 +117,10 @@ type Inode struct {
 	// has reached it: its data may be recycled once it is closed and the
 	// create cancelled out (recycle.go).
 	creator *File
+	// fiCache is the FileInfo the afero face's last open took of the
+	// inode, valid while the file system's statGen is fiGen-1 (afero.go).
+	fiCache *fileInfo
+	fiGen   uint64
 
 	// errseq is Linux's errseq_t for writeback errors: a counter in the upper bits
 	// and, in bit 0, whether some description has seen the latest error.
