@@ -59,12 +59,12 @@ func (fs *FS) OpenFile(name string, flag int, perm os.FileMode) (afero.File, err
 	if created {
 		ino.creator = f
 	}
-	// A file opened for reading gets the FileInfo of this moment (shared
+	// A regular file opened for reading gets the FileInfo of this moment (shared
 	// with the other opens of the inode since the last change), which
 	// serves Stat while nothing changes. Not with a clock of the caller's
 	// (WithClock), which moves by itself towards the next periodic commit,
 	// nor when one is due.
-	if flag&syscall.O_ACCMODE == syscall.O_RDONLY && fs.cfg.now == nil && !fs.dueLocked() {
+	if flag&syscall.O_ACCMODE == syscall.O_RDONLY && ino.IsRegular() && fs.cfg.now == nil && !fs.dueLocked() {
 		gen := fs.statGen.Load() + 1
 		base := pathpkg.Base(name)
 		fi := ino.fiCache
@@ -421,7 +421,8 @@ func (f *File) Seek(offset int64, whence int) (int64, error) {
 	return n, nil
 }
 
-// Stat returns the file's FileInfo.
+// Stat returns the file's FileInfo, a snapshot never changed afterwards: Stats
+// with no change in between may return the same one.
 func (f *File) Stat() (os.FileInfo, error) {
 	fs := f.ino.fs
 	if f.gen != 0 && fs.statGen.Load() == f.gen-1 {

@@ -300,3 +300,30 @@ func TestCancelInNewDirectory(t *testing.T) {
 		}
 	}
 }
+
+// TestCancelledOperationReusedOnlyUnseen: the memory of a cancelled create
+// serves the next operation on its directory only when no snapshot has seen
+// it: a snapshot taken before the cancelling still shows the create it saw.
+func TestCancelledOperationReusedOnlyUnseen(t *testing.T) {
+	fs := vfs.New(vfs.WithPeriodicCommit(0, 0))
+	r := fs.Root()
+	require.NoError(t, fs.Sync())
+	write(t, create(t, r, "f"), "f's", 0)
+	snap := fs.Snapshot()
+	require.NoError(t, r.Unlink("f")) // cancels out with the create
+	write(t, create(t, r, "g"), "g's", 0)
+	st := snap.State()
+	var ops []string
+	for _, p := range snap.Pending() {
+		if p.Kind == vfs.PendingMeta {
+			ops = append(ops, p.Op+" "+p.Path)
+		}
+		st.Apply(p)
+	}
+	require.Equal(t, []string{"create /f"}, ops)
+	got, err := st.ReadFile("/f")
+	require.NoError(t, err)
+	require.Equal(t, "f's", string(got))
+	_, err = st.ReadFile("/g")
+	require.Error(t, err)
+}
