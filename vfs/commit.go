@@ -57,16 +57,6 @@ func (fs *FS) lock() {
 	}
 }
 
-// dueLocked reports whether a periodic commit or writeback is due, which the
-// next operation would run first.
-func (fs *FS) dueLocked() bool {
-	if fs.cfg.commit <= 0 {
-		return false
-	}
-	now := fs.peekNow()
-	return fs.txnExpires != 0 && now >= fs.txnExpires || fs.nextExpire != 0 && now >= fs.nextExpire
-}
-
 // peekNow reads the clock without advancing the default one.
 func (fs *FS) peekNow() Timespec {
 	if fs.cfg.now != nil {
