@@ -63,9 +63,9 @@ func (fs *FS) OpenFile(name string, flag int, perm os.FileMode) (afero.File, err
 	// with the other opens of the inode since the last change), which
 	// serves Stat while nothing changes. Not with a clock of the caller's
 	// (WithClock), which moves by itself towards the next periodic commit
-	// that Stat would run first (fs.lock), nor after O_TRUNC, which read the
-	// clock since fs.lock ran what was due.
-	if flag&(syscall.O_ACCMODE|syscall.O_TRUNC) == syscall.O_RDONLY && ino.IsRegular() && fs.cfg.now == nil {
+	// that Stat would run first (fs.lock), nor after a truncation or a
+	// creation, which read the clock since fs.lock ran what was due.
+	if flag&(syscall.O_ACCMODE|syscall.O_TRUNC) == syscall.O_RDONLY && !created && ino.IsRegular() && fs.cfg.now == nil {
 		gen := fs.statGen.Load() + 1
 		base := pathpkg.Base(name)
 		fi := ino.fiCache

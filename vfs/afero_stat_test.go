@@ -46,6 +46,9 @@ func TestAferoStatFollowsChanges(t *testing.T) {
 				if rapid.Bool().Draw(t, "truncate") {
 					flag |= os.O_TRUNC // truncates, as on Linux, and reads the clock
 				}
+				if rapid.Bool().Draw(t, "create") {
+					flag |= os.O_CREATE
+				}
 				if f, err := fs.OpenFile(name, flag, 0); err == nil {
 					vf := f.(*vfs.File)
 					readers = append(readers, open{vf, vf.Inode()})
