@@ -327,3 +327,18 @@ func TestCancelledOperationReusedOnlyUnseen(t *testing.T) {
 	_, err = st.ReadFile("/g")
 	require.Error(t, err)
 }
+
+// TestChurnBoundedInNewDirectory: TestChurnBounded in a directory whose mkdir
+// is itself still pending.
+func TestChurnBoundedInNewDirectory(t *testing.T) {
+	fs := vfs.New(vfs.WithPeriodicCommit(0, 0))
+	require.NoError(t, fs.Mkdir("/d", 0o755))
+	churn(t, fs, 20, false)
+	pend := len(fs.Pending())
+	inodes, ops, records := vfs.Retained(fs)
+	churn(t, fs, 2000, false)
+	require.Len(t, fs.Pending(), pend)
+	i2, o2, r2 := vfs.Retained(fs)
+	require.Equal(t, []int{inodes, records}, []int{i2, r2})
+	require.LessOrEqual(t, o2, max(ops, 64), "cancelled operations are compacted")
+}
