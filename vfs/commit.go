@@ -179,7 +179,7 @@ func (fs *FS) cancelCreate(dir *Inode, name string, node *Inode) bool {
 	node.created = nil
 	fs.metaDead++
 	p := &node.pend
-	if len(p.dirty) <= 8 { // a small map, kept for the next file's first write
+	if p.dirty != nil && len(p.dirty) <= 8 { // a small map, kept for the next file's first write
 		clear(p.dirty)
 		fs.freeDirty = p.dirty
 	}
