@@ -50,16 +50,35 @@ func (fs *FS) Open(name string) (afero.File, error) {
 // O_DSYNC make each write durable; O_APPEND applies to every write.
 func (fs *FS) OpenFile(name string, flag int, perm os.FileMode) (afero.File, error) {
 	fs.lock()
-	ino, _, err := fs.root.openLocked(name, flag, unixPerm(perm))
-	var errseq uint64
-	if err == nil {
-		errseq = ino.sampleErrSeqLocked()
-	}
-	fs.mu.Unlock()
+	ino, created, err := fs.root.openLocked(name, flag, unixPerm(perm))
 	if err != nil {
+		fs.mu.Unlock()
 		return nil, pathErr("open", name, err)
 	}
-	return &File{ino: ino, name: name, flag: flag, errseq: errseq}, nil
+	f := &File{ino: ino, name: name, flag: int32(flag), errseq: ino.sampleErrSeqLocked()}
+	if created {
+		ino.creator = f
+	}
+	// A regular file opened for reading gets the FileInfo of this moment (shared
+	// with the other opens of the inode since the last change), which
+	// serves Stat while nothing changes. Not with a clock of the caller's
+	// (WithClock), which moves by itself towards the next periodic commit
+	// that Stat would run first (fs.lock), nor after a truncation or a
+	// creation, which read the clock since fs.lock ran what was due.
+	if flag&(syscall.O_ACCMODE|syscall.O_TRUNC) == syscall.O_RDONLY && !created && ino.IsRegular() && fs.cfg.now == nil {
+		gen := fs.statGen.Load() + 1
+		base := pathpkg.Base(name)
+		fi := ino.fiCache
+		if fi == nil || ino.fiGen != gen || fi.name != base {
+			fi = &fileInfo{name: base}
+			ino.statLocked(&fi.st)
+			ino.fiCache, ino.fiGen = fi, gen
+		}
+		fs.statSnapped = true
+		f.fi, f.gen = fi, gen
+	}
+	fs.mu.Unlock()
+	return f, nil
 }
 
 func unixPerm(m os.FileMode) uint32 {
@@ -219,20 +238,19 @@ func (fs *FS) Chtimes(name string, atime, mtime time.Time) error {
 type File struct {
 	ino    *Inode
 	name   string
-	flag   int
 	errseq uint64
-
+	flag   int32
 	closed atomic.Bool
+
+	// fi is the FileInfo of the file when it was opened, never changed:
+	// Stat returns it, with no lock, while the file system's statGen is
+	// still gen-1 (gen 0: never).
+	fi  *fileInfo
+	gen uint64
 
 	mu  sync.Mutex // guards the fields below
 	off int64
 	dir *dirCursor // a directory's listing, read by Readdir
-
-	// fi is the FileInfo of the first Stat, allocated with the File: opening a
-	// file to stat it costs one allocation. Later Stats allocate their own (a
-	// FileInfo is a snapshot, never changed after it is returned).
-	fi     fileInfo
-	fiUsed atomic.Bool
 }
 
 // dirCursor is where Readdir stands in a directory's listing.
@@ -241,8 +259,18 @@ type dirCursor struct {
 	pos  int
 }
 
-// Inode returns the file's inode.
-func (f *File) Inode() *Inode { return f.ino }
+// Inode returns the file's inode; nil once the file is closed (the memory of
+// a closed file that was removed may serve other files).
+func (f *File) Inode() *Inode {
+	fs := f.ino.fs
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	if f.closed.Load() {
+		return nil
+	}
+	f.ino.creator = nil // reached by another than its creator (recycle.go)
+	return f.ino
+}
 
 // Name returns the name the file was opened with.
 func (f *File) Name() string { return f.name }
@@ -252,7 +280,7 @@ func (f *File) check(op string, write bool) error {
 		return pathErr(op, f.name, os.ErrClosed)
 	}
 	acc := f.flag & syscall.O_ACCMODE
-	if write && acc == os.O_RDONLY || !write && acc == os.O_WRONLY {
+	if write && acc == syscall.O_RDONLY || !write && acc == syscall.O_WRONLY {
 		return pathErr(op, f.name, EBADF)
 	}
 	return nil
@@ -275,6 +303,10 @@ func (f *File) Read(p []byte) (int, error) {
 		return 0, err
 	}
 	n, err := f.ino.ReadAt(p, f.off)
+	if f.closed.Load() {
+		// Closed while reading: the data read may have been recycled (recycle.go).
+		return 0, pathErr("read", f.name, os.ErrClosed)
+	}
 	f.off += int64(n)
 	if err != nil {
 		return n, pathErr("read", f.name, err)
@@ -297,6 +329,10 @@ func (f *File) ReadAt(p []byte, off int64) (int, error) {
 		return 0, pathErr("readat", f.name, EINVAL)
 	}
 	n, err := f.ino.ReadAt(p, off)
+	if f.closed.Load() {
+		// Closed while reading: the data read may have been recycled (recycle.go).
+		return 0, pathErr("read", f.name, os.ErrClosed)
+	}
 	if err != nil {
 		return n, pathErr("read", f.name, err)
 	}
@@ -308,7 +344,7 @@ func (f *File) ReadAt(p []byte, off int64) (int, error) {
 
 func (f *File) writeMode() WriteMode {
 	var m WriteMode
-	if f.flag&os.O_APPEND != 0 {
+	if f.flag&syscall.O_APPEND != 0 {
 		m |= WriteAppend
 	}
 	if f.flag&syscall.O_SYNC == syscall.O_SYNC {
@@ -343,7 +379,7 @@ func (f *File) WriteAt(p []byte, off int64) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if f.flag&os.O_APPEND != 0 {
+	if f.flag&syscall.O_APPEND != 0 {
 		return 0, errors.New("invalid use of WriteAt on file opened with O_APPEND")
 	}
 	if off < 0 {
@@ -386,14 +422,18 @@ func (f *File) Seek(offset int64, whence int) (int64, error) {
 	return n, nil
 }
 
-// Stat returns the file's FileInfo.
+// Stat returns the file's FileInfo, a snapshot never changed afterwards: Stats
+// with no change in between may return the same one.
 func (f *File) Stat() (os.FileInfo, error) {
-	if f.fiUsed.CompareAndSwap(false, true) {
-		f.fi.name = pathpkg.Base(f.name)
-		f.ino.Stat(&f.fi.st)
-		return &f.fi, nil
+	fs := f.ino.fs
+	if f.gen != 0 && fs.statGen.Load() == f.gen-1 {
+		return f.fi, nil // nothing changed since the open
 	}
-	return newFileInfo(f.name, f.ino), nil
+	fi := &fileInfo{name: pathpkg.Base(f.name)}
+	fs.lock()
+	f.ino.statLocked(&fi.st)
+	fs.mu.Unlock()
+	return fi, nil
 }
 
 // Sync is fsync(2): the file's data and metadata (a directory: its entries) are

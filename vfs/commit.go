@@ -146,24 +146,23 @@ func (fs *FS) commitLocked() {
 // cancel out and it drops both, with what node had
 // pending, and reports true. Every crash state that keeps both or neither is
 // the same without them (node and the name are in none of them); what only a
-// state keeping one of the two showed can no longer be chosen. A dead remove
-// stays in fs.metaLog as long as it is the last operation on dir: an fsync
-// of dir commits every operation made before it, as it would have with the
-// remove.
+// state keeping one of the two showed can no longer be chosen. The create
+// stays in fs.metaLog, dead, as long as it is the last operation on dir: as
+// every operation after it is on dir, an fsync of dir commits every operation
+// made before it, as it would have with the remove.
 func (fs *FS) cancelCreate(dir *Inode, name string, node *Inode) bool {
 	op := node.created
 	if fs.cfg.noCancel || node.nlink != 0 || node.metaRefs != 1 || op == nil || op.dead || op.dir != dir || op.rec.name != name ||
 		fs.metaEnts[entKey{dir.ino, name}] != 1 {
 		return false
 	}
-	// The directory must be durable: else a crash state keeping the create
-	// has a record for it that one without it has not. The name needs no
-	// check against the durable entries: one there that the running file
-	// system no longer has was removed by a pending operation, counted in
-	// metaEnts.
-	if fs.dur[dir.ino] == nil {
-		return false
-	}
+	// The name needs no check against the durable entries: one there that
+	// the running file system no longer has was removed by a pending
+	// operation, counted in metaEnts. The directory need not be durable: a
+	// crash state that lost its mkdir and kept the create has a record for it
+	// that one without the create has not, but no name reaches it, and a
+	// rename of the directory that survived gives it the same mode in both
+	// (CrashState.ensureDir).
 	// No commit may split the two: an fsync commits the operations up to the
 	// last one on the directory synced, so every operation between them must
 	// be on dir alone (an fsync of dir then commits up to the remove or
@@ -178,15 +177,18 @@ func (fs *FS) cancelCreate(dir *Inode, name string, node *Inode) bool {
 	op.dead = true
 	op.node = nil // nothing of it is needed any more
 	node.created = nil
-	// The remove, dead: how far an fsync of dir commits.
-	fs.metaLog = append(fs.metaLog, &metaOp{dead: true, dir: dir})
-	fs.metaDead += 2
+	fs.metaDead++
 	p := &node.pend
+	if p.dirty != nil && len(p.dirty) <= 8 { // a small map, kept for the next file's first write
+		clear(p.dirty)
+		fs.freeDirty = p.dirty
+	}
 	p.dirty, p.ranges, p.sizeSeq, p.attrSeq = nil, nil, 0, 0
 	p.dev, p.devData = nil, nil
 	if nd := fs.dur[node.ino]; nd != nil && nd.links == 0 {
 		fs.durDelete(node.ino) // synced data of a file no durable name reaches
 	}
+	fs.recycleData(node)
 	return true
 }
 
@@ -198,7 +200,9 @@ func (fs *FS) countMeta(op *metaOp, delta int32) {
 	}
 	ent := func(dir uint64, name string) {
 		k := entKey{dir, name}
-		if n := fs.metaEnts[k] + delta; n != 0 {
+		if delta > 0 {
+			fs.metaEnts[k] += delta // one look-up
+		} else if n := fs.metaEnts[k] + delta; n != 0 {
 			fs.metaEnts[k] = n
 		} else {
 			delete(fs.metaEnts, k)

@@ -39,14 +39,7 @@ func TestChurnBounded(t *testing.T) {
 			fs := vfs.New(vfs.WithPeriodicCommit(0, 0))
 			require.NoError(t, fs.Mkdir("/d", 0o755))
 			require.NoError(t, fs.Sync())
-			churn(t, fs, 20, fsync)
-			pend := len(fs.Pending())
-			inodes, ops, records := vfs.Retained(fs)
-			churn(t, fs, 2000, fsync)
-			require.Len(t, fs.Pending(), pend)
-			i2, o2, r2 := vfs.Retained(fs)
-			require.Equal(t, []int{inodes, records}, []int{i2, r2})
-			require.LessOrEqual(t, o2, max(ops, 64), "cancelled operations are compacted")
+			pend := churnBounded(t, fs, fsync)
 			require.LessOrEqual(t, pend, 2, "the directory's times")
 
 			// Without the cancelling, every iteration leaves its changes.
@@ -244,4 +237,109 @@ func TestPeriodicCommitBounds(t *testing.T) {
 	require.LessOrEqual(t, ops2, 2*ops+8)
 	require.Less(t, after, 3*3000+100, "at most 30 s of changes")
 	require.Equal(t, "file:version 3999", snapshot(t, fs.Crash())["/current"][:len("file:version 3999")])
+}
+
+// TestCancelInNewDirectory: a create and remove cancel out in a directory
+// whose mkdir is still pending, and every crash state is still the one the
+// same choices give without the cancelling (the pair kept or lost together),
+// also when the directory's mkdir is lost and its later rename survives.
+func TestCancelInNewDirectory(t *testing.T) {
+	program := func(fs *vfs.FS) {
+		r := fs.Root()
+		require.NoError(t, r.Mkdir("d", 0o750))
+		for range 3 {
+			write(t, create(t, r, "d/f"), "data", 0)
+			require.NoError(t, r.Unlink("d/f"))
+		}
+		require.NoError(t, r.Rename("d", r, "e", 0))
+	}
+	a := vfs.New(vfs.WithPeriodicCommit(0, 0))
+	b := vfs.New(vfs.WithPeriodicCommit(0, 0))
+	vfs.SetCancel(b, false)
+	program(a)
+	program(b)
+	kinds := func(fs *vfs.FS) []string {
+		var out []string
+		for _, p := range fs.Pending() {
+			if p.Kind == vfs.PendingMeta {
+				out = append(out, p.Op+" "+p.Path)
+			}
+		}
+		return out
+	}
+	require.Equal(t, []string{"create /d", "rename /d"}, kinds(a), "the three creates and removes cancel out")
+	require.Len(t, kinds(b), 8)
+	pa, pb := a.Pending(), b.Pending()
+	for mask := range 1 << len(pa) {
+		for _, pair := range []bool{false, true} {
+			keepA := make([]vfs.Survival, len(pa))
+			for k := range keepA {
+				keepA[k].Keep = mask&(1<<k) != 0
+			}
+			keepB := make([]vfs.Survival, len(pb))
+			for k, p := range pb {
+				keepB[k].Keep = pair
+				for j, q := range pa {
+					if p.Seq == q.Seq && p.Kind == q.Kind {
+						keepB[k] = keepA[j]
+					}
+				}
+			}
+			ca, err := a.CrashWith(keepA)
+			require.NoError(t, err)
+			cb, err := b.CrashWith(keepB)
+			require.NoError(t, err)
+			require.Equal(t, fullTree(t, cb), fullTree(t, ca), "mask %b, pair kept %v", mask, pair)
+		}
+	}
+}
+
+// TestCancelledOperationReusedOnlyUnseen: the memory of a cancelled create
+// serves the next operation on its directory only when no snapshot has seen
+// it: a snapshot taken before the cancelling still shows the create it saw.
+func TestCancelledOperationReusedOnlyUnseen(t *testing.T) {
+	fs := vfs.New(vfs.WithPeriodicCommit(0, 0))
+	r := fs.Root()
+	require.NoError(t, fs.Sync())
+	write(t, create(t, r, "f"), "f's", 0)
+	snap := fs.Snapshot()
+	require.NoError(t, r.Unlink("f")) // cancels out with the create
+	write(t, create(t, r, "g"), "g's", 0)
+	st := snap.State()
+	var ops []string
+	for _, p := range snap.Pending() {
+		if p.Kind == vfs.PendingMeta {
+			ops = append(ops, p.Op+" "+p.Path)
+		}
+		st.Apply(p)
+	}
+	require.Equal(t, []string{"create /f"}, ops)
+	got, err := st.ReadFile("/f")
+	require.NoError(t, err)
+	require.Equal(t, "f's", string(got))
+	_, err = st.ReadFile("/g")
+	require.Error(t, err)
+}
+
+// TestChurnBoundedInNewDirectory: TestChurnBounded in a directory whose mkdir
+// is itself still pending.
+func TestChurnBoundedInNewDirectory(t *testing.T) {
+	fs := vfs.New(vfs.WithPeriodicCommit(0, 0))
+	require.NoError(t, fs.Mkdir("/d", 0o755))
+	churnBounded(t, fs, false)
+}
+
+// churnBounded checks that what is pending and retained after 2,000
+// iterations of churn is what it was after 20, and returns how many changes
+// were pending.
+func churnBounded(t *testing.T, fs *vfs.FS, fsync bool) int {
+	churn(t, fs, 20, fsync)
+	pend := len(fs.Pending())
+	inodes, ops, records := vfs.Retained(fs)
+	churn(t, fs, 2000, fsync)
+	require.Len(t, fs.Pending(), pend)
+	i2, o2, r2 := vfs.Retained(fs)
+	require.Equal(t, []int{inodes, records}, []int{i2, r2})
+	require.LessOrEqual(t, o2, max(ops, 64), "cancelled operations are compacted")
+	return pend
 }

@@ -285,6 +285,10 @@ type ovRec struct {
 	// Otherwise d is a new record and d.entries its own.
 	base  bool
 	delta map[string]uint64
+	// placeholder: d is a directory's record that a change to one of its
+	// entries made (ensureDir) while no change naming the directory itself
+	// had (its mkdir was lost): the first such change gives it its mode.
+	placeholder bool
 }
 
 // Set makes change k (an index into the snapshot's Pending) survive as v
@@ -407,6 +411,9 @@ func (st *CrashState) rec(id uint64) *durInode {
 func (st *CrashState) ensure(id uint64, mode uint32, target string) *durInode {
 	o := st.recs[id]
 	if o != nil && !o.gone {
+		if o.placeholder && mode&S_IFMT == S_IFDIR {
+			o.d.mode, o.placeholder = mode, false
+		}
 		return &o.d
 	}
 	if o == nil {
@@ -436,9 +443,23 @@ func (st *CrashState) drop(id uint64) {
 // stable reports whether directory dir's entries live in st.ents.
 func (st *CrashState) stable(dir uint64) bool { return st.incr && st.snap.comps.stable(dir) }
 
+// ensureDir is ensure for a change to an entry of directory dir: a record it
+// has to make is a placeholder. Whether the entries of a directory whose mkdir
+// was lost kept a record for it or not, a later change that names the
+// directory (a rename) gives it the same mode.
+func (st *CrashState) ensureDir(dir uint64) {
+	o := st.recs[dir]
+	if o != nil && !o.gone {
+		return
+	}
+	made := o != nil || st.snap.base[dir] == nil // gone, or never durable
+	st.ensure(dir, S_IFDIR, "")
+	st.recs[dir].placeholder = made
+}
+
 func (st *CrashState) entry(dir uint64, name string) (uint64, bool) {
 	if !st.stable(dir) {
-		st.ensure(dir, S_IFDIR, "")
+		st.ensureDir(dir)
 	}
 	return st.peek(dir, name)
 }
@@ -481,7 +502,7 @@ func (st *CrashState) setEntry(dir uint64, name string, id uint64) {
 		m[name] = id
 		return
 	}
-	st.ensure(dir, S_IFDIR, "")
+	st.ensureDir(dir)
 	o := st.recs[dir]
 	if !o.base {
 		if id == 0 {

@@ -149,10 +149,14 @@ const maxSlabBlocks = 64
 func (d *fileData) blockFrom(bi int64, src []byte) []byte {
 	if bi != d.lastAlloc+1 {
 		d.lastAlloc = -2
-		return append([]byte(nil), src...) // no zeroing: the copy fills it
+		return newBlock(d.bs, src)
 	}
 	if len(d.slab) == 0 {
 		d.slabBlocks = min(max(d.slabBlocks*2, 1), maxSlabBlocks)
+		if d.slabBlocks == 1 { // the first slab is the block alone
+			d.lastAlloc = bi
+			return newBlock(d.bs, src)
+		}
 		d.slab = make([]byte, d.slabBlocks*d.bs)
 	}
 	b := d.slab[:d.bs:d.bs]
@@ -165,13 +169,20 @@ func (d *fileData) blockFrom(bi int64, src []byte) []byte {
 // newFileData returns an empty file (all holes). blockSize must be a power of two;
 // 0 means DefaultBlockSize.
 func newFileData(blockSize int64) *fileData {
+	d := new(fileData)
+	d.init(blockSize)
+	return d
+}
+
+// init makes d an empty file, as newFileData, in place.
+func (d *fileData) init(blockSize int64) {
 	if blockSize == 0 {
 		blockSize = DefaultBlockSize
 	}
 	if blockSize < 512 || blockSize&(blockSize-1) != 0 {
 		panic(fmt.Sprintf("vfs: block size %d is not a power of two >= 512", blockSize))
 	}
-	return &fileData{bs: blockSize, shift: uint(bits.TrailingZeros64(uint64(blockSize))), lastAlloc: -1}
+	*d = fileData{bs: blockSize, shift: uint(bits.TrailingZeros64(uint64(blockSize))), lastAlloc: -1}
 }
 
 // BlockSize returns the block size given to newFileData.
@@ -203,7 +214,7 @@ func (d *fileData) searchSlow(cbase int64) (int, bool) {
 func (d *fileData) wchunk(cbase int64) (c *chunk, i int) {
 	i, ok := d.search(cbase)
 	if !ok {
-		c = &chunk{base: cbase, owner: d}
+		c = newChunk(cbase, d)
 		d.chunks = append(d.chunks, nil)
 		copy(d.chunks[i+1:], d.chunks[i:])
 		d.chunks[i] = c

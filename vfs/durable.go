@@ -66,8 +66,12 @@ type metaOp struct {
 	node, node2 *Inode
 	// dead marks an operation cancelled by cancelCreate: it is not applied,
 	// but still tells how far an fsync of its directory commits (see
-	// commitMeta), until compactMeta finds a later one that does.
+	// commitMeta), until a later one on the same directory does (logMeta,
+	// compactMeta).
 	dead bool
+	// gen is fs.durGen when the operation was made: while it is still the
+	// same, no frozen snapshot (which keeps &rec) has seen the operation.
+	gen uint64
 }
 
 // metaRec is a namespace operation as applied to a durable table: inode
@@ -84,7 +88,24 @@ type metaRec struct {
 func (op *metaOp) touches(dir *Inode) bool { return op.dir == dir || op.dir2 == dir }
 
 func (fs *FS) logMeta(kind metaKind, dir *Inode, name string, node *Inode, dir2 *Inode, name2 string) {
-	op := &metaOp{seq: fs.nextSeq(), dir: dir, dir2: dir2, node: node, rec: metaRec{
+	var op *metaOp
+	if n := len(fs.metaLog); n > 0 {
+		// A cancelled operation at the end of the log only tells how far an
+		// fsync of its directory commits: one on that directory does it now.
+		// Its memory serves the new one unless a snapshot has seen it.
+		if last := fs.metaLog[n-1]; last.dead && (last.dir == dir || last.dir == dir2) {
+			fs.metaLog[n-1] = nil
+			fs.metaLog = fs.metaLog[:n-1]
+			fs.metaDead--
+			if last.gen == fs.durGen {
+				op = last
+			}
+		}
+	}
+	if op == nil {
+		op = new(metaOp)
+	}
+	*op = metaOp{seq: fs.nextSeq(), gen: fs.durGen, dir: dir, dir2: dir2, node: node, rec: metaRec{
 		kind: kind, dir: dir.ino, name: name, node: node.ino, name2: name2, mode: node.mode, target: node.target,
 	}}
 	if dir2 != nil {
@@ -121,7 +142,11 @@ func (fs *FS) markDirty(i *Inode, off, n int64) {
 	}
 	p := &i.pend
 	if p.dirty == nil {
-		p.dirty = make(map[int64]uint64)
+		if p.dirty = fs.freeDirty; p.dirty != nil {
+			fs.freeDirty = nil
+		} else {
+			p.dirty = make(map[int64]uint64)
+		}
 	}
 	if len(p.dirty) == 0 {
 		fs.noteDirty(i)
@@ -153,12 +178,14 @@ func (fs *FS) markRange(i *Inode, off, n int64) {
 }
 
 func (fs *FS) markSize(i *Inode) {
+	fs.changed()
 	i.pend.sizeSeq = fs.nextSeq()
 	fs.list(i)
 	fs.startTxn()
 }
 
 func (fs *FS) markAttr(i *Inode) {
+	fs.changed()
 	i.pend.attrSeq = fs.nextSeq()
 	fs.list(i)
 	fs.startTxn()
@@ -399,6 +426,7 @@ func (fs *FS) allocDirtyRange(i *Inode, off, n int64) {
 		i.diskSize = ds
 	}
 	i.blocksOK = false
+	fs.changed()
 	if fs.cfg.capacity > 0 {
 		fs.used += (i.data.Blocks() - before) * 512
 	}

@@ -2,6 +2,7 @@ package vfs
 
 import (
 	"sync"
+	"sync/atomic"
 )
 
 // Linux x86-64 limits that the model enforces.
@@ -125,6 +126,16 @@ type FS struct {
 	metaEnts     map[entKey]int32
 	metaDead     int
 	metaDeadKept int
+	// statGen counts the locked sections that changed something stat(2)
+	// reports of some inode (or read the clock, which decides what the next
+	// operation commits), once an afero open has taken a snapshot since the
+	// last count (statSnapped): a File's Stat answers from the snapshot its
+	// open took while statGen has not moved (afero.go).
+	statGen     atomic.Uint64
+	statSnapped bool
+	// freeDirty is an empty dirty-block map of a file whose create and
+	// remove cancelled out (cancelCreate), for the next file's first write.
+	freeDirty map[int64]uint64
 	// txnExpires is when the running transaction commits (0: none is
 	// running); nextExpire when the earliest dirty data expires (0: none).
 	txnExpires Timespec
@@ -179,6 +190,7 @@ func (fs *FS) WriteCache() bool { return fs.cfg.writeCache }
 func (fs *FS) SetClock(now func() Timespec) {
 	fs.mu.Lock()
 	fs.cfg.now = now
+	fs.changed()
 	fs.mu.Unlock()
 }
 
@@ -191,11 +203,21 @@ func (fs *FS) SetInjector(inj Injector) {
 
 // now reads the clock. Called with fs.mu held.
 func (fs *FS) now() Timespec {
+	fs.changed()
 	if fs.cfg.now != nil {
 		return fs.cfg.now()
 	}
 	fs.tick += 1000
 	return 1_700_000_000_000_000_000 + fs.tick
+}
+
+// changed notes a change of what stat(2) reports, or a reading of the clock
+// (see statGen). Called with fs.mu held.
+func (fs *FS) changed() {
+	if fs.statSnapped {
+		fs.statSnapped = false
+		fs.statGen.Add(1)
+	}
 }
 
 // nextSeq returns the next pending-change sequence number. Called with fs.mu held.
@@ -210,7 +232,8 @@ func (fs *FS) newInode(mode uint32) *Inode {
 	fs.nextIno++
 	switch mode & S_IFMT {
 	case S_IFREG:
-		ino.data = newFileData(fs.cfg.blockSize)
+		ino.data = &ino.data0
+		ino.data0.init(fs.cfg.blockSize)
 	case S_IFDIR:
 		ino.entries = map[string]*Inode{}
 	}

@@ -76,6 +76,7 @@ type Inode struct {
 	diskSize int64
 
 	data       *fileData         // regular files: the page-cache level
+	data0      fileData          // what data points to first: one allocation with the inode
 	blocks     int64             // data.Blocks() as last computed, valid while blocksOK
 	blocksOK   bool              // no data change since (mutateData clears it)
 	dataShared bool              // data is shared with another FS: clone before mutating
@@ -111,6 +112,15 @@ type Inode struct {
 	// Both serve cancelCreate.
 	metaRefs int32
 	created  *metaOp
+
+	// creator is the afero File that created the file, while no other open
+	// has reached it: its data may be recycled once it is closed and the
+	// create cancelled out (recycle.go).
+	creator *File
+	// fiCache is the FileInfo the afero face's last open took of the
+	// inode, valid while the file system's statGen is fiGen-1 (afero.go).
+	fiCache *fileInfo
+	fiGen   uint64
 
 	// errseq is Linux's errseq_t for writeback errors: a counter in the upper bits
 	// and, in bit 0, whether some description has seen the latest error.

@@ -164,5 +164,9 @@ func (dir *Inode) Resolve(path string, followLast bool) (*Inode, error) {
 	fs.lock()
 	defer fs.mu.Unlock()
 	links := 0
-	return fs.walk(dir, path, followLast, &links)
+	ino, err := fs.walk(dir, path, followLast, &links)
+	if ino != nil {
+		ino.creator = nil // reached by another than its creator (recycle.go)
+	}
+	return ino, err
 }

@@ -125,6 +125,7 @@ func (dir *Inode) openLocked(path string, flags int, perm uint32) (ino *Inode, c
 			return nil, false, err
 		}
 	}
+	ino.creator = nil // opened again (recycle.go)
 	return ino, false, nil
 }
 

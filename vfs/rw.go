@@ -172,6 +172,7 @@ func (i *Inode) Write(p []byte, off int64, how WriteMode, errseq *uint64) (n int
 // ENOSPC returned.
 func (fs *FS) mutateData(i *Inode, off, n int64, fn func(d *fileData)) error {
 	i.blocksOK = false
+	fs.changed()
 	if i.dataShared {
 		i.data = shareData(i.data) // not Clone: see shareData
 		i.dataShared = false
