@@ -1,6 +1,7 @@
 package vfs
 
 import (
+	"bytes"
 	"fmt"
 	"math/bits"
 	"sort"
@@ -361,7 +362,11 @@ func (d *fileData) blockSlow(off, n int64) []byte {
 // writeback), an unwritten block an unconverted one (ext4 converts it when the
 // writeback I/O completes); see Writeback. It allocates one buffer per block
 // that had none (or whose buffer is shared with a clone) and one chunk header
-// per 32 new blocks; whole aligned blocks are one copy each.
+// per 32 new blocks; whole aligned blocks are one copy each. A block left all
+// zeros (zeros over a whole block, or into a block without a buffer) holds no
+// buffer: it is written data like any other to reads, SEEK_DATA/SEEK_HOLE, the
+// extent tree and st_blocks (ext4 stores written zeros as data), at no memory
+// cost; so a file laid out with zeros costs memory for its chunk headers only.
 func (d *fileData) WriteAt(p []byte, off int64) {
 	for len(p) > 0 {
 		bi := off >> d.shift
@@ -380,7 +385,11 @@ func (d *fileData) WriteAt(p []byte, off int64) {
 				c.unwr &^= bit
 				c.cached &^= bit
 			}
-			if n == d.bs && c.owned&bit == 0 {
+			if zero := c.bufs[j] == nil || n == d.bs; zero && allZero(p[:n]) {
+				// Zeros into a block that reads zeros, or over a whole block:
+				// the block is written data without a buffer.
+				d.freeBufs(c, bit)
+			} else if n == d.bs && c.owned&bit == 0 {
 				// A whole block into a fresh buffer: allocate it as a copy of p,
 				// so its bytes are written once (make would zero them first).
 				if c.bufs[j] == nil {
@@ -395,6 +404,21 @@ func (d *fileData) WriteAt(p []byte, off int64) {
 			p, off = p[n:], off+n
 		}
 	}
+}
+
+// zeroBlock is what allZero compares with.
+var zeroBlock [4096]byte
+
+// allZero reports whether every byte of p is zero.
+func allZero(p []byte) bool {
+	for len(p) > 0 {
+		n := min(len(p), len(zeroBlock))
+		if !bytes.Equal(p[:n], zeroBlock[:n]) {
+			return false
+		}
+		p = p[n:]
+	}
+	return true
 }
 
 // blockRange splits [off, off+n) into a partial head block, whole blocks
@@ -858,12 +882,26 @@ func (d *fileData) seekBlock(off, size int64, withCache bool) int64 {
 // (the implicit hole at EOF) if there is none before it; -1 for ENXIO when
 // off < 0 or off >= size.
 func (d *fileData) SeekHole(off, size int64) int64 {
+	return d.seekHole(off, size, size)
+}
+
+// HoleIn reports whether [off, off+n) holds a hole (or an unwritten uncached
+// block) below size: SeekHole(off, size) < min(off+n, size), at a cost
+// proportional to n rather than to the data after off.
+func (d *fileData) HoleIn(off, n, size int64) bool {
+	end := min(off+n, size)
+	return n > 0 && off < end && d.seekHole(off, size, end) < end
+}
+
+// seekHole is SeekHole that stops looking at limit (<= size): past it, the
+// answer is some offset >= limit.
+func (d *fileData) seekHole(off, size, limit int64) int64 {
 	if off < 0 || off >= size {
 		return -1
 	}
 	bi := off >> d.shift
 	i, _ := d.search(bi &^ chunkMask)
-	for ; i < len(d.chunks); i++ {
+	for ; i < len(d.chunks) && bi<<d.shift < limit; i++ {
 		c := d.chunks[i]
 		if c.base > bi&^chunkMask {
 			break // bi is in a hole before chunk i

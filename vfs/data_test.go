@@ -551,6 +551,39 @@ func TestDataMemory(t *testing.T) {
 	require.LessOrEqual(t, allocs, 1.0)
 }
 
+// TestDataZeroBlocks checks that written zeros are data without buffers: a
+// file laid out with zeros costs no buffer memory, a zero block written over
+// data frees the data's buffer, and neither touches a clone's buffers.
+func TestDataZeroBlocks(t *testing.T) {
+	d := newFileData(0)
+	zero := make([]byte, 4096)
+	const size = 256 * mib
+	for off := int64(0); off < size; off += 4096 {
+		d.WriteAt(zero, off)
+	}
+	require.Zero(t, d.MemBytes())
+	w, u := d.AllocatedBlocks()
+	require.Equal(t, [2]int64{size / 4096, 0}, [2]int64{w, u})
+	require.Equal(t, int64(size), d.SeekHole(0, size), "no hole below EOF")
+	require.Equal(t, int64(0), d.SeekData(0, size))
+	require.Equal(t, int64(size/512), d.Blocks()-d.tree*8)
+
+	blk := fill(4096, 9)
+	d.WriteAt(blk, 8192)
+	d.WriteAt(blk[:100], 3*4096+5) // partial data into a zero block
+	require.Equal(t, int64(2*4096), d.MemBytes())
+	c := d.Clone()
+	d.WriteAt(zero, 8192)
+	d.WriteAt(zero[:100], 3*4096+5) // zeros into part of a buffered block: kept
+	require.Equal(t, int64(4096), d.MemBytes())
+	require.Equal(t, int64(2*4096), c.MemBytes(), "the clone keeps its buffers")
+	require.Equal(t, blk, readAll(c, 8192, 4096))
+	require.Equal(t, zero, readAll(d, 8192, 4096))
+	require.Equal(t, zero, readAll(d, 3*4096, 4096))
+	require.NoError(t, d.checkInvariants())
+	require.NoError(t, c.checkInvariants())
+}
+
 // TestDataCloneCopyRange checks copy-on-write and CopyRange on a simple case.
 func TestDataCloneCopyRange(t *testing.T) {
 	const B = 4096
@@ -871,6 +904,12 @@ func TestDataRapid(t *testing.T) {
 				for i := range p {
 					p[i] = c + byte(i)
 				}
+				d.WriteAt(p, off)
+				o.write(p, off)
+			},
+			"writeZeros": func(t *rapid.T) {
+				off, n := rng(t)
+				p := make([]byte, n)
 				d.WriteAt(p, off)
 				o.write(p, off)
 			},
