@@ -40,8 +40,8 @@ func (d *fileData) checkInvariants() error {
 		if (c.delayed|c.unconv)&^c.written != 0 || c.delayed&c.unconv != 0 {
 			return fmt.Errorf("chunk %d: delayed %b / unconverted %b not disjoint within written %b", i, c.delayed, c.unconv, c.written)
 		}
-		for j, b := range c.bufs {
-			bit := uint32(1) << j
+		for j := range chunkBlocks {
+			b, bit := c.buf(j), uint32(1)<<j
 			if b == nil {
 				if c.owner != nil && c.owned&bit != 0 {
 					return fmt.Errorf("chunk %d block %d: owned without buffer", i, j)
@@ -851,8 +851,8 @@ func check(t *rapid.T, name string, d *fileData, o *oracle) {
 	}
 	var bufs int64
 	for _, c := range d.chunks {
-		for _, b := range c.bufs {
-			if b != nil {
+		for j := range chunkBlocks {
+			if c.buf(j) != nil {
 				bufs++
 			}
 		}
