@@ -102,14 +102,14 @@ const (
 )
 
 type chunk struct {
-	base    int64     // index of the first block covered; a multiple of chunkBlocks
-	owner   *fileData // the only fileData that may mutate this chunk in place; nil = shared
-	written uint32    // blocks holding data
-	unwr    uint32    // allocated, unwritten blocks (read zeros)
-	cached  uint32    // unwritten blocks whose pages are in the page cache (SEEK_DATA sees data)
-	delayed uint32    // written blocks the extent tree still maps as holes (delayed allocation)
-	unconv  uint32    // written blocks the extent tree still maps as unwritten (until writeback)
-	owned   uint32    // blocks whose buffer only this chunk references (valid if owner != nil)
+	base    int64                // index of the first block covered; a multiple of chunkBlocks
+	owner   *fileData            // the only fileData that may mutate this chunk in place; nil = shared
+	written uint32               // blocks holding data
+	unwr    uint32               // allocated, unwritten blocks (read zeros)
+	cached  uint32               // unwritten blocks whose pages are in the page cache (SEEK_DATA sees data)
+	delayed uint32               // written blocks the extent tree still maps as holes (delayed allocation)
+	unconv  uint32               // written blocks the extent tree still maps as unwritten (until writeback)
+	owned   uint32               // blocks whose buffer only this chunk references (valid if owner != nil)
 	bufs    *[chunkBlocks][]byte // nil while no block has a buffer (holes, unwritten, written zeros)
 }
 
