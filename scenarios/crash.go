@@ -158,6 +158,9 @@ func (s *Scenario) cmdCrash(td *datadriven.TestData) (string, error) {
 	}
 	explainStdio(rep)
 	s.lastCrash = &crashRun{arm: ar.name, rep: rep}
+	if s.SVG != nil {
+		s.SVG.addCrash(*s.lastCrash)
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "crash %s: models %s; depth %d; checks %s\n", ar.name, strings.Join(rep.Models, ", "), depth, strings.Join(names, ", "))
 	writeCrash(&b, rep)
