@@ -179,15 +179,9 @@ func CrashChart(title string, r *crash.Report) (*plot.Plot, error) {
 		p.Legend.Add(series.name, l, pts)
 	}
 	if len(labels.XYs) > 0 {
-		lb, err := plotter.NewLabels(labels)
-		if err != nil {
+		if err := addBarLabels(p, labels); err != nil {
 			return nil, err
 		}
-		for i := range lb.TextStyle {
-			lb.TextStyle[i].XAlign = -0.5
-		}
-		lb.Offset = vg.Point{Y: vg.Points(3)}
-		p.Add(lb)
 	}
 	p.X.Tick.Marker = pointTicks(r.Points)
 	p.X.Min, p.X.Max = -0.5, float64(len(r.Points))-0.5
@@ -262,21 +256,29 @@ func barChart(c *comparison) (*plot.Plot, error) {
 	bars.Color = plotutil.Color(0)
 	p.Add(bars)
 	p.NominalX(c.a.Arm, c.b.Arm)
-	labels, err := plotter.NewLabels(plotter.XYLabels{
+	if err := addBarLabels(p, plotter.XYLabels{
 		XYs:    []plotter.XY{{X: 0, Y: vals[0]}, {X: 1, Y: vals[1]}},
 		Labels: []string{fmt.Sprintf("%.4g", vals[0]), fmt.Sprintf("%.4g", vals[1])},
-	})
-	if err != nil {
+	}); err != nil {
 		return nil, err
 	}
-	for i := range labels.TextStyle {
-		labels.TextStyle[i].XAlign = -0.5
-	}
-	labels.Offset = vg.Point{Y: vg.Points(3)}
-	p.Add(labels)
 	p.Y.Min = 0
 	p.Y.Max = max(vals[0], vals[1]) * 1.15
 	return p, nil
+}
+
+// addBarLabels writes each label centred just above its bar's top (X, Y).
+func addBarLabels(p *plot.Plot, xyl plotter.XYLabels) error {
+	lb, err := plotter.NewLabels(xyl)
+	if err != nil {
+		return err
+	}
+	for i := range lb.TextStyle {
+		lb.TextStyle[i].XAlign = -0.5
+	}
+	lb.Offset = vg.Point{Y: vg.Points(3)}
+	p.Add(lb)
+	return nil
 }
 
 // stackedChart draws, for each arm of a comparison, its virtual time split

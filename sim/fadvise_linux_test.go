@@ -78,15 +78,7 @@ func TestFadviseResidentPages(t *testing.T) {
 	fill(func(b []byte, off int64) (int, error) { return unix.Pread(kfd, b, off) },
 		func(off, n int64, advice int) error { return unix.Fadvise(kfd, off, n, advice) })
 
-	prof, err := device.Lookup("nvme")
-	require.NoError(t, err)
-	k := New(vfs.New(), WithDevice(prof))
-	p := k.Spawn()
-	fd, err := p.Open("/f", unix.O_CREAT|unix.O_RDWR, 0o644)
-	require.NoError(t, err)
-	_, err = p.Write(fd, make([]byte, size))
-	require.NoError(t, err)
-	require.NoError(t, p.Fsync(fd))
+	k, p, fd := syncedFile(t, size)
 	fill(func(b []byte, off int64) (int, error) { return p.Pread(fd, b, off) },
 		func(off, n int64, advice int) error { return p.Fadvise(fd, off, n, advice) })
 	it := k.tm.inode(p.Task().files.get(fd).ino)
@@ -116,16 +108,8 @@ func TestFadviseResidentPages(t *testing.T) {
 // range's dirty pages and keeps them (they are under writeback), dropping
 // the clean ones.
 func TestFadviseDontneedKeepsDirtyPages(t *testing.T) {
-	prof, err := device.Lookup("nvme")
-	require.NoError(t, err)
-	k := New(vfs.New(), WithDevice(prof))
-	p := k.Spawn()
-	fd, err := p.Open("/f", unix.O_CREAT|unix.O_RDWR, 0o644)
-	require.NoError(t, err)
-	_, err = p.Write(fd, make([]byte, 8*4096))
-	require.NoError(t, err)
-	require.NoError(t, p.Fsync(fd))
-	_, err = p.Pwrite(fd, []byte{1}, 2*4096)
+	k, p, fd := syncedFile(t, 8*4096)
+	_, err := p.Pwrite(fd, []byte{1}, 2*4096)
 	require.NoError(t, err)
 	writes := k.Breakdown().DeviceWrites
 	require.NoError(t, p.Fadvise(fd, 0, 0, unix.FADV_DONTNEED))
@@ -138,4 +122,19 @@ func TestFadviseDontneedKeepsDirtyPages(t *testing.T) {
 	require.NoError(t, p.Fadvise(fd, 0, 0, unix.FADV_DONTNEED))
 	_, ok := it.page(2)
 	require.False(t, ok, "clean now: dropped")
+}
+
+// syncedFile returns a kernel with the nvme profile's time model and a process
+// holding /f open for reading and writing: size bytes, written and fsynced.
+func syncedFile(t *testing.T, size int) (*Kernel, *Process, int) {
+	prof, err := device.Lookup("nvme")
+	require.NoError(t, err)
+	k := New(vfs.New(), WithDevice(prof))
+	p := k.Spawn()
+	fd, err := p.Open("/f", unix.O_CREAT|unix.O_RDWR, 0o644)
+	require.NoError(t, err)
+	_, err = p.Write(fd, make([]byte, size))
+	require.NoError(t, err)
+	require.NoError(t, p.Fsync(fd))
+	return k, p, fd
 }
