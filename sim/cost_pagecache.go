@@ -161,7 +161,7 @@ func (pc *pageCache) dropBeyond(it *inodeTime, size int64) {
 //
 // NB: a page written back by an earlier writeback whose write is still in
 // flight is dropped; the kernel would keep it until the write completes.
-func (tm *timeModel) fadvise(f *File, it *inodeTime, off, n, advice, now int64, d *Breakdown) int64 {
+func (tm *timeModel) fadvise(f *File, it *inodeTime, off, n, advice, now int64) int64 {
 	switch advice {
 	case fadvNormal, fadvRandom, fadvSequential:
 		f.ra.advice = advice

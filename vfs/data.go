@@ -26,18 +26,18 @@ import (
 // unconverted (unwritten); Writeback clears them (see Blocks).
 //
 // Why this shape: a sorted slice of chunks is proportional to what was written
-// (a 100 GiB file with 1 MiB written at random 4 KiB offsets holds 256 blocks and
-// at most 256 chunks of ~0.8 KiB with their buffer tables), appends hit the last chunk without a search
-// (checked first), random access is one binary search over len/32 pointers, and
-// an insertion moves pointers only. A two-level radix table would cost memory
+// (a 100 GiB file with 1 MiB written at random 4 KiB offsets holds 256 blocks
+// and at most 256 chunks of ~0.8 KiB with their buffer tables), appends hit the
+// last chunk without a search (checked first), random access is one binary
+// search over len/32 pointers, and an insertion moves pointers only. A two-level radix table would cost memory
 // proportional to the offset range (100 GiB / 4 KiB / 512 = 51200 pointers for a
 // top level alone); a map of blocks costs an allocation per block and random
 // iteration order for SEEK_DATA.
 //
 // Copy-on-write. Clone copies the chunk pointer slice and marks every chunk
 // shared (owner nil). A shared chunk is copied (its header and buffer table,
-// not its buffers) by whichever fileData mutates it first; the copy owns none of its
-// buffers (owned mask 0). A block buffer is written in place only if its chunk is
+// not its buffers) by whichever fileData mutates it first; the copy owns none
+// of its buffers (owned mask 0). A block buffer is written in place only if its chunk is
 // owned by the writer and its owned bit is set; otherwise a fresh buffer replaces
 // it. So a Clone never shares a buffer that someone later mutates in place.
 //
@@ -915,7 +915,7 @@ func (d *fileData) SeekHole(off, size int64) int64 {
 // proportional to n rather than to the data after off.
 func (d *fileData) HoleIn(off, n, size int64) bool {
 	end := min(off+n, size)
-	return n > 0 && off < end && d.seekHole(off, size, end) < end
+	return n > 0 && off >= 0 && off < end && d.seekHole(off, size, end) < end
 }
 
 // seekHole is SeekHole that stops looking at limit (<= size): past it, the

@@ -868,6 +868,13 @@ func check(t *rapid.T, name string, d *fileData, o *oracle) {
 			if sh, oh := d.SeekHole(off, o.size), o.seekHole(off); sh != oh {
 				t.Fatalf("%s: SeekHole(%d) size %d = %d, oracle %d (states %v)", name, off, o.size, sh, oh, o.state)
 			}
+			for _, n := range []int64{1, o.bs, 3 * o.bs} {
+				oh := o.seekHole(off)
+				want := off >= 0 && off < o.size && oh >= 0 && oh < min(off+n, o.size)
+				if got := d.HoleIn(off, n, o.size); got != want {
+					t.Fatalf("%s: HoleIn(%d, %d) size %d = %v, oracle %v (states %v)", name, off, n, o.size, got, want, o.state)
+				}
+			}
 		}
 	}
 }
