@@ -482,8 +482,10 @@ func (r *Report) WriteText(w io.Writer) {
 // pointAt returns the position in r.Points of the crash point after call
 // index (Op.Index), or -1.
 func (r *Report) pointAt(index int) int {
-	k, ok := slices.BinarySearchFunc(r.Points, index, func(p PointStats, i int) int { return p.Point.Index - i })
-	if !ok {
+	// Only Point.Index is read: the explorer counts States of the last point
+	// while checker goroutines look earlier points up (under vmu).
+	k := sort.Search(len(r.Points), func(k int) bool { return r.Points[k].Point.Index >= index })
+	if k == len(r.Points) || r.Points[k].Point.Index != index {
 		return -1
 	}
 	return k

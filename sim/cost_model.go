@@ -317,8 +317,8 @@ type inodeTime struct {
 	ufsSynced            uint64 // UFS, ext4 without a journal: the change numbers made durable by an inode write
 	allocPending         bool   // dirty pages over holes: writeback allocates
 
-	dense  []int32         // page index → page-cache slot + 1 (0: not resident), below denseMax
-	sparse map[int64]int32 // page index → page-cache slot, from denseMax on
+	dense  []int32         // page index → page-cache slot + 1 (0: not resident), below len(dense) (see setPage)
+	sparse map[int64]int32 // page index → page-cache slot, from len(dense) on
 	npages int             // resident pages
 	dirty  []int64         // dirty page indexes, in increasing order unless unsorted; may list a page no longer dirty
 	// unsorted: dirty is not in increasing order (writeback sorts it).

@@ -232,8 +232,9 @@ func (it *inodeTime) resident(first, last int64) []int64 {
 	return out
 }
 
-// denseMax is how many first pages of a file are indexed by a slice; the
-// others by a map.
+// denseMax is how many first pages of a file are always indexed by a slice;
+// past them the slice grows only while the file's resident pages fill at
+// least half of it (see setPage), and a map indexes the others.
 const denseMax = 1 << 14
 
 // page returns the slot of page idx of it, if resident.
@@ -242,19 +243,32 @@ func (it *inodeTime) page(idx int64) (int32, bool) {
 		s := it.dense[idx]
 		return s - 1, s != 0
 	}
-	if idx < denseMax || it.sparse == nil {
+	if it.sparse == nil {
 		return 0, false
 	}
 	s, ok := it.sparse[idx]
 	return s, ok
 }
 
+// setPage makes idx resident in slot s. The dense slice covers idx if it
+// already does, if idx < denseMax, or if the file then has at least half as
+// many resident pages as the slice would cover: a file read or written from
+// its start (a layout, a sequential scan) is indexed by the slice (4 bytes a
+// page) however large, while pages scattered over a large range go to the
+// map (memory per resident page).
 func (it *inodeTime) setPage(idx int64, s int32) {
 	it.npages++
-	if idx < denseMax {
-		if idx >= int64(len(it.dense)) {
-			it.dense = slices.Grow(it.dense, int(idx+1)-len(it.dense))[:idx+1]
+	if n := int64(len(it.dense)); idx >= n && (idx < denseMax || idx < 2*int64(it.npages)) {
+		grow := max(idx+1, min(2*n, 2*int64(it.npages)))
+		it.dense = slices.Grow(it.dense, int(grow-n))[:grow]
+		for k, v := range it.sparse { // now below the slice's end: moved into it
+			if k < grow {
+				it.dense[k] = v + 1
+				delete(it.sparse, k)
+			}
 		}
+	}
+	if idx < int64(len(it.dense)) {
 		it.dense[idx] = s + 1
 		return
 	}
