@@ -18,13 +18,15 @@ import (
 var calibratedJobs = []string{"seq-write-buffered", "seq-write-sync", "rand-read-direct", "rand-write-fdatasync", "aio-randread-qd16", "rand-read-buffered-big"}
 
 // bandwidthBand is how far the model's bandwidth may be from fio's: 2x, but
-// 3x for rand-read-buffered-big. Its 4 KiB reads all miss the page cache on
-// both sides; their median latency agrees (checked within 2x below), but on
-// the measured machine 1% of them take over 1.6 ms (the virtual disk reading
-// 24 GiB at random, beyond what its host caches: O_DIRECT reads of the same
-// file are 1.4x slower on average than of the 1 GiB file of
-// rand-read-direct), a tail the model's device, one latency per request, does
-// not have: its bandwidth is 2.7x fio's.
+// 3x for rand-read-buffered-big, 2.7x faster on the model. Its 4 KiB reads
+// all miss the page cache on both sides and their median latency agrees
+// (checked within 2x below), but on the measured machine 1% of them took over
+// 1.6 ms: in part the virtual disk reading 24 GiB at random (O_DIRECT reads of
+// the same file averaged 91 us, of rand-read-direct's 1 GiB file 66 us),
+// where the model's device gives a read one latency whatever the span; in
+// part the kernel's buffered read path on a loaded machine, which the model
+// prices as the direct read plus a page allocation and a copy
+// (scenarios/README.md has the figures).
 func bandwidthBand(job string) float64 {
 	if job == "rand-read-buffered-big" {
 		return 3
