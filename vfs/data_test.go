@@ -1073,6 +1073,25 @@ func BenchmarkDataAppend4K(b *testing.B) {
 	}
 }
 
+// BenchmarkDataAppendZeros4K appends blocks of zeros (fio's layout with
+// zero_buffers): no buffer per block, a chunk header per 32.
+func BenchmarkDataAppendZeros4K(b *testing.B) {
+	p := make([]byte, 4096)
+	d := newFileData(0)
+	var off int64
+	b.SetBytes(4096)
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if off == bench64 {
+			b.StopTimer()
+			d, off = newFileData(0), 0
+			b.StartTimer()
+		}
+		d.WriteAt(p, off)
+		off += 4096
+	}
+}
+
 // BenchmarkDataSparse100GiB writes 1 MiB in 4 KiB blocks at random offsets of a
 // 100 GiB range per op and reports the memory held.
 func BenchmarkDataSparse100GiB(b *testing.B) {
