@@ -28,6 +28,19 @@ type Report struct {
 	ByKind          map[string]int   `json:"vulnerabilities_by_kind"`
 	Vulnerabilities []*Vulnerability `json:"vulnerabilities"`
 	Shard           string           `json:"shard,omitempty"`
+	// Points are the crash points in the order of the trace, with what
+	// was found at each.
+	Points []PointStats `json:"points,omitempty"`
+}
+
+// PointStats is what the exploration found at one crash point.
+type PointStats struct {
+	Point  Op  `json:"point"`  // the last call before the crash
+	States int `json:"states"` // states the models allow there (a state per model)
+	Failed int `json:"failed"` // of which a check failed
+	// Vulnerabilities counts the vulnerabilities first found here (their
+	// crash_point).
+	Vulnerabilities int `json:"vulnerabilities"`
 }
 
 // Vulnerability is a group of failing states with one cause: the calls whose
@@ -249,6 +262,11 @@ func (e *Explorer) attribute(v *verdict, x *point, m *Model, cur []choice, name 
 
 // record adds a failing (state, model) to its vulnerabilities. vmu held.
 func (e *Explorer) record(v *verdict, sb sub) {
+	if len(v.findings) > 0 {
+		if k := e.rep.pointAt(sb.point.Index); k >= 0 {
+			e.rep.Points[k].Failed++
+		}
+	}
 	for _, f := range v.findings {
 		var sig []string
 		lines, opsText := []int{}, []string{}
@@ -369,6 +387,11 @@ func (e *Explorer) report() *Report {
 		vs = append(vs, v)
 	}
 	r.Vulnerabilities = shrink(vs)
+	for _, v := range r.Vulnerabilities {
+		if k := r.pointAt(v.pointIdx); k >= 0 {
+			r.Points[k].Vulnerabilities++
+		}
+	}
 	r.finish()
 	return &r
 }
@@ -439,26 +462,8 @@ func modelOrder(name string) int {
 
 // WriteText prints the report for people.
 func (r *Report) WriteText(w io.Writer) {
-	for k, v := range r.Vulnerabilities {
-		fmt.Fprintf(w, "vulnerability %d: %s", k+1, v.Kind)
-		if v.Path != "" {
-			fmt.Fprintf(w, " %s", v.Path)
-		}
-		fmt.Fprintf(w, " (models: %s; %d states)\n", strings.Join(v.Models, ", "), v.States)
-		fmt.Fprintf(w, "  %s\n", v.Message)
-		fmt.Fprintf(w, "  crash after %s\n", v.Point)
-		for _, o := range v.Ops {
-			fmt.Fprintf(w, "    %s\n", o)
-		}
-		if len(v.Ops) == 0 {
-			fmt.Fprintf(w, "    (nothing in flight was lost: what the program announced or was acknowledged is not durable)\n")
-		}
-		fmt.Fprintf(w, "  relies on: %s\n", v.Property)
-		if v.Fix != "" {
-			fmt.Fprintf(w, "  fix: %s\n", v.Fix)
-		}
-		fmt.Fprintf(w, "  state: %s\n", v.State)
-	}
+	r.WriteVulnerabilities(w, TextStyle{States: true,
+		NoOps: "(nothing in flight was lost: what the program announced or was acknowledged is not durable)"})
 	fmt.Fprintf(w, "models: %s\n", strings.Join(r.Models, ", "))
 	fmt.Fprintf(w, "crash points: %d   states: %d   distinct: %d   checked: %d   failed: %d   states/s: %.0f\n",
 		r.CrashPoints, r.States, r.DistinctStates, r.Checked, r.Failed, r.StatesPerSecond)
@@ -472,6 +477,58 @@ func (r *Report) WriteText(w io.Writer) {
 		fmt.Fprintf(w, " (%s)", strings.Join(kinds, ", "))
 	}
 	fmt.Fprintln(w)
+}
+
+// pointAt returns the position in r.Points of the crash point after call
+// index (Op.Index), or -1.
+func (r *Report) pointAt(index int) int {
+	// Only Point.Index is read: the explorer counts States of the last point
+	// while checker goroutines look earlier points up (under vmu).
+	k := sort.Search(len(r.Points), func(k int) bool { return r.Points[k].Point.Index >= index })
+	if k == len(r.Points) || r.Points[k].Point.Index != index {
+		return -1
+	}
+	return k
+}
+
+// TextStyle is what WriteVulnerabilities prints beside the fixed lines.
+type TextStyle struct {
+	// States adds each vulnerability's count of failing states and the
+	// name of its first one.
+	States bool
+	// NoOps is the line under "crash after" of a vulnerability whose states
+	// lost no call's changes.
+	NoOps string
+}
+
+// WriteVulnerabilities prints each vulnerability for people: its kind, file
+// and models, the finding, the crash point, the calls whose changes the
+// state lost, the property the program relied on and the fix.
+func (r *Report) WriteVulnerabilities(w io.Writer, st TextStyle) {
+	for k, v := range r.Vulnerabilities {
+		fmt.Fprintf(w, "vulnerability %d: %s", k+1, v.Kind)
+		if v.Path != "" {
+			fmt.Fprintf(w, " %s", v.Path)
+		}
+		fmt.Fprintf(w, " (models: %s", strings.Join(v.Models, ", "))
+		if st.States {
+			fmt.Fprintf(w, "; %d states", v.States)
+		}
+		fmt.Fprintf(w, ")\n  %s\n  crash after %s\n", v.Message, v.Point)
+		for _, o := range v.Ops {
+			fmt.Fprintf(w, "    %s\n", o)
+		}
+		if len(v.Ops) == 0 {
+			fmt.Fprintf(w, "    %s\n", st.NoOps)
+		}
+		fmt.Fprintf(w, "  relies on: %s\n", v.Property)
+		if v.Fix != "" {
+			fmt.Fprintf(w, "  fix: %s\n", v.Fix)
+		}
+		if st.States {
+			fmt.Fprintf(w, "  state: %s\n", v.State)
+		}
+	}
 }
 
 // WriteJSON prints the report as JSON.
@@ -517,6 +574,22 @@ func Merge(rs []*Report) *Report {
 	}
 	if len(rs) > 0 {
 		out.States /= len(rs) // every shard enumerates every state; each checks its share
+		out.Points = make([]PointStats, len(rs[0].Points))
+		for k, p := range rs[0].Points {
+			out.Points[k] = PointStats{Point: p.Point, States: p.States}
+		}
+	}
+	for _, r := range rs {
+		for _, p := range r.Points {
+			if k := out.pointAt(p.Point.Index); k >= 0 {
+				out.Points[k].Failed += p.Failed
+			}
+		}
+	}
+	for _, v := range out.Vulnerabilities {
+		if k := slices.IndexFunc(out.Points, func(p PointStats) bool { return p.Point.String() == v.Point }); k >= 0 {
+			out.Points[k].Vulnerabilities++
+		}
 	}
 	if out.Seconds > 0 {
 		out.StatesPerSecond = float64(out.States) / out.Seconds

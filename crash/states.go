@@ -149,6 +149,9 @@ func (e *Explorer) point() {
 	}
 	x.act = e.activePromises(x)
 	e.rep.CrashPoints++
+	e.vmu.Lock() // record counts failures of earlier points meanwhile
+	e.rep.Points = append(e.rep.Points, PointStats{Point: x.op})
+	e.vmu.Unlock()
 	// the models' states are enumerated and closed on several goroutines,
 	// then admitted in the models' order
 	lists := make([][]closed, len(e.opts.Models))
@@ -387,6 +390,7 @@ type seenState struct {
 func (e *Explorer) admit(x *point, m *Model, c closed) {
 	cur, label := c.cur, c.label
 	e.rep.States++
+	e.rep.Points[len(e.rep.Points)-1].States++
 	key := string(cur)
 	st, ok := x.seen[key]
 	if !ok {

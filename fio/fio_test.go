@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 
 	"iosim/device"
 	"iosim/interposer"
@@ -260,6 +262,47 @@ func TestRunMaxLayout(t *testing.T) {
 	res, err := Run(k, k, parse(t, "[big]\nrw=randwrite\nsize=2m\n"), Options{MaxLayout: 1 << 20})
 	require.NoError(t, err, "a write job's file is only allocated")
 	require.Equal(t, int64(512), res[0].Write.TotalIOs)
+}
+
+// TestRunZeroBuffers checks zero_buffers: the layout writes zeros, which the
+// model keeps without buffers, so a file larger than MaxLayout is laid out
+// and read, and the heap does not grow with it.
+func TestRunZeroBuffers(t *testing.T) {
+	require.True(t, parse(t, "[z]\nsize=4k\nzero_buffers=1\n")[0].ZeroBuffers)
+	require.False(t, parse(t, "[z]\nsize=4k\nzero_buffers=0\n")[0].ZeroBuffers)
+	_, err := Parse(strings.NewReader("[z]\nsize=4k\nzero_buffers=yes\n"), "j.fio")
+	require.ErrorContains(t, err, "j.fio:3: zero_buffers: want 0 or 1")
+
+	const size = 256 << 20
+	k := sim.New(vfs.New())
+	var before runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	job := "[big]\nrw=randread\nsize=256m\nio_size=64k\nzero_buffers=1\n"
+	res, err := Run(k, k, parse(t, job), Options{MaxLayout: 1 << 20})
+	require.NoError(t, err)
+	require.NoError(t, res[0].Err)
+	require.Equal(t, int64(16), res[0].Read.TotalIOs)
+	var after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	require.Less(t, int64(after.HeapAlloc)-int64(before.HeapAlloc), int64(size/8), "heap growth for a %d-byte file of zeros", size)
+
+	p := k.Spawn()
+	defer p.Exit()
+	fd, err := p.Open("/big.0.0", unix.O_RDONLY, 0)
+	require.NoError(t, err)
+	var st unix.Stat_t
+	require.NoError(t, p.Fstat(fd, &st))
+	require.Equal(t, int64(size), st.Size)
+	require.Equal(t, int64(size/512), st.Blocks, "written zeros are allocated data")
+	off, err := p.Seek(fd, 0, unix.SEEK_HOLE)
+	require.NoError(t, err)
+	require.Equal(t, int64(size), off, "no hole below EOF")
+	buf := make([]byte, 4096)
+	_, err = p.Pread(fd, buf, 100<<20)
+	require.NoError(t, err)
+	require.Equal(t, make([]byte, 4096), buf)
 }
 
 func TestRunErrorEndsJob(t *testing.T) {

@@ -29,6 +29,7 @@
 //	randseed    seed of the random offsets (default 0x89, as fio's randrepeat)
 //	io_size     bytes of I/O per job when other than size (io_limit): more wraps around the file
 //	thinktime   user-level work between a job's I/Os (virtual time; microseconds by default), sync engines
+//	zero_buffers  write zeros (default: fio fills its buffers with random data, the model with a non-zero pattern)
 //	name, description   accepted, no effect on the run
 //
 // Sizes take fio's suffixes with its default kb_base=1024: k, m, g, t, p (and
@@ -72,6 +73,10 @@ type Job struct {
 	RandSeed  uint64
 	IOSize    int64         // bytes of I/O per job (0: Size)
 	ThinkTime time.Duration // work after each I/O before the next
+	// ZeroBuffers: the layout and the writes write zeros (fio's
+	// zero_buffers), which the model stores without buffers (a laid-out
+	// file costs no memory for its data).
+	ZeroBuffers bool
 }
 
 // IOBytes is how many bytes the job issues: io_size, or size.
@@ -272,15 +277,18 @@ func set(j *Job, key, val string) error {
 		} else {
 			j.Fdatasync = n
 		}
-	case "end_fsync", "time_based":
+	case "end_fsync", "time_based", "zero_buffers":
 		b, e := boolOpt(val)
 		if e != nil {
 			return e
 		}
-		if key == "end_fsync" {
+		switch key {
+		case "end_fsync":
 			j.EndFsync = b
-		} else {
+		case "time_based":
 			j.TimeBased = b
+		default:
+			j.ZeroBuffers = b
 		}
 	case "fallocate":
 		switch val {

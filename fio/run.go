@@ -45,8 +45,8 @@ type Options struct {
 	// part (the kernel itself, under any interposer and fault); nil means h.
 	Layout sim.Handler
 	// MaxLayout bounds the bytes a job that reads has written into its file
-	// before it starts (the model holds written data in memory); 0 means
-	// DefaultMaxLayout.
+	// before it starts (the model holds written data in memory, except zeros:
+	// a job with zero_buffers lays out any size); 0 means DefaultMaxLayout.
 	MaxLayout int64
 	// Laid, when set, is called once the files are laid out, before the
 	// jobs start (what follows is the jobs' time).
@@ -71,9 +71,9 @@ func Run(k *sim.Kernel, h sim.Handler, jobs []*Job, opts Options) ([]*JobResult,
 		opts.MaxLayout = DefaultMaxLayout
 	}
 	for _, j := range jobs {
-		if j.Reads() && j.Size > opts.MaxLayout {
+		if j.Reads() && !j.ZeroBuffers && j.Size > opts.MaxLayout {
 			return nil, &Error{File: j.File, Line: j.Line, Option: "size", Msg: fmt.Sprintf(
-				"job %s reads a file of %d bytes that must be written first; the model holds written data in memory and lays out at most %d: give a smaller size=",
+				"job %s reads a file of %d bytes that must be written first; the model holds written data in memory and lays out at most %d: give a smaller size=, or zero_buffers=1 (zeros cost no memory)",
 				j.Name, j.Size, opts.MaxLayout)}
 		}
 	}
@@ -200,8 +200,10 @@ func start(k *sim.Kernel, h sim.Handler, j *Job, n int) (*runner, error) {
 	r.nblocks = j.Size / j.BS
 	r.perm = newPermutation(r.nblocks, j.RandSeed+uint64(n))
 	r.buf = make([]byte, j.BS)
-	for i := range r.buf {
-		r.buf[i] = byte(i*7 + n)
+	if !j.ZeroBuffers {
+		for i := range r.buf {
+			r.buf[i] = byte(i*7 + n)
+		}
 	}
 	if j.IOEngine == "libaio" {
 		if r.ctx, err = p.IoSetup(j.IODepth); err != nil {
@@ -226,7 +228,10 @@ func start(k *sim.Kernel, h sim.Handler, j *Job, n int) (*runner, error) {
 // O_TRUNC for a job that reads), allocate it as fallocate= says, and for a
 // job that reads write it whole in bs-sized writes and fsync it ("Laying out
 // IO file"); then drop its cached pages (fadvise DONTNEED) and close it. A
-// file already as large as size is used as it is.
+// file already as large as size is used as it is. The bytes written are
+// zeros with zero_buffers, as fio's (fill_io_buffer); otherwise fio writes
+// random data and the model a fixed non-zero pattern: either way every block
+// holds data the model must keep.
 func lay(p *sim.Process, j *Job, name string) error {
 	if dir := path.Dir(name); dir != "/" {
 		if err := MkdirAll(p, dir); err != nil {
@@ -264,8 +269,10 @@ func lay(p *sim.Process, j *Job, name string) error {
 			}
 		}
 		buf := make([]byte, j.BS)
-		for i := range buf {
-			buf[i] = byte(i)
+		if !j.ZeroBuffers {
+			for i := range buf {
+				buf[i] = byte(i)
+			}
 		}
 		for off := int64(0); off < j.Size; off += j.BS {
 			if _, err := p.Write(fd, buf[:min(j.BS, j.Size-off)]); err != nil {

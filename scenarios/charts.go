@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"iosim/crash"
 	"iosim/fio"
 )
 
@@ -19,15 +20,18 @@ import (
 // gonum/plot: per compare, a bar chart of the two arms with the ratio written
 // on it, a stacked bar per arm of where the time went (the time model's
 // breakdown on a device, else by syscall) and the two arms' latency CDFs;
+// per crash, the states and vulnerabilities per crash point (CrashChart);
 // per file, the latency CDF of every arm run.
 type Charts struct {
-	file string
-	runs []*Result
-	cmps []*comparison
+	file    string
+	runs    []*Result
+	cmps    []*comparison
+	crashes []crashRun
 }
 
 func (c *Charts) addRun(r *Result)            { c.runs = append(c.runs, r) }
 func (c *Charts) addComparison(x *comparison) { c.cmps = append(c.cmps, x) }
+func (c *Charts) addCrash(x crashRun)         { c.crashes = append(c.crashes, x) }
 
 // Write draws the charts into dir (the file name's extension, .svg or .png,
 // comes from ext; "" means .svg) and returns the files written.
@@ -62,6 +66,15 @@ func (c *Charts) WriteExt(dir, ext string) ([]string, error) {
 			if err := save(cdfChart([]*Result{cmp.a, cmp.b}), 16*vg.Centimeter, fmt.Sprintf("%s-compare%d-latency", base, i+1)); err != nil {
 				return nil, err
 			}
+		}
+	}
+	for i, cr := range c.crashes {
+		p, err := CrashChart("crash "+cr.arm, cr.rep)
+		if err != nil {
+			return nil, err
+		}
+		if err := save(p, 16*vg.Centimeter, fmt.Sprintf("%s-crash%d", base, i+1)); err != nil {
+			return nil, err
 		}
 	}
 	var withLat []*Result
@@ -116,6 +129,95 @@ func WriteComparison(path string, a, b *Result) error {
 	return f.Close()
 }
 
+// CrashChart draws a crash exploration along its trace: per crash point
+// (after the call at the line on the axis), the states the models allow
+// there and how many of them failed a check, as lines, and the
+// vulnerabilities first found there, as bars with their count.
+func CrashChart(title string, r *crash.Report) (*plot.Plot, error) {
+	if len(r.Points) == 0 {
+		return nil, fmt.Errorf("%s: no crash point to draw", title)
+	}
+	p := plot.New()
+	p.Title.Text = title + ": states and vulnerabilities per crash point"
+	p.X.Label.Text = "crash point: after the call at line"
+	p.Y.Label.Text = "count"
+	var states, failed plotter.XYs
+	vulns := make(plotter.Values, len(r.Points))
+	var labels plotter.XYLabels
+	var top float64
+	for k, pt := range r.Points {
+		x := float64(k)
+		states = append(states, plotter.XY{X: x, Y: float64(pt.States)})
+		failed = append(failed, plotter.XY{X: x, Y: float64(pt.Failed)})
+		vulns[k] = float64(pt.Vulnerabilities)
+		if pt.Vulnerabilities > 0 {
+			labels.XYs = append(labels.XYs, plotter.XY{X: x, Y: vulns[k]})
+			labels.Labels = append(labels.Labels, fmt.Sprint(pt.Vulnerabilities))
+		}
+		top = max(top, float64(pt.States), vulns[k])
+	}
+	bars, err := plotter.NewBarChart(vulns, vg.Points(10))
+	if err != nil {
+		return nil, err
+	}
+	bars.Color = plotutil.Color(2)
+	bars.LineStyle.Width = 0
+	p.Add(bars)
+	p.Legend.Add("vulnerabilities first found", bars)
+	for i, series := range []struct {
+		name string
+		xys  plotter.XYs
+	}{{"states", states}, {"failing states", failed}} {
+		l, pts, err := plotter.NewLinePoints(series.xys)
+		if err != nil {
+			return nil, err
+		}
+		l.Color, pts.Color = plotutil.Color(i), plotutil.Color(i)
+		l.Dashes = plotutil.Dashes(i)
+		pts.Shape = plotutil.Shape(i)
+		p.Add(l, pts)
+		p.Legend.Add(series.name, l, pts)
+	}
+	if len(labels.XYs) > 0 {
+		if err := addBarLabels(p, labels); err != nil {
+			return nil, err
+		}
+	}
+	p.X.Tick.Marker = pointTicks(r.Points)
+	p.X.Min, p.X.Max = -0.5, float64(len(r.Points))-0.5
+	p.Y.Min, p.Y.Max = 0, top*1.15+1
+	p.Legend.Top, p.Legend.Left = true, true
+	p.Legend.XOffs = vg.Points(6)
+	p.Add(plotter.NewGrid())
+	return p, nil
+}
+
+// pointTicks marks crash points with the line of the call before them, at
+// most about 16 of them.
+type pointTicks []crash.PointStats
+
+// Ticks returns the ticks between min and max.
+func (pt pointTicks) Ticks(min, max float64) []plot.Tick {
+	step := (len(pt) + 15) / 16
+	var out []plot.Tick
+	for k := 0; k < len(pt); k += step {
+		if x := float64(k); x >= min && x <= max {
+			out = append(out, plot.Tick{Value: x, Label: fmt.Sprint(pt[k].Point.Line)})
+		}
+	}
+	return out
+}
+
+// WriteCrashChart draws CrashChart into an image at path (its extension says
+// the format: .svg, .png, .pdf...). It is what iosim crash --svg draws.
+func WriteCrashChart(path, title string, r *crash.Report) error {
+	p, err := CrashChart(title, r)
+	if err != nil {
+		return err
+	}
+	return p.Save(16*vg.Centimeter, 8*vg.Centimeter, path)
+}
+
 func hasLat(r *Result) bool { return r.Lat != nil && r.Lat.TotalCount() > 0 }
 
 // timeUnit picks the unit that shows ns values up to max readably.
@@ -154,21 +256,29 @@ func barChart(c *comparison) (*plot.Plot, error) {
 	bars.Color = plotutil.Color(0)
 	p.Add(bars)
 	p.NominalX(c.a.Arm, c.b.Arm)
-	labels, err := plotter.NewLabels(plotter.XYLabels{
+	if err := addBarLabels(p, plotter.XYLabels{
 		XYs:    []plotter.XY{{X: 0, Y: vals[0]}, {X: 1, Y: vals[1]}},
 		Labels: []string{fmt.Sprintf("%.4g", vals[0]), fmt.Sprintf("%.4g", vals[1])},
-	})
-	if err != nil {
+	}); err != nil {
 		return nil, err
 	}
-	for i := range labels.TextStyle {
-		labels.TextStyle[i].XAlign = -0.5
-	}
-	labels.Offset = vg.Point{Y: vg.Points(3)}
-	p.Add(labels)
 	p.Y.Min = 0
 	p.Y.Max = max(vals[0], vals[1]) * 1.15
 	return p, nil
+}
+
+// addBarLabels writes each label centred just above its bar's top (X, Y).
+func addBarLabels(p *plot.Plot, xyl plotter.XYLabels) error {
+	lb, err := plotter.NewLabels(xyl)
+	if err != nil {
+		return err
+	}
+	for i := range lb.TextStyle {
+		lb.TextStyle[i].XAlign = -0.5
+	}
+	lb.Offset = vg.Point{Y: vg.Points(3)}
+	p.Add(lb)
+	return nil
 }
 
 // stackedChart draws, for each arm of a comparison, its virtual time split

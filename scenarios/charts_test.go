@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -72,5 +73,36 @@ func TestSeedCharts(t *testing.T) {
 			_, err := c.WriteExt(d, ".png")
 			require.NoError(t, err)
 		}
+	}
+}
+
+// TestCrashCharts draws the crash runs of crash-file-update.scen: one chart
+// per crash command, with the three series, the crash points' lines on the
+// axis and the vulnerability counts written on their bars.
+func TestCrashCharts(t *testing.T) {
+	c := &Charts{}
+	r := RunFile("crash-file-update.scen", RunOptions{Charts: c})
+	require.True(t, r.Passed(), "%v", r.Err)
+	require.NotEmpty(t, c.crashes)
+	dir := t.TempDir()
+	files, err := c.Write(dir)
+	require.NoError(t, err)
+	require.Contains(t, files, filepath.Join(dir, "crash-file-update-crash1.svg"))
+	require.Contains(t, files, filepath.Join(dir, fmt.Sprintf("crash-file-update-crash%d.svg", len(c.crashes))))
+	b, err := os.ReadFile(filepath.Join(dir, "crash-file-update-crash1.svg"))
+	require.NoError(t, err)
+	svg := string(b)
+	require.Contains(t, svg, "crash unsafe: states and vulnerabilities per crash point")
+	for _, series := range []string{">states<", ">failing states<", ">vulnerabilities first found<"} {
+		require.Contains(t, svg, series)
+	}
+	rep := c.crashes[0].rep
+	require.Positive(t, rep.Points[len(rep.Points)-1].Vulnerabilities+rep.Points[0].Vulnerabilities+rep.Points[1].Vulnerabilities)
+	for _, pt := range rep.Points {
+		require.Contains(t, svg, fmt.Sprintf(">%d<", pt.Point.Line), "the axis names the call before each crash point")
+	}
+	if d := os.Getenv("IOSIM_CHART_PNG"); d != "" {
+		_, err := c.WriteExt(d, ".png")
+		require.NoError(t, err)
 	}
 }

@@ -156,7 +156,11 @@ func (s *Scenario) cmdCrash(td *datadriven.TestData) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%s: crash: %w", td.Pos, err)
 	}
+	explainStdio(rep)
 	s.lastCrash = &crashRun{arm: ar.name, rep: rep}
+	if s.SVG != nil {
+		s.SVG.addCrash(*s.lastCrash)
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "crash %s: models %s; depth %d; checks %s\n", ar.name, strings.Join(rep.Models, ", "), depth, strings.Join(names, ", "))
 	writeCrash(&b, rep)
@@ -236,35 +240,24 @@ func (s *Scenario) explore(ar *arm, opts crash.Options, disk *vfs.Rules) (*crash
 }
 
 // writeCrash prints what a crash run found, without its wall-clock figures:
-// per vulnerability its kind and file, the models under which it breaks, the
-// finding, the calls the state lost (by the scenario's lines), what it relies
-// on and the fix.
+// the counts, then per vulnerability its kind and file, the models under
+// which it breaks, the finding, the calls the state lost (by the scenario's
+// lines), what it relies on and the fix (crash.Report.WriteVulnerabilities).
 func writeCrash(b *strings.Builder, r *crash.Report) {
 	fmt.Fprintf(b, "crash points %d, states %d, distinct %d, failed %d\n", r.CrashPoints, r.States, r.DistinctStates, r.Failed)
-	for k, v := range r.Vulnerabilities {
-		fmt.Fprintf(b, "vulnerability %d: %s", k+1, v.Kind)
-		if v.Path != "" {
-			fmt.Fprintf(b, " %s", v.Path)
-		}
-		fmt.Fprintf(b, " (models: %s)\n", strings.Join(v.Models, ", "))
-		fmt.Fprintf(b, "  %s\n", v.Message)
-		fmt.Fprintf(b, "  crash after %s\n", v.Point)
-		for _, o := range v.Ops {
-			fmt.Fprintf(b, "    %s\n", o)
-		}
-		if len(v.Ops) == 0 {
-			fmt.Fprintf(b, "    (no call's changes lost: what was promised never reached the kernel, or the kernel lost it)\n")
-		}
-		property, fix := v.Property, v.Fix
+	r.WriteVulnerabilities(b, crash.TextStyle{
+		NoOps: "(no call's changes lost: what was promised never reached the kernel, or the kernel lost it)"})
+	fmt.Fprintf(b, "vulnerabilities: %d", len(r.Vulnerabilities))
+}
+
+// explainStdio gives the stdio check's vulnerabilities the property they
+// rely on and their fix (the crash package explains the checks it knows).
+func explainStdio(r *crash.Report) {
+	for _, v := range r.Vulnerabilities {
 		if v.Kind == "stdio" {
-			property, fix = "the stream's buffer reaching the kernel before fsync(fileno(f))", "fflush(f) before fsync(fileno(f))"
-		}
-		fmt.Fprintf(b, "  relies on: %s\n", property)
-		if fix != "" {
-			fmt.Fprintf(b, "  fix: %s\n", fix)
+			v.Property, v.Fix = "the stream's buffer reaching the kernel before fsync(fileno(f))", "fflush(f) before fsync(fileno(f))"
 		}
 	}
-	fmt.Fprintf(b, "vulnerabilities: %d", len(r.Vulnerabilities))
 }
 
 // workArm returns the name of the arm whose directive wrote ar's workload

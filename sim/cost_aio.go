@@ -16,7 +16,7 @@ import (
 
 // beforeSubmit records in p.aio the state of the files of an io_submit's
 // write iocbs (what pre holds for a write).
-func beforeSubmit(c *Call, p *pre) {
+func (tm *timeModel) beforeSubmit(c *Call, p *pre) {
 	cbs, _ := c.Obj.([]*Iocb)
 	for i, cb := range cbs {
 		if int64(i) >= c.Args[1] {
@@ -30,8 +30,8 @@ func beforeSubmit(c *Call, p *pre) {
 					n += int64(len(b))
 				}
 				q = pre{f: f, off: cb.Offset, size: f.ino.Size()}
-				q.holes = q.off+n > q.size || holeIn(f.ino, q.off, n)
-				q.anyHoles = holeIn(f.ino, 0, q.size)
+				q.holes = q.off+n > q.size || f.ino.HoleIn(q.off, n)
+				q.anyHoles = tm.ufs && tm.direct(f) && f.ino.HoleIn(0, q.size)
 			}
 		}
 		p.aio = append(p.aio, q)

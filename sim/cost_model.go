@@ -317,12 +317,14 @@ type inodeTime struct {
 	ufsSynced            uint64 // UFS, ext4 without a journal: the change numbers made durable by an inode write
 	allocPending         bool   // dirty pages over holes: writeback allocates
 
-	dense  []int32         // page index → page-cache slot + 1 (0: not resident), below denseMax
-	sparse map[int64]int32 // page index → page-cache slot, from denseMax on
+	dense  []int32         // page index → page-cache slot + 1 (0: not resident), below len(dense) (see setPage)
+	sparse map[int64]int32 // page index → page-cache slot, from len(dense) on
 	npages int             // resident pages
-	dirty  []int64         // dirty page indexes, unsorted, no duplicates
-	dlist  bool            // on pc.dirtyInodes
-	first  int64           // time its oldest dirty page was dirtied
+	dirty  []int64         // dirty page indexes, in increasing order unless unsorted; may list a page no longer dirty
+	// unsorted: dirty is not in increasing order (writeback sorts it).
+	unsorted bool
+	dlist    bool  // on pc.dirtyInodes
+	first    int64 // time its oldest dirty page was dirtied
 }
 
 // fileInode is inode for the inode of an open file, remembered by the file.
@@ -353,7 +355,7 @@ type pre struct {
 	off      int64 // the file offset a read or write starts at
 	size     int64 // the file's size
 	holes    bool  // the written range has a hole (or lies past the end)
-	anyHoles bool  // the file has a hole
+	anyHoles bool  // the file has a hole (found only for the O_DIRECT writes of UFS, which ask)
 	aio      []pre // io_submit: each iocb's
 }
 
@@ -382,7 +384,7 @@ var kindOf = func() (k [1024]kind) {
 	for _, nr := range []Sysno{SYS_READ, SYS_READV, SYS_PREAD64, SYS_PREADV, SYS_PREADV2,
 		SYS_WRITE, SYS_WRITEV, SYS_PWRITE64, SYS_PWRITEV, SYS_PWRITEV2, SYS_FSYNC, SYS_FDATASYNC,
 		SYS_SYNC, SYS_SYNCFS, SYS_FTRUNCATE, SYS_TRUNCATE, SYS_FALLOCATE,
-		SYS_IO_SUBMIT, SYS_IO_GETEVENTS, SYS_IO_PGETEVENTS, SYS_IO_DESTROY} {
+		SYS_IO_SUBMIT, SYS_IO_GETEVENTS, SYS_IO_PGETEVENTS, SYS_IO_DESTROY, SYS_FADVISE64} {
 		k[nr] = model
 	}
 	return k
@@ -515,7 +517,7 @@ func (tm *timeModel) register(t *Task) {
 func (tm *timeModel) before(c *Call, p *pre) {
 	switch c.Nr {
 	case SYS_IO_SUBMIT:
-		beforeSubmit(c, p)
+		tm.beforeSubmit(c, p)
 		return
 	case SYS_WRITE, SYS_WRITEV, SYS_PWRITE64, SYS_PWRITEV, SYS_PWRITEV2:
 	default:
@@ -543,17 +545,8 @@ func (tm *timeModel) before(c *Call, p *pre) {
 		p.off = p.size
 	}
 	n := callBytes(c)
-	p.holes = p.off+n > p.size || holeIn(ino, p.off, n)
-	p.anyHoles = holeIn(ino, 0, p.size)
-}
-
-// holeIn reports whether [off, off+n) of ino has a hole below its size.
-func holeIn(ino *vfs.Inode, off, n int64) bool {
-	if n <= 0 {
-		return false
-	}
-	h, err := ino.SeekHole(off)
-	return err == nil && h < off+n && h < ino.Size()
+	p.holes = p.off+n > p.size || ino.HoleIn(p.off, n)
+	p.anyHoles = tm.ufs && tm.direct(f) && ino.HoleIn(0, p.size)
 }
 
 // callBytes is the byte count a read or write call asks for.
@@ -595,6 +588,12 @@ func (tm *timeModel) price(t *Task, c *Call, r Result, p *pre, now int64, d *Bre
 		return tm.fsync(tm.inode(f.ino), c.Nr == SYS_FDATASYNC, now, d)
 	case SYS_SYNC, SYS_SYNCFS:
 		return tm.syncAll(now, d)
+	case SYS_FADVISE64:
+		f := t.files.get(int(c.Args[0]))
+		if f == nil || f.ino == nil || !f.ino.IsRegular() {
+			return now
+		}
+		return tm.fadvise(f, tm.fileInode(f), c.Args[1], c.Args[2], c.Args[3], now)
 	case SYS_IO_SUBMIT:
 		return tm.submitAIO(t, c, p, r.Ret, now, d)
 	case SYS_IO_GETEVENTS, SYS_IO_PGETEVENTS:

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"slices"
 
 	"iosim/device"
@@ -144,8 +145,96 @@ func (pc *pageCache) dropBeyond(it *inodeTime, size int64) {
 	it.dirty = slices.DeleteFunc(it.dirty, func(i int64) bool { return i >= first })
 }
 
-// denseMax is how many first pages of a file are indexed by a slice; the
-// others by a map.
+// fadvise applies posix_fadvise(2) advice for [off, off+n) (n 0: to the end
+// of the file) to f's read-ahead and to the page cache, as generic_fadvise
+// (mm/fadvise.c) does, and returns t's clock after it:
+//   - NORMAL, RANDOM and SEQUENTIAL set f's read-ahead: the device's window,
+//     none (FMODE_RANDOM), twice the device's window.
+//   - DONTNEED starts writeback of the range's dirty pages
+//     (__filemap_fdatawrite_range with WB_SYNC_NONE: nobody waits; the
+//     device is busy with it) and drops the range's whole pages that are
+//     clean, not under that writeback and not being read
+//     (mapping_try_invalidate); the partial page at either end stays, except
+//     a last page that ends the file.
+//   - WILLNEED and NOREUSE have no effect (NB: the kernel's WILLNEED reads
+//     the range ahead).
+//
+// NB: a page written back by an earlier writeback whose write is still in
+// flight is dropped; the kernel would keep it until the write completes.
+func (tm *timeModel) fadvise(f *File, it *inodeTime, off, n, advice, now int64) int64 {
+	switch advice {
+	case fadvNormal, fadvRandom, fadvSequential:
+		f.ra.advice = advice
+		if advice == fadvNormal {
+			f.ra.advice = 0
+		}
+		return now
+	case fadvDontneed:
+	default:
+		return now
+	}
+	end := off + n - 1 // endbyte, inclusive
+	if n == 0 || end < off {
+		end = math.MaxInt64
+	}
+	lo, hi := off>>pageShift, end>>pageShift
+	var busy []int64 // the range's dirty pages: under writeback from now, kept
+	for _, idx := range it.dirty {
+		if s, ok := it.page(idx); ok && tm.pc.ents[s].dirty && idx >= lo && idx <= hi {
+			busy = append(busy, idx)
+		}
+	}
+	if len(busy) > 0 {
+		tm.writeback(it, now, hi+1, lo, 0)
+		slices.Sort(busy)
+	}
+	first, last := (off+pageBytes-1)>>pageShift, hi
+	if end&(pageBytes-1) != pageBytes-1 && end != it.ino.Size()-1 {
+		last-- // a partial last page stays, unless it ends the file
+	}
+	for _, idx := range it.resident(first, last) {
+		s, _ := it.page(idx)
+		if _, under := slices.BinarySearch(busy, idx); under || tm.pc.ents[s].ready > now {
+			continue
+		}
+		tm.pc.drop(it, idx)
+	}
+	return now
+}
+
+// resident returns the indexes of the resident pages of it in [first, last],
+// in increasing order.
+func (it *inodeTime) resident(first, last int64) []int64 {
+	var out []int64
+	if last < first || it.npages == 0 {
+		return nil
+	}
+	if last-first < int64(it.npages) {
+		for idx := first; idx <= last; idx++ {
+			if _, ok := it.page(idx); ok {
+				out = append(out, idx)
+			}
+		}
+		return out
+	}
+	for idx := first; idx <= last && idx < int64(len(it.dense)); idx++ {
+		if it.dense[idx] != 0 {
+			out = append(out, idx)
+		}
+	}
+	n := len(out)
+	for idx := range it.sparse {
+		if idx >= first && idx <= last {
+			out = append(out, idx)
+		}
+	}
+	slices.Sort(out[n:])
+	return out
+}
+
+// denseMax is how many first pages of a file are always indexed by a slice;
+// past them the slice grows only while the file's resident pages fill at
+// least half of it (see setPage), and a map indexes the others.
 const denseMax = 1 << 14
 
 // page returns the slot of page idx of it, if resident.
@@ -154,19 +243,32 @@ func (it *inodeTime) page(idx int64) (int32, bool) {
 		s := it.dense[idx]
 		return s - 1, s != 0
 	}
-	if idx < denseMax || it.sparse == nil {
+	if it.sparse == nil {
 		return 0, false
 	}
 	s, ok := it.sparse[idx]
 	return s, ok
 }
 
+// setPage makes idx resident in slot s. The dense slice covers idx if it
+// already does, if idx < denseMax, or if the file then has at least half as
+// many resident pages as the slice would cover: a file read or written from
+// its start (a layout, a sequential scan) is indexed by the slice (4 bytes a
+// page) however large, while pages scattered over a large range go to the
+// map (memory per resident page).
 func (it *inodeTime) setPage(idx int64, s int32) {
 	it.npages++
-	if idx < denseMax {
-		if idx >= int64(len(it.dense)) {
-			it.dense = slices.Grow(it.dense, int(idx+1)-len(it.dense))[:idx+1]
+	if n := int64(len(it.dense)); idx >= n && (idx < denseMax || idx < 2*int64(it.npages)) {
+		grow := max(idx+1, min(2*n, 2*int64(it.npages)))
+		it.dense = slices.Grow(it.dense, int(grow-n))[:grow]
+		for k, v := range it.sparse { // now below the slice's end: moved into it
+			if k < grow {
+				it.dense[k] = v + 1
+				delete(it.sparse, k)
+			}
 		}
+	}
+	if idx < int64(len(it.dense)) {
 		it.dense[idx] = s + 1
 		return
 	}
@@ -194,6 +296,9 @@ func (tm *timeModel) markDirty(it *inodeTime, s int32, now int64) {
 	}
 	e.dirty = true
 	pc.dirty++
+	if n := len(it.dirty); n > 0 && e.idx < it.dirty[n-1] {
+		it.unsorted = true
+	}
 	it.dirty = append(it.dirty, e.idx)
 	if !it.dlist {
 		it.dlist, it.first = true, now
@@ -211,7 +316,10 @@ func (tm *timeModel) writeback(it *inodeTime, now, hi, lo int64, limit int) int6
 	if len(it.dirty) == 0 {
 		return now
 	}
-	slices.Sort(it.dirty)
+	if it.unsorted {
+		slices.Sort(it.dirty)
+		it.unsorted = false
+	}
 	done := now
 	keep := it.dirty[:0]
 	written := 0
@@ -224,7 +332,14 @@ func (tm *timeModel) writeback(it *inodeTime, now, hi, lo int64, limit int) int6
 		done = max(done, d)
 		runStart = -1
 	}
-	for _, idx := range it.dirty {
+	rest := it.dirty[len(it.dirty):] // the tail kept as it is once the limit is reached
+	for k, idx := range it.dirty {
+		if limit > 0 && written >= limit && hi < 0 && len(keep) == 0 {
+			// The flusher's batch is done and nothing before is kept:
+			// the rest stays listed without being copied.
+			rest = it.dirty[k:]
+			break
+		}
 		if (hi >= 0 && (idx >= hi || idx < lo)) || (limit > 0 && written >= limit) {
 			keep = append(keep, idx)
 			continue
@@ -244,7 +359,11 @@ func (tm *timeModel) writeback(it *inodeTime, now, hi, lo int64, limit int) int6
 		runStart, runEnd = idx, idx+1
 	}
 	flush()
-	it.dirty = keep
+	if len(rest) > 0 {
+		it.dirty = rest
+	} else {
+		it.dirty = keep
+	}
 	if written > 0 && it.allocPending {
 		it.allocPending = false
 		tm.metaChange(it, true, now)
@@ -295,6 +414,10 @@ type readahead struct {
 	start, size, async int64
 	prev               int64      // last page read + 1; 0 before any read
 	it                 *inodeTime // the time model's state of the file's inode
+	// advice is the last posix_fadvise(2) that changes read-ahead:
+	// fadvRandom (FMODE_RANDOM: no read-ahead), fadvSequential (twice the
+	// device's window) or 0 (POSIX_FADV_NORMAL).
+	advice int64
 }
 
 // initSize is get_init_ra_size (mm/readahead.c): the first window of a
@@ -367,7 +490,12 @@ func (tm *timeModel) readPages(it *inodeTime, first, n, now int64, d *Breakdown,
 func (tm *timeModel) ondemand(f *File, it *inodeTime, idx, req, now int64, async bool, d *Breakdown) {
 	ra := &f.ra
 	maxp := tm.pc.raMax
-	if maxp == 0 {
+	if ra.advice == fadvSequential {
+		maxp *= 2
+	}
+	if maxp == 0 || ra.advice == fadvRandom {
+		// No read-ahead: FMODE_RANDOM reads what was asked
+		// (page_cache_sync_ra's forced read-ahead of req_count pages).
 		tm.readPages(it, idx, req, now, d, false)
 		return
 	}
@@ -387,7 +515,7 @@ func (tm *timeModel) ondemand(f *File, it *inodeTime, idx, req, now int64, async
 		}
 	default:
 		// Random: read what was asked, and forget the window.
-		*ra = readahead{prev: ra.prev, it: ra.it}
+		*ra = readahead{prev: ra.prev, it: ra.it, advice: ra.advice}
 		tm.readPages(it, idx, req, now, d, false)
 		return
 	}

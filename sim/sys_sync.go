@@ -166,7 +166,9 @@ func (k *Kernel) sysFallocate(c *Call) Result {
 // for pipes, EINVAL for an unknown advice or a negative length. POSIX_FADV_DONTNEED
 // starts writeback of the range's dirty pages (generic_fadvise:
 // __filemap_fdatawrite_range, WB_SYNC_NONE), which the model applies to the
-// extent tree only (vfs.Kernel.StartWriteback); the other advice has no effect.
+// extent tree only (vfs.Kernel.StartWriteback); the other advice changes no
+// file state. With a device profile, the time model applies the advice to the
+// page cache and the file's read-ahead (timeModel.fadvise).
 func (k *Kernel) sysFadvise(c *Call) Result {
 	return c.Task.withFile(int(c.Args[0]), func(f *File) Result {
 		if f.special != nil && !f.special.Seekable() {
@@ -186,8 +188,13 @@ func (k *Kernel) sysFadvise(c *Call) Result {
 	})
 }
 
-// fadvDontneed is POSIX_FADV_DONTNEED.
-const fadvDontneed = 4
+// posix_fadvise(2) advice values.
+const (
+	fadvNormal     = 0
+	fadvRandom     = 1
+	fadvSequential = 2
+	fadvDontneed   = 4
+)
 
 // sysReadahead implements readahead(2): EBADF, EBADF without read access, EINVAL
 // for a file that is not regular; no effect.

@@ -1,6 +1,7 @@
 package vfs
 
 import (
+	"bytes"
 	"fmt"
 	"math/bits"
 	"sort"
@@ -12,7 +13,9 @@ import (
 //
 // Representation. A file is a sorted slice of *chunk; a chunk covers chunkBlocks
 // (32) consecutive, aligned blocks and holds, per block, a state in three bit
-// masks and an optional buffer:
+// masks and an optional buffer (in a table of 32 the chunk allocates when its
+// first block gets a buffer: a chunk of holes, unwritten blocks or written
+// zeros is a ~50-byte header):
 //
 //	hole       neither written nor unwritten bit; buffer nil; reads zeros
 //	unwritten  allocated but not written (fallocate); buffer nil; reads zeros
@@ -23,18 +26,18 @@ import (
 // unconverted (unwritten); Writeback clears them (see Blocks).
 //
 // Why this shape: a sorted slice of chunks is proportional to what was written
-// (a 100 GiB file with 1 MiB written at random 4 KiB offsets holds 256 blocks and
-// at most 256 chunks of ~0.8 KiB), appends hit the last chunk without a search
-// (checked first), random access is one binary search over len/32 pointers, and
-// an insertion moves pointers only. A two-level radix table would cost memory
+// (a 100 GiB file with 1 MiB written at random 4 KiB offsets holds 256 blocks
+// and at most 256 chunks of ~0.8 KiB with their buffer tables), appends hit the
+// last chunk without a search (checked first), random access is one binary
+// search over len/32 pointers, and an insertion moves pointers only. A two-level radix table would cost memory
 // proportional to the offset range (100 GiB / 4 KiB / 512 = 51200 pointers for a
 // top level alone); a map of blocks costs an allocation per block and random
 // iteration order for SEEK_DATA.
 //
 // Copy-on-write. Clone copies the chunk pointer slice and marks every chunk
-// shared (owner nil). A shared chunk is copied (its ~0.8 KiB header, not its
-// buffers) by whichever fileData mutates it first; the copy owns none of its
-// buffers (owned mask 0). A block buffer is written in place only if its chunk is
+// shared (owner nil). A shared chunk is copied (its header and buffer table,
+// not its buffers) by whichever fileData mutates it first; the copy owns none
+// of its buffers (owned mask 0). A block buffer is written in place only if its chunk is
 // owned by the writer and its owned bit is set; otherwise a fresh buffer replaces
 // it. So a Clone never shares a buffer that someone later mutates in place.
 //
@@ -99,15 +102,34 @@ const (
 )
 
 type chunk struct {
-	base    int64     // index of the first block covered; a multiple of chunkBlocks
-	owner   *fileData // the only fileData that may mutate this chunk in place; nil = shared
-	written uint32    // blocks holding data
-	unwr    uint32    // allocated, unwritten blocks (read zeros)
-	cached  uint32    // unwritten blocks whose pages are in the page cache (SEEK_DATA sees data)
-	delayed uint32    // written blocks the extent tree still maps as holes (delayed allocation)
-	unconv  uint32    // written blocks the extent tree still maps as unwritten (until writeback)
-	owned   uint32    // blocks whose buffer only this chunk references (valid if owner != nil)
-	bufs    [chunkBlocks][]byte
+	base    int64                // index of the first block covered; a multiple of chunkBlocks
+	owner   *fileData            // the only fileData that may mutate this chunk in place; nil = shared
+	written uint32               // blocks holding data
+	unwr    uint32               // allocated, unwritten blocks (read zeros)
+	cached  uint32               // unwritten blocks whose pages are in the page cache (SEEK_DATA sees data)
+	delayed uint32               // written blocks the extent tree still maps as holes (delayed allocation)
+	unconv  uint32               // written blocks the extent tree still maps as unwritten (until writeback)
+	owned   uint32               // blocks whose buffer only this chunk references (valid if owner != nil)
+	bufs    *[chunkBlocks][]byte // nil while no block has a buffer (holes, unwritten, written zeros)
+}
+
+// buf returns the buffer of block j, nil if it has none.
+func (c *chunk) buf(j int) []byte {
+	if c.bufs == nil {
+		return nil
+	}
+	return c.bufs[j]
+}
+
+// setBuf sets the buffer of block j of a chunk its fileData owns.
+func (c *chunk) setBuf(j int, b []byte) {
+	if c.bufs == nil {
+		if b == nil {
+			return
+		}
+		c.bufs = new([chunkBlocks][]byte)
+	}
+	c.bufs[j] = b
 }
 
 // fileData is the sparse content of one regular file at one durability level
@@ -230,6 +252,10 @@ func (d *fileData) own(i int) *chunk {
 		cp := *c
 		cp.owner = d
 		cp.owned = 0
+		if c.bufs != nil {
+			bufs := *c.bufs // the buffer table is the chunk's own, copied too
+			cp.bufs = &bufs
+		}
 		c = &cp
 		d.chunks[i] = c
 	}
@@ -254,7 +280,7 @@ func (d *fileData) removeEmpty(i int) bool {
 // allocated buffer is zero and the caller overwrites all of it.
 func (d *fileData) wbuf(c *chunk, j int, keep bool) []byte {
 	bit := uint32(1) << j
-	old := c.bufs[j]
+	old := c.buf(j)
 	if c.owned&bit != 0 {
 		return old
 	}
@@ -264,7 +290,7 @@ func (d *fileData) wbuf(c *chunk, j int, keep bool) []byte {
 	} else if keep {
 		copy(nb, old)
 	}
-	c.bufs[j] = nb
+	c.setBuf(j, nb)
 	c.owned |= bit
 	return nb
 }
@@ -273,7 +299,7 @@ func (d *fileData) wbuf(c *chunk, j int, keep bool) []byte {
 func (d *fileData) freeBufs(c *chunk, mask uint32) {
 	for m := mask; m != 0; m &= m - 1 {
 		j := bits.TrailingZeros32(m)
-		if c.bufs[j] != nil {
+		if c.buf(j) != nil {
 			c.bufs[j] = nil
 			d.mem -= d.bs
 		}
@@ -314,7 +340,7 @@ func (d *fileData) readAt(p []byte, off int64) (uncached bool) {
 		for j := int(bi & chunkMask); j < chunkBlocks && len(p) > 0; j++ {
 			in := off & (d.bs - 1)
 			n := min(int64(len(p)), d.bs-in)
-			if b := c.bufs[j]; b != nil {
+			if b := c.buf(j); b != nil {
 				copy(p[:n], b[in:in+n])
 			} else {
 				clear(p[:n])
@@ -350,7 +376,7 @@ func (d *fileData) lastChunkBlock(off, n int64) (b []byte, ok bool) {
 	if last.base != bi&^chunkMask {
 		return nil, false
 	}
-	return last.bufs[bi&chunkMask], true
+	return last.buf(int(bi & chunkMask)), true
 }
 
 // blockSlow is block outside the last chunk.
@@ -363,7 +389,7 @@ func (d *fileData) blockSlow(off, n int64) []byte {
 	if !ok {
 		return nil
 	}
-	return d.chunks[i].bufs[bi&chunkMask]
+	return d.chunks[i].buf(int(bi & chunkMask))
 }
 
 // WriteAt stores p at off. Holes and unwritten blocks it touches become written
@@ -372,7 +398,11 @@ func (d *fileData) blockSlow(off, n int64) []byte {
 // writeback), an unwritten block an unconverted one (ext4 converts it when the
 // writeback I/O completes); see Writeback. It allocates one buffer per block
 // that had none (or whose buffer is shared with a clone) and one chunk header
-// per 32 new blocks; whole aligned blocks are one copy each.
+// per 32 new blocks; whole aligned blocks are one copy each. A block left all
+// zeros (zeros over a whole block, or into a block without a buffer) holds no
+// buffer: it is written data like any other to reads, SEEK_DATA/SEEK_HOLE, the
+// extent tree and st_blocks (ext4 stores written zeros as data), at no memory
+// cost; so a file laid out with zeros costs memory for its chunk headers only.
 func (d *fileData) WriteAt(p []byte, off int64) {
 	for len(p) > 0 {
 		bi := off >> d.shift
@@ -391,13 +421,17 @@ func (d *fileData) WriteAt(p []byte, off int64) {
 				c.unwr &^= bit
 				c.cached &^= bit
 			}
-			if n == d.bs && c.owned&bit == 0 {
+			if zero := c.buf(j) == nil || n == d.bs; zero && allZero(p[:n]) {
+				// Zeros into a block that reads zeros, or over a whole block:
+				// the block is written data without a buffer.
+				d.freeBufs(c, bit)
+			} else if n == d.bs && c.owned&bit == 0 {
 				// A whole block into a fresh buffer: allocate it as a copy of p,
 				// so its bytes are written once (make would zero them first).
-				if c.bufs[j] == nil {
+				if c.buf(j) == nil {
 					d.mem += d.bs
 				}
-				c.bufs[j] = d.blockFrom(bi&^chunkMask+int64(j), p[:n])
+				c.setBuf(j, d.blockFrom(bi&^chunkMask+int64(j), p[:n]))
 				c.owned |= bit
 			} else {
 				b := d.wbuf(c, j, n != d.bs)
@@ -406,6 +440,21 @@ func (d *fileData) WriteAt(p []byte, off int64) {
 			p, off = p[n:], off+n
 		}
 	}
+}
+
+// zeroBlock is what allZero compares with.
+var zeroBlock [4096]byte
+
+// allZero reports whether every byte of p is zero.
+func allZero(p []byte) bool {
+	for len(p) > 0 {
+		n := min(len(p), len(zeroBlock))
+		if !bytes.Equal(p[:n], zeroBlock[:n]) {
+			return false
+		}
+		p = p[n:]
+	}
+	return true
 }
 
 // blockRange splits [off, off+n) into a partial head block, whole blocks
@@ -459,7 +508,7 @@ func (d *fileData) zeroPartial(pt partial, alloc bool) {
 		c.unconv |= bit
 		d.inserted = true
 	}
-	if d.chunks[i].written&bit == 0 || d.chunks[i].bufs[pt.bi&chunkMask] == nil {
+	if d.chunks[i].written&bit == 0 || d.chunks[i].buf(int(pt.bi&chunkMask)) == nil {
 		return // unwritten, or written zeros
 	}
 	c := d.own(i)
@@ -520,8 +569,8 @@ func (d *fileData) Truncate(size int64) {
 	}
 	i, _ := d.search(cbase)
 	for _, c := range d.chunks[i:] {
-		for _, b := range c.bufs {
-			if b != nil {
+		for j := range chunkBlocks {
+			if c.buf(j) != nil {
 				d.mem -= d.bs
 			}
 		}
@@ -869,12 +918,26 @@ func (d *fileData) seekBlock(off, size int64, withCache bool) int64 {
 // (the implicit hole at EOF) if there is none before it; -1 for ENXIO when
 // off < 0 or off >= size.
 func (d *fileData) SeekHole(off, size int64) int64 {
+	return d.seekHole(off, size, size)
+}
+
+// HoleIn reports whether [off, off+n) holds a hole (or an unwritten uncached
+// block) below size: SeekHole(off, size) < min(off+n, size), at a cost
+// proportional to n rather than to the data after off.
+func (d *fileData) HoleIn(off, n, size int64) bool {
+	end := min(off+n, size)
+	return n > 0 && off >= 0 && off < end && d.seekHole(off, size, end) < end
+}
+
+// seekHole is SeekHole that stops looking at limit (<= size): past it, the
+// answer is some offset >= limit.
+func (d *fileData) seekHole(off, size, limit int64) int64 {
 	if off < 0 || off >= size {
 		return -1
 	}
 	bi := off >> d.shift
 	i, _ := d.search(bi &^ chunkMask)
-	for ; i < len(d.chunks); i++ {
+	for ; i < len(d.chunks) && bi<<d.shift < limit; i++ {
 		c := d.chunks[i]
 		if c.base > bi&^chunkMask {
 			break // bi is in a hole before chunk i
@@ -1092,8 +1155,8 @@ func (d *fileData) CopyRange(src *fileData, off, n int64) {
 			d.freeBufs(c, mask)
 			for m := mask & sc.written; m != 0; m &= m - 1 {
 				j := bits.TrailingZeros32(m)
-				if b := sc.bufs[j]; b != nil {
-					c.bufs[j] = b
+				if b := sc.buf(j); b != nil {
+					c.setBuf(j, b)
 					d.mem += d.bs
 				}
 			}
@@ -1130,10 +1193,10 @@ func (d *fileData) copyPartial(src *fileData, pt partial) {
 			c.delayed &^= bit
 			c.unconv &^= bit
 		}
-		if sb := sc.bufs[j]; sb != nil {
+		if sb := sc.buf(j); sb != nil {
 			b := d.wbuf(c, j, true)
 			copy(b[pt.from:pt.to], sb[pt.from:pt.to])
-		} else if c.bufs[j] != nil {
+		} else if c.buf(j) != nil {
 			b := d.wbuf(c, j, true)
 			clear(b[pt.from:pt.to])
 		}

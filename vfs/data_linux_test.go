@@ -73,11 +73,12 @@ const (
 	dZero      // FALLOC_FL_ZERO_RANGE
 	dZeroKeep  // FALLOC_FL_ZERO_RANGE|FALLOC_FL_KEEP_SIZE
 	dReadCache // a buffered read whose pages stay cached until the end of the step
+	dWriteZero // pwrite of zeros (kept without a buffer by the model)
 )
 
 func (k dopKind) String() string {
 	return [...]string{"pwrite", "ftruncate", "fallocate", "fallocate(KEEP_SIZE)", "fallocate(PUNCH_HOLE|KEEP_SIZE)",
-		"fallocate(ZERO_RANGE)", "fallocate(ZERO_RANGE|KEEP_SIZE)", "pread(cached)"}[k]
+		"fallocate(ZERO_RANGE)", "fallocate(ZERO_RANGE|KEEP_SIZE)", "pread(cached)", "pwrite(zeros)"}[k]
 }
 
 // dop is one operation: for dTruncate, Off is the new size.
@@ -96,6 +97,9 @@ func (o dop) String() string {
 
 func (o dop) payload() []byte {
 	p := make([]byte, o.N)
+	if o.Kind == dWriteZero {
+		return p
+	}
 	for i := range p {
 		p[i] = o.Fill + byte(i%251)
 	}
@@ -126,7 +130,7 @@ func (k *kfile) close() { unix.Close(k.fd) }
 func (k *kfile) apply(o dop) error {
 	var err error
 	switch o.Kind {
-	case dWrite:
+	case dWrite, dWriteZero:
 		_, err = unix.Pwrite(k.fd, o.payload(), o.Off)
 	case dTruncate:
 		err = unix.Ftruncate(k.fd, o.Off)
@@ -287,7 +291,7 @@ func newPair(dir, name string, nblocks int64) (*pair, error) {
 
 func (p *pair) applyModel(o dop) {
 	switch o.Kind {
-	case dWrite:
+	case dWrite, dWriteZero:
 		p.d.WriteAt(o.payload(), o.Off)
 		p.size = max(p.size, o.Off+o.N)
 	case dTruncate:
@@ -428,6 +432,7 @@ func TestDataKernelScenarios(t *testing.T) {
 	dir := ext4Dir(t)
 	const B = 4096
 	w := func(off, n int64) dop { return dop{Kind: dWrite, Off: off, N: n, Fill: 'a' + byte(off/B%26)} }
+	z := func(off, n int64) dop { return dop{Kind: dWriteZero, Off: off, N: n} }
 	for _, sc := range []struct {
 		name    string
 		nblocks int64
@@ -474,6 +479,10 @@ func TestDataKernelScenarios(t *testing.T) {
 		}},
 		{"200 bytes at 512 MiB + 100", 0, []dop{w(512*mib+100, 200), {Kind: dTruncate, Off: gib}}},
 		{"appends across chunks", 80, []dop{w(0, 30*B), w(30*B, 5*B), w(35*B, 40*B+7), w(75*B+7, 100)}},
+		{"written zeros are data", 40, []dop{
+			z(0, 36*B), w(4*B, B), z(4*B, B), w(6*B, 2*B), z(6*B+10, 20), {Kind: dTruncate, Off: 40 * B},
+			z(37*B+10, 20), {Kind: dAllocKeep, Off: 39 * B, N: B}, z(39*B+7, 9),
+		}},
 	} {
 		t.Run(sc.name, func(t *testing.T) {
 			// Blocks allocated by different writebacks are usually, not always,
@@ -569,7 +578,7 @@ func kernelRapid(t *testing.T, dir string, seqs, exact *int) {
 		}
 		steps := rapid.IntRange(1, 30).Draw(t, "steps")
 		for i := 0; i < steps; i++ {
-			o := dop{Kind: dopKind(rapid.IntRange(0, int(dReadCache)).Draw(t, "kind"))}
+			o := dop{Kind: dopKind(rapid.IntRange(0, int(dWriteZero)).Draw(t, "kind"))}
 			o.Off = off(t, "off")
 			if rapid.Bool().Draw(t, "nAligned") {
 				o.N = rapid.Int64Range(1, 3).Draw(t, "nBlocks") * B

@@ -40,8 +40,8 @@ func (d *fileData) checkInvariants() error {
 		if (c.delayed|c.unconv)&^c.written != 0 || c.delayed&c.unconv != 0 {
 			return fmt.Errorf("chunk %d: delayed %b / unconverted %b not disjoint within written %b", i, c.delayed, c.unconv, c.written)
 		}
-		for j, b := range c.bufs {
-			bit := uint32(1) << j
+		for j := range chunkBlocks {
+			b, bit := c.buf(j), uint32(1)<<j
 			if b == nil {
 				if c.owner != nil && c.owned&bit != 0 {
 					return fmt.Errorf("chunk %d block %d: owned without buffer", i, j)
@@ -551,6 +551,39 @@ func TestDataMemory(t *testing.T) {
 	require.LessOrEqual(t, allocs, 1.0)
 }
 
+// TestDataZeroBlocks checks that written zeros are data without buffers: a
+// file laid out with zeros costs no buffer memory, a zero block written over
+// data frees the data's buffer, and neither touches a clone's buffers.
+func TestDataZeroBlocks(t *testing.T) {
+	d := newFileData(0)
+	zero := make([]byte, 4096)
+	const size = 256 * mib
+	for off := int64(0); off < size; off += 4096 {
+		d.WriteAt(zero, off)
+	}
+	require.Zero(t, d.MemBytes())
+	w, u := d.AllocatedBlocks()
+	require.Equal(t, [2]int64{size / 4096, 0}, [2]int64{w, u})
+	require.Equal(t, int64(size), d.SeekHole(0, size), "no hole below EOF")
+	require.Equal(t, int64(0), d.SeekData(0, size))
+	require.Equal(t, int64(size/512), d.Blocks()-d.tree*8)
+
+	blk := fill(4096, 9)
+	d.WriteAt(blk, 8192)
+	d.WriteAt(blk[:100], 3*4096+5) // partial data into a zero block
+	require.Equal(t, int64(2*4096), d.MemBytes())
+	c := d.Clone()
+	d.WriteAt(zero, 8192)
+	d.WriteAt(zero[:100], 3*4096+5) // zeros into part of a buffered block: kept
+	require.Equal(t, int64(4096), d.MemBytes())
+	require.Equal(t, int64(2*4096), c.MemBytes(), "the clone keeps its buffers")
+	require.Equal(t, blk, readAll(c, 8192, 4096))
+	require.Equal(t, zero, readAll(d, 8192, 4096))
+	require.Equal(t, zero, readAll(d, 3*4096, 4096))
+	require.NoError(t, d.checkInvariants())
+	require.NoError(t, c.checkInvariants())
+}
+
 // TestDataCloneCopyRange checks copy-on-write and CopyRange on a simple case.
 func TestDataCloneCopyRange(t *testing.T) {
 	const B = 4096
@@ -818,8 +851,8 @@ func check(t *rapid.T, name string, d *fileData, o *oracle) {
 	}
 	var bufs int64
 	for _, c := range d.chunks {
-		for _, b := range c.bufs {
-			if b != nil {
+		for j := range chunkBlocks {
+			if c.buf(j) != nil {
 				bufs++
 			}
 		}
@@ -834,6 +867,13 @@ func check(t *rapid.T, name string, d *fileData, o *oracle) {
 			}
 			if sh, oh := d.SeekHole(off, o.size), o.seekHole(off); sh != oh {
 				t.Fatalf("%s: SeekHole(%d) size %d = %d, oracle %d (states %v)", name, off, o.size, sh, oh, o.state)
+			}
+			for _, n := range []int64{1, o.bs, 3 * o.bs} {
+				oh := o.seekHole(off)
+				want := off >= 0 && off < o.size && oh >= 0 && oh < min(off+n, o.size)
+				if got := d.HoleIn(off, n, o.size); got != want {
+					t.Fatalf("%s: HoleIn(%d, %d) size %d = %v, oracle %v (states %v)", name, off, n, o.size, got, want, o.state)
+				}
 			}
 		}
 	}
@@ -871,6 +911,12 @@ func TestDataRapid(t *testing.T) {
 				for i := range p {
 					p[i] = c + byte(i)
 				}
+				d.WriteAt(p, off)
+				o.write(p, off)
+			},
+			"writeZeros": func(t *rapid.T) {
+				off, n := rng(t)
+				p := make([]byte, n)
 				d.WriteAt(p, off)
 				o.write(p, off)
 			},
@@ -1016,6 +1062,25 @@ func BenchmarkDataAppend4K(b *testing.B) {
 	d := newFileData(0)
 	var off int64
 	b.SetBytes(4096)
+	for i := 0; i < b.N; i++ {
+		if off == bench64 {
+			b.StopTimer()
+			d, off = newFileData(0), 0
+			b.StartTimer()
+		}
+		d.WriteAt(p, off)
+		off += 4096
+	}
+}
+
+// BenchmarkDataAppendZeros4K appends blocks of zeros (fio's layout with
+// zero_buffers): no buffer per block, a chunk header per 32.
+func BenchmarkDataAppendZeros4K(b *testing.B) {
+	p := make([]byte, 4096)
+	d := newFileData(0)
+	var off int64
+	b.SetBytes(4096)
+	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		if off == bench64 {
 			b.StopTimer()

@@ -48,7 +48,7 @@ type Dirent struct {
 //   - identity and attributes: Ino, FS, Mode, IsDir, IsRegular, IsSymlink, Size,
 //     Nlink, Stat, Path, Parent, Target, Chmod, Chown, Utimens;
 //   - a regular file's data: ReadAt, WriteAt, Write (O_APPEND, O_SYNC, O_DSYNC),
-//     Truncate, Fallocate, SeekData, SeekHole;
+//     Truncate, Fallocate, SeekData, SeekHole, HoleIn;
 //   - durability: Fsync, Fdatasync, SyncFileRange, SampleErrSeq (the
 //     writeback-error cursor the first two take), InFlight;
 //   - a directory's names, each path relative to the directory as an "at"

@@ -355,6 +355,16 @@ func (i *Inode) SeekHole(off int64) (int64, error) {
 	return r, nil
 }
 
+// HoleIn reports whether [off, off+n) of a regular file holds a hole below
+// its size (what SEEK_HOLE would find there), looking at that range only;
+// false for other inodes.
+func (i *Inode) HoleIn(off, n int64) bool {
+	fs := i.fs
+	fs.lock()
+	defer fs.mu.Unlock()
+	return i.IsRegular() && i.data != nil && i.data.HoleIn(off, n, i.size)
+}
+
 // seekOther answers SEEK_DATA/SEEK_HOLE for a directory as generic_file_llseek
 // would for a file of the directory's size: all data.
 func (i *Inode) seekOther(off int64, hole bool) (int64, error) {

@@ -130,7 +130,7 @@ func (d *fileData) shiftBlocks(from, delta int64) {
 			if mine {
 				move(c.owned, &cur.owned)
 			}
-			cur.bufs[k] = c.bufs[j]
+			cur.setBuf(int(k), c.buf(j))
 		}
 	}
 	d.lastAlloc = -2 // the slab's next block is no longer the one after the last

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -16,6 +17,7 @@ import (
 
 	"iosim/crash"
 	"iosim/replay"
+	"iosim/scenarios"
 )
 
 // builtinCheckers are the checks --checker names.
@@ -45,6 +47,7 @@ func cmdCrash(args []string, stdout, stderr io.Writer) int {
 	shard := fl.String("shard", "", "check only shard `I/N` of the states (0 <= I < N); merge the reports with --merge")
 	merge := fl.Bool("merge", false, "the arguments are JSON reports of shards: print them merged")
 	listModels := fl.Bool("models", false, "print the persistence models' rules and their sources")
+	svg := fl.String("svg", "", "also draw the states and vulnerabilities per crash point along the trace into `FILE` (.svg; .png, .pdf by the extension)")
 	fl.Usage = func() {
 		fmt.Fprint(stderr, "usage: iosim crash [flags] TRACE...\n       iosim crash --merge REPORT.json...\n\nExplores the states a power loss at any point of the traced run can leave, under\npersistence models, and reports the vulnerabilities found (exit 1 if any).\n\nflags:\n")
 		fl.PrintDefaults()
@@ -67,7 +70,7 @@ func cmdCrash(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if *merge {
-		return crashMerge(fl.Args(), *asJSON, stdout, stderr)
+		return crashMerge(fl.Args(), *asJSON, *svg, stdout, stderr)
 	}
 	ms, err := crash.ParseModels(strings.Join(modelsF, ","))
 	if err != nil {
@@ -124,10 +127,25 @@ func cmdCrash(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "iosim crash: %v\n", err)
 		return 2
 	}
-	return printCrash(rep, *asJSON, stdout, stderr)
+	return printCrash(rep, *asJSON, *svg, chartTitle(fl.Args()), stdout, stderr)
 }
 
-func printCrash(rep *crash.Report, asJSON bool, stdout, stderr io.Writer) int {
+// chartTitle names a crash chart after the traces explored.
+func chartTitle(files []string) string {
+	var names []string
+	for _, f := range files {
+		names = append(names, filepath.Base(f))
+	}
+	return "crash " + strings.Join(names, " ")
+}
+
+func printCrash(rep *crash.Report, asJSON bool, svg, title string, stdout, stderr io.Writer) int {
+	if svg != "" {
+		if err := scenarios.WriteCrashChart(svg, title, rep); err != nil {
+			fmt.Fprintf(stderr, "iosim crash: --svg: %v\n", err)
+			return 2
+		}
+	}
 	if asJSON {
 		if err := rep.WriteJSON(stdout); err != nil {
 			fmt.Fprintf(stderr, "iosim crash: %v\n", err)
@@ -152,7 +170,7 @@ func parseShard(s string) (i, n int, ok bool) {
 	return i, n, err1 == nil && err2 == nil && n > 0 && i >= 0 && i < n
 }
 
-func crashMerge(files []string, asJSON bool, stdout, stderr io.Writer) int {
+func crashMerge(files []string, asJSON bool, svg string, stdout, stderr io.Writer) int {
 	var rs []*crash.Report
 	for _, name := range files {
 		b, err := os.ReadFile(name)
@@ -167,5 +185,5 @@ func crashMerge(files []string, asJSON bool, stdout, stderr io.Writer) int {
 		}
 		rs = append(rs, &r)
 	}
-	return printCrash(crash.Merge(rs), asJSON, stdout, stderr)
+	return printCrash(crash.Merge(rs), asJSON, svg, chartTitle(files), stdout, stderr)
 }

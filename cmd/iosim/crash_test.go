@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -117,6 +118,44 @@ func TestCrashClassicUpdateBuiltin(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	require.Empty(t, r.Vulnerabilities)
 	require.Greater(t, r.DistinctStates, 10)
+}
+
+// --svg draws the states and vulnerabilities per crash point along the trace:
+// the chart names the trace, carries the three series and writes the count
+// of the four atomic-replace vulnerabilities on their crash point's bar; a
+// crash point after every call, drawn from shard reports merged, too.
+func TestCrashSVG(t *testing.T) {
+	dir := t.TempDir()
+	root := "--root=" + crashData + "update.snapshot:/tmp/rec/unsafe/app"
+	path := filepath.Join(dir, "crash.svg")
+	code, _, errOut := runCmd("crash", "--svg", path, root, crashData+"update.unsafe.strace")
+	require.Equal(t, 1, code, errOut)
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	svg := string(b)
+	require.Contains(t, svg, "crash update.unsafe.strace: states and vulnerabilities per crash point")
+	for _, s := range []string{">states<", ">failing states<", ">vulnerabilities first found<", ">4<"} {
+		require.Contains(t, svg, s)
+	}
+
+	var shards []string
+	for i := range 2 {
+		code, out, errOut := runCmd("crash", "--json", "--every-call", fmt.Sprintf("--shard=%d/2", i), root, crashData+"update.unsafe.strace")
+		require.Equal(t, 1, code, errOut)
+		f := filepath.Join(dir, fmt.Sprintf("shard%d.json", i))
+		require.NoError(t, os.WriteFile(f, []byte(out), 0o644))
+		shards = append(shards, f)
+	}
+	merged := filepath.Join(dir, "merged.svg")
+	code, _, errOut = runCmd(append([]string{"crash", "--merge", "--svg", merged}, shards...)...)
+	require.Equal(t, 1, code, errOut)
+	b, err = os.ReadFile(merged)
+	require.NoError(t, err)
+	require.Contains(t, string(b), ">vulnerabilities first found<")
+
+	code, _, errOut = runCmd("crash", "--svg", filepath.Join(dir, "no-such-dir", "x.svg"), root, crashData+"update.unsafe.strace")
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, "--svg")
 }
 
 // With the application's checker (ALICE's convention), the announcement that

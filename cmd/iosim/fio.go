@@ -28,9 +28,8 @@ Runs a fio job file on the model: each job (each of numjobs clones) is a
 process, its latencies read from the virtual clock. Options: [global] and job
 sections with rw, rwmixread, bs, size, filename, directory, numjobs, iodepth,
 ioengine (sync, psync, libaio), direct, buffered, sync, fsync, fdatasync,
-end_fsync, fallocate, runtime, time_based, randseed, io_size, thinktime. Any
-other option is an
-error.
+end_fsync, fallocate, runtime, time_based, randseed, io_size, thinktime,
+zero_buffers. Any other option is an error.
 
 flags:
 `)

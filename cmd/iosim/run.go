@@ -13,7 +13,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("run", flag.ContinueOnError)
 	fl.SetOutput(stderr)
 	rewrite := fl.Bool("rewrite", false, "replace every expected output with the actual one (review the change with git diff)")
-	svgDir := fl.String("svg", "", "draw each file's comparisons and runs as SVG charts in `DIR`")
+	svgDir := fl.String("svg", "", "draw each file's comparisons, runs and crash explorations as SVG charts in `DIR`")
 	fl.Usage = func() {
 		fmt.Fprint(stderr, `usage: iosim run [flags] PATH...
 
