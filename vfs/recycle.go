@@ -55,7 +55,7 @@ func (d *fileData) recycle() {
 		if c.owner != d {
 			continue
 		}
-		for j := range c.bufs {
+		for j := 0; c.bufs != nil && j < chunkBlocks; j++ {
 			if b := c.bufs[j]; c.owned&(1<<j) != 0 && len(b) == DefaultBlockSize && cap(b) == DefaultBlockSize {
 				blockPool.Put((*[DefaultBlockSize]byte)(b))
 			}
