@@ -196,3 +196,38 @@ func TestFastPathLinkAfterLostRename(t *testing.T) {
 	require.Positive(t, rep.DistinctStates)
 	require.Greater(t, n, 10)
 }
+
+// Two renames over one destination, both in flight: at depth 2 a state
+// splits one of them and keeps the other, and the walker stepping from the
+// state that split the other must still see the destination removed.
+func TestFastPathTwoSplitRenames(t *testing.T) {
+	n := 0
+	rep := exploreWith(t, Options{Depth: 2, Workers: 1}, func(env *Env) error {
+		p := env.Proc
+		put := func(path string) error {
+			fd, err := p.Open(path, unix.O_WRONLY|unix.O_CREAT, 0o644)
+			if err != nil {
+				return err
+			}
+			if _, err := p.Write(fd, []byte{1}); err != nil {
+				return err
+			}
+			if err := p.Fsync(fd); err != nil {
+				return err
+			}
+			return p.Close(fd)
+		}
+		if err := put("/d/x"); err != nil {
+			return err
+		}
+		if err := p.Rename("/a", "/d/x"); err != nil {
+			return err
+		}
+		if err := put("/a"); err != nil {
+			return err
+		}
+		return p.Rename("/a", "/d/x")
+	}, func(e *Explorer) func(*point, []*seenState, []outcome) { return referenceCheck(t, e, &n) })
+	require.Positive(t, rep.DistinctStates)
+	require.Greater(t, n, 10)
+}

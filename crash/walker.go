@@ -29,7 +29,7 @@ type walker struct {
 	cs  *vfs.CrashState
 	cur []choice // the choices applied to cs, per unit
 
-	masked map[string]bool // destinations a split rename removed
+	masked map[string]int // destinations a split rename removed: how many split renames remove each
 	ents   map[vfs.EntryName]*entVal
 	dirs   map[uint64]*dirInfo
 	names  map[uint64][]vfs.EntryName // the reachable names of each non-directory
@@ -131,7 +131,7 @@ func (v fsView) read(_ uint64, p string) []byte {
 }
 
 func newWalker(e *Explorer, x *point, cs *vfs.CrashState) *walker {
-	w := &walker{e: e, x: x, cs: cs, masked: map[string]bool{}, comps: map[int]int{}}
+	w := &walker{e: e, x: x, cs: cs, masked: map[string]int{}, comps: map[int]int{}}
 	if cs != nil {
 		w.v = csView{cs}
 		// a new state keeps nothing of what was pending
@@ -181,8 +181,9 @@ func (w *walker) goTo(cur []choice, walk bool) {
 		w.cur[k] = c
 		if (old == splitRn) != (c == splitRn) {
 			r := x.replaceOf[k]
-			w.masked[r.dst] = c == splitRn
-			if c != splitRn {
+			if c == splitRn {
+				w.masked[r.dst]++
+			} else if w.masked[r.dst]--; w.masked[r.dst] == 0 {
 				delete(w.masked, r.dst)
 			}
 			split = append(split, r.dst)
@@ -249,7 +250,7 @@ func (w *walker) addDir(id uint64) {
 func (w *walker) addEntry(dir uint64, name string, child uint64) {
 	di := w.dirs[dir]
 	p := joinPath(di.path, name)
-	if w.masked[p] {
+	if w.masked[p] > 0 {
 		return
 	}
 	f := w.fact(child, p)
@@ -307,7 +308,7 @@ func (w *walker) refreshEntry(k vfs.EntryName) {
 	p := joinPath(di.path, k.Name)
 	id, err := w.v.lookup(p)
 	old := w.ents[k]
-	if err != nil || w.masked[p] {
+	if err != nil || w.masked[p] > 0 {
 		w.removeEntry(k)
 		return
 	}
@@ -499,7 +500,7 @@ func (w *walker) evalData(id uint64) {
 
 // lookup resolves p in the state, as a program finds it.
 func (w *walker) lookup(p string) (uint64, bool) {
-	if w.masked[p] {
+	if w.masked[p] > 0 {
 		return 0, false
 	}
 	id, err := w.v.lookup(p)

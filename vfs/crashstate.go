@@ -280,6 +280,16 @@ type CrashState struct {
 type ovRec struct {
 	d    durInode
 	gone bool
+	// phantom: the directory does not exist in the state (its creation was
+	// lost, or it was removed), but changes that survived wrote entries into
+	// it: d.entries holds them and nothing else of d is meaningful. No
+	// lookup sees them; a change that makes the record (ensure: a rename of
+	// the directory, its attributes) finds them there. Entries are part of
+	// the directory's blocks, not of its inode: they do not depend on
+	// whether the record survived, so a stable directory (crashComps) keeps
+	// them apart from its record, and the one-pass replay, which keeps them
+	// in the record, keeps them in a phantom when there is none.
+	phantom bool
 	// base: d was copied from the snapshot's record, whose entries it still
 	// points to (never changed); entry changes are in delta (0: removed).
 	// Otherwise d is a new record and d.entries its own.
@@ -396,7 +406,7 @@ func (st *CrashState) apply(k int) {
 
 func (st *CrashState) rec(id uint64) *durInode {
 	if o := st.recs[id]; o != nil {
-		if o.gone {
+		if o.gone || o.phantom {
 			return nil
 		}
 		return &o.d
@@ -406,7 +416,7 @@ func (st *CrashState) rec(id uint64) *durInode {
 
 func (st *CrashState) ensure(id uint64, mode uint32, target string) *durInode {
 	o := st.recs[id]
-	if o != nil && !o.gone {
+	if o != nil && !o.gone && !o.phantom {
 		return &o.d
 	}
 	if o == nil {
@@ -417,9 +427,28 @@ func (st *CrashState) ensure(id uint64, mode uint32, target string) *durInode {
 			return &o.d
 		}
 	}
-	o = &ovRec{d: *newDurInode(st.snap.cfg.blockSize, mode, target)}
-	st.recs[id] = o
-	return &o.d
+	n := &ovRec{d: *newDurInode(st.snap.cfg.blockSize, mode, target)}
+	if o != nil && o.phantom && n.d.entries != nil {
+		n.d.entries = o.d.entries
+	}
+	st.recs[id] = n
+	return &n.d
+}
+
+// holder returns the record that holds the entries of unstable directory
+// dir: its own (copied from the snapshot's on first need), or a phantom
+// when the directory does not exist in the state.
+func (st *CrashState) holder(dir uint64) *ovRec {
+	if st.rec(dir) != nil {
+		st.ensure(dir, S_IFDIR, "")
+		return st.recs[dir]
+	}
+	o := st.recs[dir]
+	if o == nil || !o.phantom {
+		o = &ovRec{phantom: true, d: durInode{entries: map[string]uint64{}}}
+		st.recs[dir] = o
+	}
+	return o
 }
 
 func (st *CrashState) drop(id uint64) {
@@ -438,7 +467,7 @@ func (st *CrashState) stable(dir uint64) bool { return st.incr && st.snap.comps.
 
 func (st *CrashState) entry(dir uint64, name string) (uint64, bool) {
 	if !st.stable(dir) {
-		st.ensure(dir, S_IFDIR, "")
+		st.holder(dir)
 	}
 	return st.peek(dir, name)
 }
@@ -481,8 +510,7 @@ func (st *CrashState) setEntry(dir uint64, name string, id uint64) {
 		m[name] = id
 		return
 	}
-	st.ensure(dir, S_IFDIR, "")
-	o := st.recs[dir]
+	o := st.holder(dir)
 	if !o.base {
 		if id == 0 {
 			delete(o.d.entries, name)
@@ -532,14 +560,15 @@ func (st *CrashState) eachEntry(dir uint64, d *durInode, fn func(string, uint64)
 //
 // The parts ("keys") are: a record (its existence, link count, attributes,
 // size, data, and for an unstable directory its entries), and an entry of a
-// stable directory. A directory is stable when it is durable and no pending
-// change can remove its record (it can be named by no entry that a change
-// removes or replaces): its record always exists, so a change to one of its
-// entries touches that entry alone. (A directory a pending change creates is
-// not stable: a surviving entry in it whose creation was lost still makes
-// its record, as the one-pass replay does.)
+// stable directory. A directory is stable when it is durable or a pending
+// change creates it, and no pending change can remove its record (it can be
+// named by no entry that a change removes or replaces): a change to one of
+// its entries then touches that entry alone, whether the record exists or
+// not (a directory whose creation was lost holds the entries that survived
+// without it as a phantom: see ovRec).
 type crashComps struct {
 	unstable map[uint64]bool
+	made     map[uint64]bool // directories a pending change creates
 	base     map[uint64]*durInode
 	opComp   []int32
 	comps    []crashComp
@@ -547,7 +576,9 @@ type crashComps struct {
 	full sync.Map
 }
 
-func (c *crashComps) stable(dir uint64) bool { return c.base[dir] != nil && !c.unstable[dir] }
+func (c *crashComps) stable(dir uint64) bool {
+	return (c.base[dir] != nil || c.made[dir]) && !c.unstable[dir]
+}
 
 type entKey struct {
 	dir  uint64
@@ -580,7 +611,7 @@ func (s *CrashSnapshot) components() *crashComps {
 }
 
 func (s *CrashSnapshot) buildComponents() *crashComps {
-	c := &crashComps{unstable: map[uint64]bool{}, base: s.base, opComp: make([]int32, len(s.ops))}
+	c := &crashComps{unstable: map[uint64]bool{}, made: map[uint64]bool{}, base: s.base, opComp: make([]int32, len(s.ops))}
 	// The inodes each entry may name: its durable one, and every one a
 	// change puts there.
 	cand := map[entKey][]uint64{}
@@ -606,6 +637,9 @@ func (s *CrashSnapshot) buildComponents() *crashComps {
 		switch m.kind {
 		case metaCreate:
 			addCand(m.dir, m.name, m.node)
+			if m.mode&S_IFMT == S_IFDIR {
+				c.made[m.node] = true
+			}
 		case metaRename:
 			baseCand(m.dir2, m.name2)
 			addCand(m.dir2, m.name2, m.node)
@@ -616,7 +650,8 @@ func (s *CrashSnapshot) buildComponents() *crashComps {
 		}
 	}
 	// Records a change may remove: what a remove, a create or a rename
-	// replaces.
+	// replaces (never the inode a create or rename puts there: applyMeta
+	// drops the old one only when it is another).
 	for k := range s.ops {
 		m := s.ops[k].meta
 		if m == nil {
@@ -630,7 +665,9 @@ func (s *CrashSnapshot) buildComponents() *crashComps {
 			ids = cand[entKey{m.dir2, m.name2}]
 		}
 		for _, id := range ids {
-			c.unstable[id] = true
+			if id != m.node || m.kind == metaRemove {
+				c.unstable[id] = true
+			}
 		}
 	}
 	// Union-find over keys.
@@ -937,6 +974,12 @@ func (st *CrashState) recDelta(id uint64, cc *crashComp) uint64 {
 			for name, e := range s.entries {
 				h += entHash(id, name, e)
 			}
+		}
+	}
+	if o.phantom {
+		// entries without their directory (only unstable ones have a phantom)
+		for name, e := range o.d.entries {
+			h += entHash(id, name, e)
 		}
 	}
 	if b != nil {
