@@ -111,7 +111,7 @@ func (e *Explorer) run(x *point) {
 			defer wg.Done()
 			w := newWalker(e, x, x.snap.State())
 			for i := lo; i < hi; i++ {
-				w.goTo(todo[i].cur, i > lo)
+				w.goTo(todo[i].devs, i > lo)
 				if i == lo {
 					w.init()
 				}
@@ -160,10 +160,10 @@ func (e *Explorer) run(x *point) {
 		if len(custom) > 0 {
 			if cw == nil {
 				cw = newWalker(e, x, x.snap.State())
-				cw.goTo(st.cur, false)
+				cw.goTo(st.devs, false)
 				cw.init()
 			} else {
-				cw.goTo(st.cur, true)
+				cw.goTo(st.devs, true)
 			}
 			s := &State{Stdout: slices.Clone(e.stdout), Point: x.op, Name: st.name, e: e, x: x, w: cw}
 			for _, c := range serial {
@@ -183,7 +183,7 @@ func (e *Explorer) run(x *point) {
 	}
 	for _, sb := range x.subs {
 		if sb.st.v != nil {
-			e.attribute(sb.st.v, x, sb.m, sb.st.cur, sb.st.name)
+			e.attribute(sb.st.v, x, sb.m, sb.st.devs, sb.st.name)
 		}
 	}
 }
@@ -225,7 +225,7 @@ func (e *Explorer) queue(v *verdict, s *State, fs []Finding, parallel []Checker)
 }
 
 // attribute records that model m reaches the state cur, whose verdict is v.
-func (e *Explorer) attribute(v *verdict, x *point, m *Model, cur []choice, name string) {
+func (e *Explorer) attribute(v *verdict, x *point, m *Model, devs []dev, name string) {
 	e.vmu.Lock()
 	passed := v.done && len(v.findings) == 0
 	e.vmu.Unlock()
@@ -233,10 +233,8 @@ func (e *Explorer) attribute(v *verdict, x *point, m *Model, cur []choice, name 
 		return // nothing to record
 	}
 	sb := sub{model: m.Name, point: x.op, name: name}
-	for k, c := range cur {
-		if c != keep {
-			sb.cause = append(sb.cause, causeOp{verb: c.verb(), op: x.units[k].op, unit: &x.units[k]})
-		}
+	for _, d := range devs {
+		sb.cause = append(sb.cause, causeOp{verb: d.c.verb(), op: x.units[d.k].op, unit: &x.units[d.k]})
 	}
 	e.vmu.Lock()
 	defer e.vmu.Unlock()

@@ -227,6 +227,7 @@ func (s *CrashSnapshot) State() *CrashState {
 	c := s.components()
 	st := &CrashState{snap: s, keep: make([]Survival, len(s.pend)), recs: map[uint64]*ovRec{}, incr: true}
 	st.chash = make([]uint64, len(c.comps))
+	st.staleSet = make([]bool, len(c.comps))
 	st.hash = mix64(s.version ^ 0x76657273)
 	return st
 }
@@ -258,8 +259,9 @@ func (s *CrashSnapshot) replay(keep []Survival) *CrashState {
 // that; Hash identifies the content for deduplication; FS builds a full file
 // system when one is needed.
 //
-// A CrashState is not safe for concurrent use while it is changed; lookups
-// alone may run concurrently. Give each goroutine its own (Clone, or
+// A CrashState is not safe for concurrent use while it is changed (Hash,
+// which brings the hash up to date, counts as a change); lookups alone may
+// run concurrently. Give each goroutine its own (Clone, or
 // CrashSnapshot.State).
 type CrashState struct {
 	snap *CrashSnapshot
@@ -272,8 +274,13 @@ type CrashState struct {
 	ents  map[uint64]map[string]uint64
 	incr  bool     // built by State: stable directories' entries live in ents
 	chash []uint64 // per component: what it adds to hash (compDelta)
-	hash  uint64
-	buf   []byte // a block, for hashing
+	// stale lists the components changed since hash was last brought up to
+	// date (Hash does, on demand: a state stepped but never hashed pays
+	// nothing for it); staleSet marks them.
+	stale    []int32
+	staleSet []bool
+	hash     uint64
+	buf      []byte // a block, for hashing
 }
 
 // ovRec is a durable record of a crash state.
@@ -334,12 +341,21 @@ func (st *CrashState) Survival(k int) Survival { return st.keep[k] }
 // at different crash points of a run that has not synced since), not across
 // others. States that differ only in records no name reaches (a file whose
 // name did not survive) differ for the hash though no program sees it.
-func (st *CrashState) Hash() uint64 { return st.hash }
+func (st *CrashState) Hash() uint64 {
+	for _, n := range st.stale {
+		st.staleSet[n] = false
+		h := st.compDelta(n)
+		st.hash += h - st.chash[n]
+		st.chash[n] = h
+	}
+	st.stale = st.stale[:0]
+	return st.hash
+}
 
 // Clone returns an independent copy of the state, for another goroutine.
 func (st *CrashState) Clone() *CrashState {
 	c := &CrashState{snap: st.snap, keep: slices.Clone(st.keep), recs: make(map[uint64]*ovRec, len(st.recs)),
-		incr: st.incr, chash: slices.Clone(st.chash), hash: st.hash}
+		incr: st.incr, chash: slices.Clone(st.chash), hash: st.hash, stale: slices.Clone(st.stale), staleSet: slices.Clone(st.staleSet)}
 	for id, o := range st.recs {
 		cp := *o
 		cp.delta = maps.Clone(o.delta)
@@ -877,9 +893,10 @@ func (st *CrashState) redo(n int32) {
 			st.apply(int(k))
 		}
 	}
-	h := st.compDelta(n)
-	st.hash += h - st.chash[n]
-	st.chash[n] = h
+	if !st.staleSet[n] {
+		st.staleSet[n] = true
+		st.stale = append(st.stale, n)
+	}
 }
 
 // The hash of a durable state is the sum of the hashes of its parts: each
@@ -1187,18 +1204,23 @@ func (st *CrashState) ReadFile(path string) ([]byte, error) {
 }
 
 // ReadIno is ReadFile of inode id.
-func (st *CrashState) ReadIno(id uint64) ([]byte, error) {
+func (st *CrashState) ReadIno(id uint64) ([]byte, error) { return st.AppendIno(nil, id) }
+
+// AppendIno appends the content of regular file id to b and returns the
+// extended slice (ReadIno into a buffer of the caller's).
+func (st *CrashState) AppendIno(b []byte, id uint64) ([]byte, error) {
 	d := st.rec(id)
 	switch {
 	case d == nil:
-		return nil, ENOENT
+		return b, ENOENT
 	case d.mode&S_IFMT == S_IFDIR:
-		return nil, EISDIR
+		return b, EISDIR
 	case d.mode&S_IFMT != S_IFREG:
-		return nil, EINVAL
+		return b, EINVAL
 	}
-	b := make([]byte, d.size)
-	d.data.ReadAt(b, 0)
+	n := len(b)
+	b = slices.Grow(b, int(d.size))[:n+int(d.size)]
+	d.data.ReadAt(b[n:], 0)
 	return b, nil
 }
 
