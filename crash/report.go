@@ -102,6 +102,14 @@ func (e *Explorer) run(x *point) {
 		}
 	}
 	out := make([]outcome, len(todo))
+	// Build the states with few deviations first: a step costs the units
+	// whose choices differ, so the few states far from all-kept (the
+	// durable one, a journal cut early) are built together, at the end.
+	order := make([]int, len(todo))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return len(todo[a].devs) - len(todo[b].devs) })
 	workers := max(1, min(e.workers(), len(todo)/minPerWorker))
 	var wg sync.WaitGroup
 	for n := range workers {
@@ -110,9 +118,9 @@ func (e *Explorer) run(x *point) {
 		go func() {
 			defer wg.Done()
 			w := newWalker(e, x, x.snap.State())
-			for i := lo; i < hi; i++ {
-				w.goTo(todo[i].devs, i > lo)
-				if i == lo {
+			for _, i := range order[lo:hi] {
+				w.goTo(todo[i].devs, i != order[lo])
+				if i == order[lo] {
 					w.init()
 				}
 				o := outcome{h: w.h}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -492,11 +493,9 @@ func (e *Explorer) admit(x *point, m *Model, c closed) {
 
 // stateName is a stable name for a state: the crash point and its deviations.
 func (e *Explorer) stateName(x *point, devs []dev, label string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "p%03d-line%d", x.op.Index, x.op.Line)
+	b := fmt.Appendf(nil, "p%03d-line%d", x.op.Index, x.op.Line)
 	if label != "" {
-		b.WriteString("-" + label)
-		return b.String()
+		return string(append(append(b, '-'), label...))
 	}
 	for _, d := range devs {
 		u := &x.units[d.k]
@@ -504,9 +503,11 @@ func (e *Explorer) stateName(x *point, devs []dev, label string) string {
 		if u.op >= 0 {
 			line = e.op(u.op).Line
 		}
-		fmt.Fprintf(&b, "-%s%d%s", shortVerb(d.c), line, u.kind.String()[:1])
+		b = append(append(b, '-'), shortVerb(d.c)...)
+		b = strconv.AppendInt(b, int64(line), 10)
+		b = append(b, u.kind.String()[0])
 	}
-	return b.String()
+	return string(b)
 }
 
 func shortVerb(c choice) string {

@@ -31,6 +31,9 @@ type walker struct {
 	devs []int32  // the units whose choice in cur is not keep
 	want []choice // goTo's scratch: keep between calls
 	buf  []byte   // scratch's
+	// the changes a step sets (set), and to what
+	items []int
+	survs []vfs.Survival
 
 	masked map[string]int // destinations a split rename removed: how many split renames remove each
 	ents   map[vfs.EntryName]*entVal
@@ -194,6 +197,11 @@ func (w *walker) goTo(devs []dev, walk bool) {
 		w.want[d.k] = keep
 		w.devs = append(w.devs, d.k)
 	}
+	w.cs.SetMany(w.items, w.survs)
+	for _, it := range w.items {
+		w.comps[w.cs.Component(it)] = it
+	}
+	w.items, w.survs = w.items[:0], w.survs[:0]
 	if !walk {
 		return
 	}
@@ -222,8 +230,9 @@ func (w *walker) goTo(devs []dev, walk bool) {
 	w.reevaluate()
 }
 
-// set gives unit k choice c in cs, and adds to split the destination of a
-// rename whose split it changes.
+// set gives unit k choice c, staging its changes' survivals for goTo to set
+// in cs at once, and adds to split the destination of a rename whose split
+// it changes.
 func (w *walker) set(k int, c choice, split []string) []string {
 	x := w.x
 	old := w.cur[k]
@@ -244,8 +253,8 @@ func (w *walker) set(k int, c choice, split []string) []string {
 	half := uint64(1)<<(nsec/2) - 1
 	u := &x.units[k]
 	for j, it := range u.items {
-		w.cs.Set(it, survival(c, j, len(u.items), half))
-		w.comps[w.cs.Component(it)] = it
+		w.items = append(w.items, it)
+		w.survs = append(w.survs, survival(c, j, len(u.items), half))
 	}
 	return split
 }

@@ -279,6 +279,9 @@ type CrashState struct {
 	// nothing for it); staleSet marks them.
 	stale    []int32
 	staleSet []bool
+	// SetMany's scratch: the components to replay, marked
+	redoList []int32
+	redoSet  []bool
 	hash     uint64
 	buf      []byte // a block, for hashing
 }
@@ -315,6 +318,36 @@ func (st *CrashState) Set(k int, v Survival) {
 	}
 	st.keep[k] = v
 	st.redo(st.snap.comps.opComp[k])
+}
+
+// SetMany is Set of each change ks[i] to vs[i] in turn, replaying each
+// component they touch once (a write of many blocks is many changes of one
+// component).
+func (st *CrashState) SetMany(ks []int, vs []Survival) {
+	comps := st.snap.comps
+	if st.redoSet == nil {
+		st.redoSet = make([]bool, len(comps.comps))
+	}
+	todo := st.redoList[:0]
+	for i, k := range ks {
+		v := vs[i]
+		if !v.Keep {
+			v = Survival{}
+		}
+		if st.keep[k] == v {
+			continue
+		}
+		st.keep[k] = v
+		if n := comps.opComp[k]; !st.redoSet[n] {
+			st.redoSet[n] = true
+			todo = append(todo, n)
+		}
+	}
+	for _, n := range todo {
+		st.redoSet[n] = false
+		st.redo(n)
+	}
+	st.redoList = todo[:0]
 }
 
 // Apply makes change p (from this state's snapshot's Pending) survive whole.

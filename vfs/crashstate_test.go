@@ -266,6 +266,15 @@ func TestCrashStateRapid(t *testing.T) {
 			st2.Set(k, keep[k])
 		}
 		require.Equal(t, st.Hash(), st2.Hash())
+		// All at once, from a state with other choices: the same state.
+		st3 := other(t, snap, "many")
+		vs := make([]vfs.Survival, len(order))
+		for i, k := range order {
+			vs[i] = keep[k]
+		}
+		st3.SetMany(order, vs)
+		require.Equal(t, vfs.DurableTable(st), vfs.DurableTable(st3))
+		require.Equal(t, st.Hash(), st3.Hash())
 		c := st2.Clone()
 		for k := range ps {
 			c.Set(k, vfs.Survival{})
@@ -290,6 +299,15 @@ func TestCrashStateRapid(t *testing.T) {
 		}
 		require.Equal(t, vfs.HashFromScratch(st), st.Hash())
 	})
+}
+
+// other is a state of snap with random choices.
+func other(t *rapid.T, snap *vfs.CrashSnapshot, label string) *vfs.CrashState {
+	st := snap.State()
+	for k := range snap.Pending() {
+		st.Set(k, vfs.Survival{Keep: rapid.Bool().Draw(t, label)})
+	}
+	return st
 }
 
 // crossSnapshot checks that the hashes of states of two snapshots of one
