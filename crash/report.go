@@ -81,9 +81,9 @@ type outcome struct {
 	findings []Finding
 }
 
-// run builds and checks the distinct choice vectors of x (on several
+// run builds and checks the distinct states of x (on several
 // goroutines, each stepping its own state through a contiguous run of them),
-// then, in the order the vectors were met, deduplicates them by content and
+// then, in the order the states were met, deduplicates them by content and
 // attributes their verdicts: the report does not depend on the goroutines.
 func (e *Explorer) run(x *point) {
 	var todo []*seenState

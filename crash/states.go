@@ -69,7 +69,7 @@ type point struct {
 	mu    sync.Mutex // guards dataHash
 	// replace records of the renames still in flight, by unit
 	replaceOf map[int]*replaceRec
-	seen      map[string]*seenState // closed choice vector → the state built for it
+	seen      map[string]*seenState // closed deviations → the state built for it
 	inos      map[uint64]bool       // the inodes with data, allocation or size changes in flight
 	unitsOf   map[uint64][]int      // their units
 	dataSeq   map[uint64]uint64     // inode → latest data, allocation or size change in flight
@@ -90,8 +90,8 @@ func (e *Explorer) units(pend []vfs.Pending) []unit {
 		ino  uint64
 		seq  uint64
 	}
-	idx := map[key]int{}
-	var us []unit
+	idx := make(map[key]int, len(pend))
+	us := make([]unit, 0, len(pend))
 	for k, p := range pend {
 		op := e.opOf(p.Seq)
 		kind := p.Kind
