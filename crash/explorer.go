@@ -132,6 +132,7 @@ type Explorer struct {
 	closeHook func(x *point, m *Model, forced []bool, devs, closed []dev)
 	key       []byte              // admit's scratch
 	callers   map[string]fileLine // goCaller's cache: call stack → the workload's frame
+	pcs       [32]uintptr         // goCaller's scratch (calls are serialised)
 	stateNo   int
 	vulns     map[string]*Vulnerability
 	rep       Report
@@ -549,8 +550,8 @@ func (e *Explorer) Unwrap() sim.Handler { return e.next }
 // current call: the first frame outside iosim's own packages and the libraries
 // its faces wrap. Without one it returns "" and n (the call's number).
 func (e *Explorer) goCaller(n int) (string, int) {
-	var pcs [32]uintptr
-	stack := pcs[:runtime.Callers(3, pcs[:])]
+	pcs := e.pcs[:]
+	stack := pcs[:runtime.Callers(3, pcs)]
 	// the same stack (a call in a loop) resolves to the same frame: cached,
 	// as resolving frames costs more than the call
 	key := unsafe.String((*byte)(unsafe.Pointer(&pcs[0])), len(stack)*int(unsafe.Sizeof(pcs[0])))

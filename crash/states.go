@@ -471,8 +471,8 @@ type seenState struct {
 	v     *verdict // nil: not built
 }
 
-// admit counts the state c of model m, deduplicates it by its closed choice
-// vector, and keeps it for run.
+// admit counts the state c of model m, deduplicates it by its closed
+// deviations, and keeps it for run.
 func (e *Explorer) admit(x *point, m *Model, c closed) {
 	devs, label := c.devs, c.label
 	e.rep.States++
