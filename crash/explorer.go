@@ -550,27 +550,30 @@ func (e *Explorer) Unwrap() sim.Handler { return e.next }
 // current call: the first frame outside iosim's own packages and the libraries
 // its faces wrap. Without one it returns "" and n (the call's number).
 func (e *Explorer) goCaller(n int) (string, int) {
-	pcs := e.pcs[:]
-	stack := pcs[:runtime.Callers(3, pcs)]
-	// the same stack (a call in a loop) resolves to the same frame: cached,
-	// as resolving frames costs more than the call
-	key := unsafe.String((*byte)(unsafe.Pointer(&pcs[0])), len(stack)*int(unsafe.Sizeof(pcs[0])))
-	if c, ok := e.callers[key]; ok {
-		if c.file == "" {
-			return "", n
+	// The workload's frame is near the top: a few frames are unwound first,
+	// the whole stack only when they are all iosim's own. The same stack (a
+	// call in a loop) resolves to the same frame: cached, as resolving
+	// frames costs more than the call.
+	for _, depth := range [...]int{12, len(e.pcs)} {
+		pcs := e.pcs[:depth]
+		stack := pcs[:runtime.Callers(3, pcs)]
+		key := unsafe.String((*byte)(unsafe.Pointer(&pcs[0])), len(stack)*int(unsafe.Sizeof(pcs[0])))
+		c, ok := e.callers[key]
+		if !ok {
+			c.file, c.line = goCallerOf(stack, 0)
+			if len(e.callers) >= maxCallers {
+				clear(e.callers)
+			}
+			e.callers[strings.Clone(key)] = c
 		}
-		return c.file, c.line
+		if c.file != "" {
+			return c.file, c.line
+		}
+		if len(stack) < depth {
+			break // the whole stack was seen
+		}
 	}
-	file, line := goCallerOf(stack, n)
-	if len(e.callers) >= maxCallers {
-		clear(e.callers)
-	}
-	if file == "" {
-		e.callers[strings.Clone(key)] = fileLine{}
-	} else {
-		e.callers[strings.Clone(key)] = fileLine{file, line}
-	}
-	return file, line
+	return "", n
 }
 
 type fileLine struct {
