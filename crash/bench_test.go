@@ -6,6 +6,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"iosim/internal/cputime"
 	"iosim/vfs"
 )
 
@@ -32,7 +33,7 @@ func benchExplore1000(b *testing.B, dirBefore bool) {
 		setup = func(fs *vfs.FS) error { return fs.Mkdir("/d", 0o755) }
 		skip--
 	}
-	cpu0 := cpuTime()
+	cpu0 := cputime.Process()
 	for b.Loop() {
 		rep, err := ExploreFunc(Options{Skip: skip}, setup, func(env *Env) error {
 			p := env.Proc
@@ -69,14 +70,5 @@ func benchExplore1000(b *testing.B, dirBefore bool) {
 	}
 	b.ReportMetric(float64(states)/b.Elapsed().Seconds(), "states/s")
 	b.ReportMetric(float64(distinct)/b.Elapsed().Seconds(), "distinct/s")
-	b.ReportMetric(float64(states)/(cpuTime()-cpu0), "states/cpu-s")
-}
-
-// cpuTime is the CPU time the process has used, user and system, in seconds.
-func cpuTime() float64 {
-	var ru unix.Rusage
-	if err := unix.Getrusage(unix.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
+	b.ReportMetric(float64(states)/(cputime.Process()-cpu0).Seconds(), "states/cpu-s")
 }
