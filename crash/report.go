@@ -102,14 +102,26 @@ func (e *Explorer) run(x *point) {
 		}
 	}
 	out := make([]outcome, len(todo))
-	// Build the states with few deviations first: a step costs the units
-	// whose choices differ, so the few states far from all-kept (the
-	// durable one, a journal cut early) are built together, at the end.
+	// A step costs the units whose choices differ. The states a model
+	// enumerates are built together, by their number of deviations (one
+	// deviation more or less, a journal cut one call later: near in
+	// content), ascending for one model and descending for the next, so
+	// that a model's last state is near the next one's first (the durable
+	// states, or states near all-kept).
 	order := make([]int, len(todo))
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return len(todo[a].devs) - len(todo[b].devs) })
+	slices.SortStableFunc(order, func(a, b int) int {
+		ma, mb := todo[a].model, todo[b].model
+		if ma != mb {
+			return ma - mb
+		}
+		if ma%2 == 1 {
+			return len(todo[b].devs) - len(todo[a].devs)
+		}
+		return len(todo[a].devs) - len(todo[b].devs)
+	})
 	workers := max(1, min(e.workers(), len(todo)/minPerWorker))
 	var wg sync.WaitGroup
 	for n := range workers {

@@ -468,6 +468,7 @@ type seenState struct {
 	name  string
 	devs  []dev
 	build bool     // this shard's
+	model int      // the index in Options.Models of the first model that met it
 	v     *verdict // nil: not built
 }
 
@@ -482,7 +483,7 @@ func (e *Explorer) admit(x *point, m *Model, c closed) {
 	}
 	st, ok := x.seen[string(e.key)]
 	if !ok {
-		st = &seenState{name: e.stateName(x, devs, label), devs: devs}
+		st = &seenState{name: e.stateName(x, devs, label), devs: devs, model: slices.Index(e.opts.Models, m)}
 		x.seen[string(e.key)] = st
 		e.stateNo++
 		st.build = e.opts.Shards <= 1 || (e.stateNo-1)%e.opts.Shards == e.opts.Shard
