@@ -28,9 +28,10 @@
 //
 // A point takes one vfs.CrashSnapshot. Options.Workers goroutines (GOMAXPROCS
 // by default) each step one vfs.CrashState through a contiguous run of the
-// point's distinct states, fewest deviations first (at depth 1 consecutive
-// states differ in one or two units; a step sets only the units that deviate
-// in either state), and a walker beside
+// point's distinct states, model by model and by number of deviations (at
+// depth 1 consecutive states differ in one or two units, journal cuts in a
+// call; a step sets only the units that deviate in either state), and a
+// walker beside
 // it reads only the records and entries a step can alter
 // (vfs.CrashState.Parts): it keeps the reachable names, the content hash (a
 // sum over names, so the same whatever the order the state was reached) and
