@@ -37,9 +37,11 @@ func (x *point) dense(devs []dev) []choice {
 	return cur
 }
 
-// closeDense is the closure over a whole choice vector: it makes cur a choice the model allows, changing what the deviations
-// imply (a journal cut drops every later journalled unit; data that did not
-// reach disk keeps the metadata that would expose it from committing).
+// closeDense is the closure over a whole choice vector, the reference the
+// closer must agree with: it makes cur a choice the model allows, changing
+// what the deviations imply (a journal cut drops every later journalled unit;
+// data that did not reach disk keeps the metadata that would expose it from
+// committing), visiting every unit for every rule.
 func (e *Explorer) closeDense(x *point, m *Model, cur []choice, forced []bool) {
 	us := x.units
 	for k := range cur {
