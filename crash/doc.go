@@ -12,11 +12,15 @@
 // one kind on one inode (the blocks a write dirtied, a size change, a
 // namespace operation). A state is a choice per unit (kept, lost, torn at
 // sector boundaries, written in part, or for ALICE's model a split rename),
-// closed under the model's rules (see Model).
+// closed under the model's rules (see Model). A state is held as its
+// deviations from everything kept, sorted by unit, and closing one visits
+// only the units a rule can change (the deviations, the other units of their
+// inodes, the units after a journal cut): a state of depth 1 costs the same
+// whatever the number of changes in flight.
 // The states of a point are: everything kept; only the durable state; every
 // combination of at most Options.Depth deviations from everything kept; and
 // Options.Sample random ones. States are deduplicated twice: by their closed
-// choice vector at the point (built once whatever the model), and by a hash of
+// deviations at the point (built once whatever the model), and by a hash of
 // their content and of what the program had been promised and had announced
 // (checked once whatever the point).
 //
@@ -24,8 +28,10 @@
 //
 // A point takes one vfs.CrashSnapshot. Options.Workers goroutines (GOMAXPROCS
 // by default) each step one vfs.CrashState through a contiguous run of the
-// point's distinct choice vectors, in the order they were enumerated (at
-// depth 1 consecutive states differ in one or two units), and a walker beside
+// point's distinct states, model by model and by number of deviations (at
+// depth 1 consecutive states differ in one or two units, journal cuts in a
+// call; a step sets only the units that deviate in either state), and a
+// walker beside
 // it reads only the records and entries a step can alter
 // (vfs.CrashState.Parts): it keeps the reachable names, the content hash (a
 // sum over names, so the same whatever the order the state was reached) and

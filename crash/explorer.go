@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"iosim/sim"
 	"iosim/vfs"
@@ -127,6 +128,11 @@ type Explorer struct {
 	verdictsOf uint64
 	// reference, when set (tests), sees each point's states and their outcomes
 	reference func(x *point, states []*seenState, out []outcome)
+	// closeHook, when set (tests), sees each state before and after closing
+	closeHook func(x *point, m *Model, forced []bool, devs, closed []dev)
+	key       []byte              // admit's scratch
+	callers   map[string]fileLine // goCaller's cache: call stack → the workload's frame
+	pcs       [32]uintptr         // goCaller's scratch (calls are serialised)
 	stateNo   int
 	vulns     map[string]*Vulnerability
 	rep       Report
@@ -228,7 +234,7 @@ func NewExplorer(fs *vfs.FS, next sim.Handler, opts Options) *Explorer {
 		opts.Jobs = 1
 	}
 	e := &Explorer{fs: fs, next: next, opts: opts, promises: map[uint64][]dataPromise{}, names: map[string]namePromise{},
-		truncated: map[uint64]bool{}, aioSync: map[[2]uint64]aioSync{}, aioCount: map[uint64]uint64{}, hseed: maphash.MakeSeed(), dataHash: map[uint64]uint64{}, verdicts: map[verdictKey]*verdict{}, vulns: map[string]*Vulnerability{}, start: time.Now()}
+		truncated: map[uint64]bool{}, aioSync: map[[2]uint64]aioSync{}, aioCount: map[uint64]uint64{}, hseed: maphash.MakeSeed(), dataHash: map[uint64]uint64{}, callers: map[string]fileLine{}, verdicts: map[verdictKey]*verdict{}, vulns: map[string]*Vulnerability{}, start: time.Now()}
 	for _, m := range opts.Models {
 		e.rep.Models = append(e.rep.Models, m.Name)
 	}
@@ -320,7 +326,7 @@ func (e *Explorer) after(ci callInfo, ok bool, seq0, seq1 uint64) {
 	}
 	file := e.file
 	if file == "" {
-		file, line = goCaller(line)
+		file, line = e.goCaller(line)
 	}
 	op := Op{Index: e.nops(), File: file, Line: line, Call: ci.name, Path: ci.path, seq0: seq0, seq1: seq1, write: ci.write && ci.sync == syncNone}
 	e.ops = append(e.ops, op)
@@ -543,9 +549,43 @@ func (e *Explorer) Unwrap() sim.Handler { return e.next }
 // goCaller returns the file and line of the Go workload's code that made the
 // current call: the first frame outside iosim's own packages and the libraries
 // its faces wrap. Without one it returns "" and n (the call's number).
-func goCaller(n int) (string, int) {
-	var pcs [32]uintptr
-	frames := runtime.CallersFrames(pcs[:runtime.Callers(3, pcs[:])])
+func (e *Explorer) goCaller(n int) (string, int) {
+	// The workload's frame is near the top: a few frames are unwound first,
+	// the whole stack only when they are all iosim's own. The same stack (a
+	// call in a loop) resolves to the same frame: cached, as resolving
+	// frames costs more than the call.
+	for _, depth := range [...]int{12, len(e.pcs)} {
+		pcs := e.pcs[:depth]
+		stack := pcs[:runtime.Callers(3, pcs)]
+		key := unsafe.String((*byte)(unsafe.Pointer(&pcs[0])), len(stack)*int(unsafe.Sizeof(pcs[0])))
+		c, ok := e.callers[key]
+		if !ok {
+			c.file, c.line = goCallerOf(stack, 0)
+			if len(e.callers) >= maxCallers {
+				clear(e.callers)
+			}
+			e.callers[strings.Clone(key)] = c
+		}
+		if c.file != "" {
+			return c.file, c.line
+		}
+		if len(stack) < depth {
+			break // the whole stack was seen
+		}
+	}
+	return "", n
+}
+
+type fileLine struct {
+	file string
+	line int
+}
+
+// maxCallers bounds the cache of resolved call stacks.
+const maxCallers = 1 << 12
+
+func goCallerOf(stack []uintptr, n int) (string, int) {
+	frames := runtime.CallersFrames(stack)
 	for {
 		f, more := frames.Next()
 		fn := f.Function

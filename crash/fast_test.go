@@ -3,7 +3,9 @@ package crash
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -26,6 +28,141 @@ func (e *Explorer) survivals(x *point, cur []choice) []vfs.Survival {
 	return s
 }
 
+// dense is the choice vector of the deviations devs.
+func (x *point) dense(devs []dev) []choice {
+	cur := make([]choice, len(x.units))
+	for _, d := range devs {
+		cur[d.k] = d.c
+	}
+	return cur
+}
+
+// closeDense is the closure over a whole choice vector, the reference the
+// closer must agree with: it makes cur a choice the model allows, changing
+// what the deviations imply (a journal cut drops every later journalled unit;
+// data that did not reach disk keeps the metadata that would expose it from
+// committing), visiting every unit for every rule.
+func (e *Explorer) closeDense(x *point, m *Model, cur []choice, forced []bool) {
+	us := x.units
+	for k := range cur {
+		if forced[k] {
+			cur[k] = keep
+		}
+	}
+	whole := func(k int) bool { return cur[k] == keep }
+	// dataKept: the data of ino written by calls up to op survives whole
+	dataKept := func(ino uint64, op int) bool {
+		for _, k := range x.unitsOf[ino] {
+			if us[k].data && us[k].op <= op && !whole(k) {
+				return false
+			}
+		}
+		return true
+	}
+	for range len(us) + 2 {
+		changed := false
+		set := func(k int, c choice) {
+			if cur[k] != c && !forced[k] {
+				cur[k] = c
+				changed = true
+			}
+		}
+		if m.journal {
+			cut := -2 // the first call whose journalled change is lost
+			for k := range us {
+				if us[k].journalled(m) && cur[k] != keep && (cut == -2 || us[k].op < cut) {
+					cut = us[k].op
+				}
+			}
+			if cut != -2 {
+				for k := range us {
+					if (m.dataJournal || !us[k].data) && us[k].op >= cut && cur[k] == keep {
+						set(k, drop)
+					}
+				}
+			}
+		}
+		if m.orderedData {
+			for k := range us {
+				if us[k].lazy && cur[k] == keep && !dataKept(us[k].ino, us[k].op) {
+					set(k, drop)
+				}
+			}
+		}
+		if m.autoDaAlloc {
+			for k, r := range x.replaceOf {
+				if cur[k] != keep {
+					continue
+				}
+				if m.orderedData && !dataKept(r.ino, r.op) {
+					set(k, drop)
+					continue
+				}
+				for j := range us {
+					if us[j].lazy && us[j].ino == r.ino && us[j].op <= r.op {
+						set(j, keep)
+					}
+				}
+			}
+			for _, tc := range e.truncCloses {
+				later := false
+				for k := range us {
+					if us[k].journalled(m) && us[k].op > tc.op && cur[k] == keep {
+						later = true
+					}
+				}
+				if !later {
+					continue
+				}
+				if m.orderedData && !dataKept(tc.ino, tc.op) {
+					for k := range us {
+						if us[k].journalled(m) && us[k].op > tc.op {
+							set(k, drop)
+						}
+					}
+					continue
+				}
+				for j := range us {
+					if us[j].lazy && us[j].ino == tc.ino && us[j].op <= tc.op {
+						set(j, keep)
+					}
+				}
+			}
+		}
+		if !changed {
+			return
+		}
+	}
+}
+
+// denseCheck compares the closer's deviations with closeDense's closure of
+// each state enumerated (on the models' goroutines): it counts the states
+// and keeps the first difference.
+type denseCheck struct {
+	mu     sync.Mutex
+	states int
+	diff   string
+}
+
+func (c *denseCheck) hook(e *Explorer) func(x *point, m *Model, forced []bool, devs, closed []dev) {
+	return func(x *point, m *Model, forced []bool, devs, closed []dev) {
+		cur := x.dense(devs)
+		e.closeDense(x, m, cur, forced)
+		want := make([]dev, 0)
+		for k, ch := range cur {
+			if ch != keep {
+				want = append(want, dev{int32(k), ch})
+			}
+		}
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		c.states++
+		if c.diff == "" && !slices.Equal(want, append(make([]dev, 0), closed...)) {
+			c.diff = fmt.Sprintf("model %s, state %v: closed to %v, want %v", m.Name, devs, closed, want)
+		}
+	}
+}
+
 // referenceCheck builds every state of a point as a whole file system with
 // vfs.FS.CrashFrom (a split rename by unlinking its destination), walks it in
 // one pass with no cache and evaluates every promise, and requires the
@@ -33,15 +170,16 @@ func (e *Explorer) survivals(x *point, cur []choice) []vfs.Survival {
 func referenceCheck(t require.TestingT, e *Explorer, states *int) func(x *point, todo []*seenState, out []outcome) {
 	return func(x *point, todo []*seenState, out []outcome) {
 		for i, st := range todo {
-			fs, err := e.fs.CrashFrom(x.pend, x.seq, e.survivals(x, st.cur))
+			cur := x.dense(st.devs)
+			fs, err := e.fs.CrashFrom(x.pend, x.seq, e.survivals(x, cur))
 			require.NoError(t, err)
-			for k, c := range st.cur {
-				if c == splitRn {
-					_ = fs.Root().Unlink(x.replaceOf[k].dst)
+			for _, d := range st.devs {
+				if d.c == splitRn {
+					_ = fs.Root().Unlink(x.replaceOf[int(d.k)].dst)
 				}
 			}
 			w := newWalker(e, x, nil)
-			w.v, w.cur = fsView{fs}, st.cur
+			w.v, w.cur = fsView{fs}, cur
 			w.init()
 			want := append(w.durability(), w.atomicReplace()...)
 			require.Equal(t, w.h, out[i].h, "state %s: content key", st.name)
@@ -131,11 +269,17 @@ func setupRandom(fs *vfs.FS) error {
 func exploreWith(t require.TestingT, opts Options, workload func(env *Env) error, ref func(e *Explorer) func(x *point, todo []*seenState, out []outcome)) *Report {
 	e, env, err := newFuncExplorer(opts, setupRandom)
 	require.NoError(t, err)
+	var dc denseCheck
 	if ref != nil {
 		e.reference = ref(e)
+		e.closeHook = dc.hook(e)
 	}
 	require.NoError(t, workload(env))
 	rep := e.Finish()
+	if ref != nil {
+		require.Empty(t, dc.diff, "the closer closes as closeDense")
+		require.Equal(t, rep.States, dc.states, "every state enumerated was compared")
+	}
 	rep.Seconds, rep.StatesPerSecond = 0, 0
 	return rep
 }
@@ -192,6 +336,41 @@ func TestFastPathLinkAfterLostRename(t *testing.T) {
 			return err
 		}
 		return p.Link("/b", "/d/x")
+	}, func(e *Explorer) func(*point, []*seenState, []outcome) { return referenceCheck(t, e, &n) })
+	require.Positive(t, rep.DistinctStates)
+	require.Greater(t, n, 10)
+}
+
+// Two renames over one destination, both in flight: at depth 2 a state
+// splits one of them and keeps the other, and the walker stepping from the
+// state that split the other must still see the destination removed.
+func TestFastPathTwoSplitRenames(t *testing.T) {
+	n := 0
+	rep := exploreWith(t, Options{Depth: 2, Workers: 1}, func(env *Env) error {
+		p := env.Proc
+		put := func(path string) error {
+			fd, err := p.Open(path, unix.O_WRONLY|unix.O_CREAT, 0o644)
+			if err != nil {
+				return err
+			}
+			if _, err := p.Write(fd, []byte{1}); err != nil {
+				return err
+			}
+			if err := p.Fsync(fd); err != nil {
+				return err
+			}
+			return p.Close(fd)
+		}
+		if err := put("/d/x"); err != nil {
+			return err
+		}
+		if err := p.Rename("/a", "/d/x"); err != nil {
+			return err
+		}
+		if err := put("/a"); err != nil {
+			return err
+		}
+		return p.Rename("/a", "/d/x")
 	}, func(e *Explorer) func(*point, []*seenState, []outcome) { return referenceCheck(t, e, &n) })
 	require.Positive(t, rep.DistinctStates)
 	require.Greater(t, n, 10)

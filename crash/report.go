@@ -94,9 +94,9 @@ type outcome struct {
 	findings []Finding
 }
 
-// run builds and checks the distinct choice vectors of x (on several
+// run builds and checks the distinct states of x (on several
 // goroutines, each stepping its own state through a contiguous run of them),
-// then, in the order the vectors were met, deduplicates them by content and
+// then, in the order the states were met, deduplicates them by content and
 // attributes their verdicts: the report does not depend on the goroutines.
 func (e *Explorer) run(x *point) {
 	var todo []*seenState
@@ -115,6 +115,26 @@ func (e *Explorer) run(x *point) {
 		}
 	}
 	out := make([]outcome, len(todo))
+	// A step costs the units whose choices differ. The states a model
+	// enumerates are built together, by their number of deviations (one
+	// deviation more or less, a journal cut one call later: near in
+	// content), ascending for one model and descending for the next, so
+	// that a model's last state is near the next one's first (the durable
+	// states, or states near all-kept).
+	order := make([]int, len(todo))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		ma, mb := todo[a].model, todo[b].model
+		if ma != mb {
+			return ma - mb
+		}
+		if ma%2 == 1 {
+			return len(todo[b].devs) - len(todo[a].devs)
+		}
+		return len(todo[a].devs) - len(todo[b].devs)
+	})
 	workers := max(1, min(e.workers(), len(todo)/minPerWorker))
 	var wg sync.WaitGroup
 	for n := range workers {
@@ -123,9 +143,9 @@ func (e *Explorer) run(x *point) {
 		go func() {
 			defer wg.Done()
 			w := newWalker(e, x, x.snap.State())
-			for i := lo; i < hi; i++ {
-				w.goTo(todo[i].cur, i > lo)
-				if i == lo {
+			for _, i := range order[lo:hi] {
+				w.goTo(todo[i].devs, i != order[lo])
+				if i == order[lo] {
 					w.init()
 				}
 				o := outcome{h: w.h}
@@ -173,10 +193,10 @@ func (e *Explorer) run(x *point) {
 		if len(custom) > 0 {
 			if cw == nil {
 				cw = newWalker(e, x, x.snap.State())
-				cw.goTo(st.cur, false)
+				cw.goTo(st.devs, false)
 				cw.init()
 			} else {
-				cw.goTo(st.cur, true)
+				cw.goTo(st.devs, true)
 			}
 			s := &State{Stdout: slices.Clone(e.stdout), Point: x.op, Name: st.name, e: e, x: x, w: cw}
 			for _, c := range serial {
@@ -196,7 +216,7 @@ func (e *Explorer) run(x *point) {
 	}
 	for _, sb := range x.subs {
 		if sb.st.v != nil {
-			e.attribute(sb.st.v, x, sb.m, sb.st.cur, sb.st.name)
+			e.attribute(sb.st.v, x, sb.m, sb.st.devs, sb.st.name)
 		}
 	}
 }
@@ -238,7 +258,7 @@ func (e *Explorer) queue(v *verdict, s *State, fs []Finding, parallel []Checker)
 }
 
 // attribute records that model m reaches the state cur, whose verdict is v.
-func (e *Explorer) attribute(v *verdict, x *point, m *Model, cur []choice, name string) {
+func (e *Explorer) attribute(v *verdict, x *point, m *Model, devs []dev, name string) {
 	e.vmu.Lock()
 	passed := v.done && len(v.findings) == 0
 	e.vmu.Unlock()
@@ -246,10 +266,8 @@ func (e *Explorer) attribute(v *verdict, x *point, m *Model, cur []choice, name 
 		return // nothing to record
 	}
 	sb := sub{model: m.Name, point: x.op, name: name}
-	for k, c := range cur {
-		if c != keep {
-			sb.cause = append(sb.cause, causeOp{verb: c.verb(), op: x.units[k].op, unit: &x.units[k]})
-		}
+	for _, d := range devs {
+		sb.cause = append(sb.cause, causeOp{verb: d.c.verb(), op: x.units[d.k].op, unit: &x.units[d.k]})
 	}
 	e.vmu.Lock()
 	defer e.vmu.Unlock()

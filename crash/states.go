@@ -1,8 +1,11 @@
 package crash
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -66,7 +69,7 @@ type point struct {
 	mu    sync.Mutex // guards dataHash
 	// replace records of the renames still in flight, by unit
 	replaceOf map[int]*replaceRec
-	seen      map[string]*seenState // closed choice vector → the state built for it
+	seen      map[string]*seenState // closed deviations → the state built for it
 	inos      map[uint64]bool       // the inodes with data, allocation or size changes in flight
 	unitsOf   map[uint64][]int      // their units
 	dataSeq   map[uint64]uint64     // inode → latest data, allocation or size change in flight
@@ -87,8 +90,8 @@ func (e *Explorer) units(pend []vfs.Pending) []unit {
 		ino  uint64
 		seq  uint64
 	}
-	idx := map[key]int{}
-	var us []unit
+	idx := make(map[key]int, len(pend))
+	us := make([]unit, 0, len(pend))
 	for k, p := range pend {
 		op := e.opOf(p.Seq)
 		kind := p.Kind
@@ -178,14 +181,22 @@ func (e *Explorer) point() {
 	}
 }
 
-// closed is a closed choice vector met while enumerating a model's states.
+// dev is a deviation of a state from "everything in flight survived": unit
+// k has choice c (never keep). A state is its deviations, sorted by unit: a
+// state of depth d costs d, whatever the number of changes in flight.
+type dev struct {
+	k int32
+	c choice
+}
+
+// closed is a closed state met while enumerating a model's states.
 type closed struct {
-	cur   []choice
+	devs  []dev
 	label string
 }
 
-// exploreModel enumerates the states of x under m: their closed choice
-// vectors, in a fixed order. It only reads the explorer and x.
+// exploreModel enumerates the states of x under m: their closed deviations,
+// in a fixed order. It only reads the explorer and x.
 func (e *Explorer) exploreModel(x *point, m *Model) []closed {
 	var out []closed
 	n := len(x.units)
@@ -196,52 +207,53 @@ func (e *Explorer) exploreModel(x *point, m *Model) []closed {
 		// reads touch): kept, as they are no part of the program's history
 		forced[k] = u.op < 0 || m.journal && u.journalled(m) && u.seq <= e.horizon
 	}
-	emit := func(orig []choice, label string) {
-		cur := append([]choice(nil), orig...)
-		e.close(x, m, cur, forced)
-		out = append(out, closed{cur, label})
+	cl := newCloser(e, x, m, forced)
+	emit := func(devs []dev, label string) {
+		c := cl.close(devs)
+		if e.closeHook != nil {
+			e.closeHook(x, m, forced, devs, c)
+		}
+		out = append(out, closed{c, label})
 	}
-	base := make([]choice, n)
-	emit(base, "all")
-	strict := make([]choice, n)
-	for k := range strict {
+	emit(nil, "all")
+	var strict []dev
+	for k := range n {
 		if !forced[k] {
-			strict[k] = drop
+			strict = append(strict, dev{int32(k), drop})
 		}
 	}
 	emit(strict, "durable")
-	// every combination of up to Depth deviations from base
-	var rec func(from, depth int, cur []choice)
-	rec = func(from, depth int, cur []choice) {
+	// every combination of up to Depth deviations from "all"
+	var rec func(from, depth int, cur []dev)
+	rec = func(from, depth int, cur []dev) {
 		for k := from; k < n; k++ {
 			if forced[k] {
 				continue
 			}
 			for _, c := range e.variants(x, m, k) {
-				cur[k] = c
-				emit(cur, "")
+				next := append(cur, dev{int32(k), c})
+				emit(next, "")
 				if depth > 1 {
-					rec(k+1, depth-1, cur)
+					rec(k+1, depth-1, next)
 				}
-				cur[k] = keep
 			}
 		}
 	}
 	if e.opts.Depth > 0 {
-		rec(0, e.opts.Depth, make([]choice, n))
+		rec(0, e.opts.Depth, nil)
 	}
 	if e.opts.Sample > 0 {
 		rng := rand.New(rand.NewPCG(e.opts.Seed, uint64(e.nops())<<8|uint64(modelIndex(m))))
 		for range e.opts.Sample {
-			cur := make([]choice, n)
-			for k := range cur {
+			var cur []dev
+			for k := range n {
 				if forced[k] {
 					continue
 				}
 				switch vs := e.variants(x, m, k); {
 				case rng.IntN(2) == 0:
 				case len(vs) > 0:
-					cur[k] = vs[rng.IntN(len(vs))]
+					cur = append(cur, dev{int32(k), vs[rng.IntN(len(vs))]})
 				}
 			}
 			emit(cur, "")
@@ -281,58 +293,121 @@ func (e *Explorer) variants(x *point, m *Model, k int) []choice {
 	return vs
 }
 
-// close makes cur a choice the model allows, changing what the deviations
-// imply (a journal cut drops every later journalled unit; data that did not
-// reach disk keeps the metadata that would expose it from committing).
-func (e *Explorer) close(x *point, m *Model, cur []choice, forced []bool) {
+// closer closes states under a model at a point: it makes a state one the
+// model allows, changing what the deviations imply (a journal cut drops
+// every later journalled unit; data that did not reach disk keeps the
+// metadata that would expose it from committing). It works on a scratch
+// vector over the units, all keep between calls, and visits only the units
+// a rule can change: the deviations, the units of their inodes, and for a
+// journal cut the units after the cut.
+type closer struct {
+	e       *Explorer
+	x       *point
+	m       *Model
+	forced  []bool
+	cur     []choice // scratch: keep but for the units listed in touched
+	in      []bool   // marks the units in touched
+	touched []int32
+	byOp    []int32 // the units in order of their call
+	jBefore []int   // jBefore[i]: journalled units among byOp[:i]
+	repl    []int   // the units of x.replaceOf, in order
+}
+
+func newCloser(e *Explorer, x *point, m *Model, forced []bool) *closer {
+	n := len(x.units)
+	cl := &closer{e: e, x: x, m: m, forced: forced, cur: make([]choice, n), in: make([]bool, n), byOp: make([]int32, n), jBefore: make([]int, n+1)}
+	for k := range cl.byOp {
+		cl.byOp[k] = int32(k)
+	}
 	us := x.units
-	for k := range cur {
-		if forced[k] {
-			cur[k] = keep
+	slices.SortStableFunc(cl.byOp, func(a, b int32) int { return us[a].op - us[b].op })
+	for i, k := range cl.byOp {
+		cl.jBefore[i+1] = cl.jBefore[i]
+		if us[k].journalled(m) {
+			cl.jBefore[i+1]++
 		}
 	}
-	whole := func(k int) bool { return cur[k] == keep }
+	for k := range x.replaceOf {
+		cl.repl = append(cl.repl, k)
+	}
+	slices.Sort(cl.repl)
+	return cl
+}
+
+// after returns the position in byOp of the first unit of a call after op.
+func (cl *closer) after(op int) int {
+	us := cl.x.units
+	i, _ := slices.BinarySearchFunc(cl.byOp, op+1, func(k int32, op int) int { return us[k].op - op })
+	return i
+}
+
+// close returns the closed deviations of the state devs (which it does not
+// keep).
+func (cl *closer) close(devs []dev) []dev {
+	us, x, m, cur := cl.x.units, cl.x, cl.m, cl.cur
+	changed := false
+	set := func(k int, c choice) {
+		if cur[k] != c && !cl.forced[k] {
+			cur[k] = c
+			changed = true
+			if !cl.in[k] {
+				cl.in[k] = true
+				cl.touched = append(cl.touched, int32(k))
+			}
+		}
+	}
+	for _, d := range devs {
+		set(int(d.k), d.c)
+	}
 	// dataKept: the data of ino written by calls up to op survives whole
 	dataKept := func(ino uint64, op int) bool {
 		for _, k := range x.unitsOf[ino] {
-			if us[k].data && us[k].op <= op && !whole(k) {
+			if us[k].data && us[k].op <= op && cur[k] != keep {
 				return false
 			}
 		}
 		return true
 	}
-	for range len(us) + 2 {
-		changed := false
-		set := func(k int, c choice) {
-			if cur[k] != c && !forced[k] {
-				cur[k] = c
-				changed = true
+	// dropJournalled drops the units a journal cut before the first call
+	// after op loses
+	dropJournalled := func(op int, data bool) {
+		for _, k := range cl.byOp[cl.after(op):] {
+			if (data || !us[k].data) && cur[k] == keep {
+				set(int(k), drop)
 			}
 		}
+	}
+	for range len(us) + 2 {
+		changed = false
 		if m.journal {
 			cut := -2 // the first call whose journalled change is lost
-			for k := range us {
+			for _, k := range cl.touched {
 				if us[k].journalled(m) && cur[k] != keep && (cut == -2 || us[k].op < cut) {
 					cut = us[k].op
 				}
 			}
 			if cut != -2 {
-				for k := range us {
-					if (m.dataJournal || !us[k].data) && us[k].op >= cut && cur[k] == keep {
-						set(k, drop)
+				dropJournalled(cut-1, m.dataJournal)
+			}
+		}
+		if m.orderedData {
+			// a lazy unit is dropped when data of its inode is not whole
+			for i := 0; i < len(cl.touched); i++ {
+				k := cl.touched[i]
+				if !us[k].data || cur[k] == keep {
+					continue
+				}
+				ino := us[k].ino
+				for _, j := range x.unitsOf[ino] {
+					if us[j].lazy && cur[j] == keep && !dataKept(ino, us[j].op) {
+						set(j, drop)
 					}
 				}
 			}
 		}
-		if m.orderedData {
-			for k := range us {
-				if us[k].lazy && cur[k] == keep && !dataKept(us[k].ino, us[k].op) {
-					set(k, drop)
-				}
-			}
-		}
 		if m.autoDaAlloc {
-			for k, r := range x.replaceOf {
+			for _, k := range cl.repl {
+				r := x.replaceOf[k]
 				if cur[k] != keep {
 					continue
 				}
@@ -340,62 +415,80 @@ func (e *Explorer) close(x *point, m *Model, cur []choice, forced []bool) {
 					set(k, drop)
 					continue
 				}
-				for j := range us {
-					if us[j].lazy && us[j].ino == r.ino && us[j].op <= r.op {
-						set(j, keep)
-					}
-				}
+				cl.keepLazy(r.ino, r.op, set)
 			}
-			for _, tc := range e.truncCloses {
-				later := false
-				for k := range us {
-					if us[k].journalled(m) && us[k].op > tc.op && cur[k] == keep {
-						later = true
+			for _, tc := range cl.e.truncCloses {
+				// later: a journalled change after the close survives
+				later := cl.jBefore[len(us)] - cl.jBefore[cl.after(tc.op)]
+				for _, k := range cl.touched {
+					if us[k].journalled(m) && us[k].op > tc.op && cur[k] != keep {
+						later--
 					}
 				}
-				if !later {
+				if later == 0 {
 					continue
 				}
 				if m.orderedData && !dataKept(tc.ino, tc.op) {
-					for k := range us {
-						if us[k].journalled(m) && us[k].op > tc.op {
-							set(k, drop)
+					for _, k := range cl.byOp[cl.after(tc.op):] {
+						if us[k].journalled(m) {
+							set(int(k), drop)
 						}
 					}
 					continue
 				}
-				for j := range us {
-					if us[j].lazy && us[j].ino == tc.ino && us[j].op <= tc.op {
-						set(j, keep)
-					}
-				}
+				cl.keepLazy(tc.ino, tc.op, set)
 			}
 		}
 		if !changed {
-			return
+			break
+		}
+	}
+	var out []dev
+	for _, k := range cl.touched {
+		if cur[k] != keep {
+			out = append(out, dev{k, cur[k]})
+		}
+		cur[k], cl.in[k] = keep, false
+	}
+	cl.touched = cl.touched[:0]
+	slices.SortFunc(out, func(a, b dev) int { return int(a.k - b.k) })
+	return out
+}
+
+// keepLazy keeps the size changes of ino made by buffered writes of calls
+// up to op (auto_da_alloc flushes them).
+func (cl *closer) keepLazy(ino uint64, op int, set func(int, choice)) {
+	us := cl.x.units
+	for _, j := range cl.x.unitsOf[ino] {
+		if us[j].lazy && us[j].op <= op {
+			set(j, keep)
 		}
 	}
 }
 
-// seenState is a state (a closed choice vector) already met at a point.
+// seenState is a state (closed deviations) already met at a point.
 type seenState struct {
 	name  string
-	cur   []choice
+	devs  []dev
 	build bool     // this shard's
+	model int      // the index in Options.Models of the first model that met it
 	v     *verdict // nil: not built
 }
 
-// admit counts the state c of model m, deduplicates it by its closed choice
-// vector, and keeps it for run.
+// admit counts the state c of model m, deduplicates it by its closed
+// deviations, and keeps it for run.
 func (e *Explorer) admit(x *point, m *Model, c closed) {
-	cur, label := c.cur, c.label
+	devs, label := c.devs, c.label
 	e.rep.States++
 	e.rep.Points[len(e.rep.Points)-1].States++
-	key := string(cur)
-	st, ok := x.seen[key]
+	e.key = e.key[:0]
+	for _, d := range devs {
+		e.key = binary.AppendUvarint(e.key, uint64(d.k)<<3|uint64(d.c))
+	}
+	st, ok := x.seen[string(e.key)]
 	if !ok {
-		st = &seenState{name: e.stateName(x, cur, label), cur: cur}
-		x.seen[key] = st
+		st = &seenState{name: e.stateName(x, devs, label), devs: devs, model: slices.Index(e.opts.Models, m)}
+		x.seen[string(e.key)] = st
 		e.stateNo++
 		st.build = e.opts.Shards <= 1 || (e.stateNo-1)%e.opts.Shards == e.opts.Shard
 		x.vecs = append(x.vecs, st)
@@ -404,24 +497,22 @@ func (e *Explorer) admit(x *point, m *Model, c closed) {
 }
 
 // stateName is a stable name for a state: the crash point and its deviations.
-func (e *Explorer) stateName(x *point, cur []choice, label string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "p%03d-line%d", x.op.Index, x.op.Line)
+func (e *Explorer) stateName(x *point, devs []dev, label string) string {
+	b := fmt.Appendf(nil, "p%03d-line%d", x.op.Index, x.op.Line)
 	if label != "" {
-		b.WriteString("-" + label)
-		return b.String()
+		return string(append(append(b, '-'), label...))
 	}
-	for k, c := range cur {
-		if c != keep {
-			u := &x.units[k]
-			line := 0
-			if u.op >= 0 {
-				line = e.op(u.op).Line
-			}
-			fmt.Fprintf(&b, "-%s%d%s", shortVerb(c), line, u.kind.String()[:1])
+	for _, d := range devs {
+		u := &x.units[d.k]
+		line := 0
+		if u.op >= 0 {
+			line = e.op(u.op).Line
 		}
+		b = append(append(b, '-'), shortVerb(d.c)...)
+		b = strconv.AppendInt(b, int64(line), 10)
+		b = append(b, u.kind.String()[0])
 	}
-	return b.String()
+	return string(b)
 }
 
 func shortVerb(c choice) string {

@@ -26,18 +26,24 @@ type walker struct {
 	x *point
 	v view
 	// cs is the state stepped (nil for a walk of a whole vfs.FS).
-	cs  *vfs.CrashState
-	cur []choice // the choices applied to cs, per unit
+	cs   *vfs.CrashState
+	cur  []choice // the choices applied to cs, per unit
+	devs []int32  // the units whose choice in cur is not keep
+	want []choice // goTo's scratch: keep between calls
+	buf  []byte   // scratch's
+	// the changes a step sets (set), and to what
+	items []int
+	survs []vfs.Survival
 
-	masked map[string]bool // destinations a split rename removed
+	masked map[string]int // destinations a split rename removed: how many split renames remove each
 	ents   map[vfs.EntryName]*entVal
 	dirs   map[uint64]*dirInfo
 	names  map[uint64][]vfs.EntryName // the reachable names of each non-directory
 	facts  map[uint64]fact
 	h      uint64
 
-	evIno  map[uint64]bool // inodes and paths whose entries or facts changed
-	evPath map[string]bool
+	evIno  []uint64 // inodes and paths whose entries or facts changed (repeats allowed)
+	evPath []string
 	comps  map[int]int // components set by the step → one of their changes
 
 	dataF map[uint64][]Finding
@@ -73,7 +79,8 @@ type view interface {
 	readDir(path string) ([]vfs.Dirent, error)
 	lookup(path string) (uint64, error)
 	info(id uint64, path string) (mode uint32, size int64, target string, ok bool)
-	read(id uint64, path string) []byte
+	// read appends the content of regular file id, named path, to b
+	read(b []byte, id uint64, path string) []byte
 }
 
 type csView struct{ cs *vfs.CrashState }
@@ -91,8 +98,8 @@ func (v csView) info(id uint64, p string) (uint32, int64, string, bool) {
 	}
 	return st.Mode, st.Size, target, true
 }
-func (v csView) read(id uint64, _ string) []byte {
-	b, _ := v.cs.ReadIno(id)
+func (v csView) read(b []byte, id uint64, _ string) []byte {
+	b, _ = v.cs.AppendIno(b, id)
 	return b
 }
 
@@ -122,22 +129,25 @@ func (v fsView) info(_ uint64, p string) (uint32, int64, string, bool) {
 	}
 	return ino.Mode(), ino.Size(), ino.Target(), true
 }
-func (v fsView) read(_ uint64, p string) []byte {
+func (v fsView) read(b []byte, _ uint64, p string) []byte {
 	ino, err := v.fs.Root().Resolve(p, false)
 	if err != nil || !ino.IsRegular() {
-		return nil
+		return b
 	}
-	return readAll(ino)
+	return append(b, readAll(ino)...)
 }
 
 func newWalker(e *Explorer, x *point, cs *vfs.CrashState) *walker {
-	w := &walker{e: e, x: x, cs: cs, masked: map[string]bool{}, comps: map[int]int{}}
+	w := &walker{e: e, x: x, cs: cs, masked: map[string]int{}, comps: map[int]int{}}
 	if cs != nil {
 		w.v = csView{cs}
 		// a new state keeps nothing of what was pending
 		w.cur = make([]choice, len(x.units))
+		w.want = make([]choice, len(x.units))
+		w.devs = make([]int32, len(x.units))
 		for k := range w.cur {
 			w.cur[k] = drop
+			w.devs[k] = int32(k)
 		}
 	}
 	return w
@@ -146,7 +156,6 @@ func newWalker(e *Explorer, x *point, cs *vfs.CrashState) *walker {
 // init walks the whole state and evaluates every promise of the point.
 func (w *walker) init() {
 	w.ents, w.dirs, w.names, w.facts = map[vfs.EntryName]*entVal{}, map[uint64]*dirInfo{}, map[uint64][]vfs.EntryName{}, map[uint64]fact{}
-	w.evIno, w.evPath = map[uint64]bool{}, map[string]bool{}
 	w.dataF, w.nameF, w.replF = map[uint64][]Finding{}, map[string]Finding{}, map[int]Finding{}
 	w.h = 0
 	root := w.x.root
@@ -161,38 +170,38 @@ func (w *walker) init() {
 	for i := range w.x.act.repl {
 		w.evalRepl(i)
 	}
-	clear(w.evIno)
-	clear(w.evPath)
+	w.evIno, w.evPath = w.evIno[:0], w.evPath[:0]
 }
 
-// goTo steps cs to the state of the closed choice vector cur; with walk, the
-// walker follows (else init must follow).
-func (w *walker) goTo(cur []choice, walk bool) {
-	x := w.x
-	clear(w.comps)
+// goTo steps cs to the state of the closed deviations devs, changing only
+// the units that deviate there or here; with walk, the walker follows (else
+// init must follow).
+func (w *walker) goTo(devs []dev, walk bool) {
+	if len(w.comps) > 64 {
+		w.comps = map[int]int{} // clearing a map costs its largest size
+	} else {
+		clear(w.comps)
+	}
 	var split []string
-	nsec := w.e.fs.BlockSize() / vfs.SectorSize
-	half := uint64(1)<<(nsec/2) - 1
-	for k, c := range cur {
-		old := w.cur[k]
-		if old == c {
-			continue
-		}
-		w.cur[k] = c
-		if (old == splitRn) != (c == splitRn) {
-			r := x.replaceOf[k]
-			w.masked[r.dst] = c == splitRn
-			if c != splitRn {
-				delete(w.masked, r.dst)
-			}
-			split = append(split, r.dst)
-		}
-		u := &x.units[k]
-		for j, it := range u.items {
-			w.cs.Set(it, survival(c, j, len(u.items), half))
-			w.comps[w.cs.Component(it)] = it
+	for _, d := range devs {
+		w.want[d.k] = d.c
+	}
+	for _, k := range w.devs {
+		if w.want[k] == keep {
+			split = w.set(int(k), keep, split)
 		}
 	}
+	w.devs = w.devs[:0]
+	for _, d := range devs {
+		split = w.set(int(d.k), d.c, split)
+		w.want[d.k] = keep
+		w.devs = append(w.devs, d.k)
+	}
+	w.cs.SetMany(w.items, w.survs)
+	for _, it := range w.items {
+		w.comps[w.cs.Component(it)] = it
+	}
+	w.items, w.survs = w.items[:0], w.survs[:0]
 	if !walk {
 		return
 	}
@@ -221,6 +230,35 @@ func (w *walker) goTo(cur []choice, walk bool) {
 	w.reevaluate()
 }
 
+// set gives unit k choice c, staging its changes' survivals for goTo to set
+// in cs at once, and adds to split the destination of a rename whose split
+// it changes.
+func (w *walker) set(k int, c choice, split []string) []string {
+	x := w.x
+	old := w.cur[k]
+	if old == c {
+		return split
+	}
+	w.cur[k] = c
+	if (old == splitRn) != (c == splitRn) {
+		r := x.replaceOf[k]
+		if c == splitRn {
+			w.masked[r.dst]++
+		} else if w.masked[r.dst]--; w.masked[r.dst] == 0 {
+			delete(w.masked, r.dst)
+		}
+		split = append(split, r.dst)
+	}
+	nsec := w.e.fs.BlockSize() / vfs.SectorSize
+	half := uint64(1)<<(nsec/2) - 1
+	u := &x.units[k]
+	for j, it := range u.items {
+		w.items = append(w.items, it)
+		w.survs = append(w.survs, survival(c, j, len(u.items), half))
+	}
+	return split
+}
+
 // survival is what choice c makes of item j of a unit of n items.
 func survival(c choice, j, n int, half uint64) vfs.Survival {
 	switch c {
@@ -235,8 +273,8 @@ func survival(c choice, j, n int, half uint64) vfs.Survival {
 }
 
 func (w *walker) event(id uint64, p string) {
-	w.evIno[id] = true
-	w.evPath[p] = true
+	w.evIno = append(w.evIno, id)
+	w.evPath = append(w.evPath, p)
 }
 
 func (w *walker) addDir(id uint64) {
@@ -249,7 +287,7 @@ func (w *walker) addDir(id uint64) {
 func (w *walker) addEntry(dir uint64, name string, child uint64) {
 	di := w.dirs[dir]
 	p := joinPath(di.path, name)
-	if w.masked[p] {
+	if w.masked[p] > 0 {
 		return
 	}
 	f := w.fact(child, p)
@@ -307,7 +345,7 @@ func (w *walker) refreshEntry(k vfs.EntryName) {
 	p := joinPath(di.path, k.Name)
 	id, err := w.v.lookup(p)
 	old := w.ents[k]
-	if err != nil || w.masked[p] {
+	if err != nil || w.masked[p] > 0 {
 		w.removeEntry(k)
 		return
 	}
@@ -388,14 +426,14 @@ func (w *walker) dataSum(id uint64, p string) uint64 {
 	if w.cs == nil || w.cs.Made(id) {
 		// a whole state, or a record made anew: its bytes depend on more
 		// than its own changes' choices
-		return maphash.Bytes(e.hseed, w.v.read(id, p))
+		return maphash.Bytes(e.hseed, w.scratch(id, p))
 	}
 	if !x.inos[id] {
 		e.dmu.Lock()
 		d, ok := e.dataHash[id]
 		e.dmu.Unlock()
 		if !ok {
-			d = maphash.Bytes(e.hseed, w.v.read(id, p))
+			d = maphash.Bytes(e.hseed, w.scratch(id, p))
 			e.dmu.Lock()
 			e.dataHash[id] = d
 			e.dmu.Unlock()
@@ -413,12 +451,19 @@ func (w *walker) dataSum(id uint64, p string) uint64 {
 	d, ok := x.dataHash[string(key)]
 	x.mu.Unlock()
 	if !ok {
-		d = maphash.Bytes(e.hseed, w.v.read(id, p))
+		d = maphash.Bytes(e.hseed, w.scratch(id, p))
 		x.mu.Lock()
 		x.dataHash[string(key)] = d
 		x.mu.Unlock()
 	}
 	return d
+}
+
+// scratch reads regular file id, named p, into the walker's buffer: valid
+// until the next call.
+func (w *walker) scratch(id uint64, p string) []byte {
+	w.buf = w.v.read(w.buf[:0], id, p)
+	return w.buf
 }
 
 // contrib is what a name and the facts of its inode add to the hash.
@@ -443,12 +488,14 @@ func (w *walker) contrib(p string, f fact) uint64 {
 // reevaluate evaluates again the promises on what the last step changed.
 func (w *walker) reevaluate() {
 	act := w.x.act
-	for id := range w.evIno {
+	slices.Sort(w.evIno)
+	slices.Sort(w.evPath)
+	for _, id := range slices.Compact(w.evIno) {
 		if act.data[id] != nil {
 			w.evalData(id)
 		}
 	}
-	for p := range w.evPath {
+	for _, p := range slices.Compact(w.evPath) {
 		if _, ok := act.names[p]; ok {
 			w.evalName(p)
 		}
@@ -456,8 +503,7 @@ func (w *walker) reevaluate() {
 			w.evalRepl(i)
 		}
 	}
-	clear(w.evIno)
-	clear(w.evPath)
+	w.evIno, w.evPath = w.evIno[:0], w.evPath[:0]
 }
 
 // evalData checks the data promises of file id.
@@ -484,7 +530,7 @@ func (w *walker) evalData(id uint64) {
 			n, end = pr.size, pr.size
 			ok = f.size == pr.size && f.sum == pr.sum
 		} else if f.size >= end {
-			ok = bytes.Equal(w.v.read(id, p)[pr.off:end], pr.data)
+			ok = bytes.Equal(w.scratch(id, p)[pr.off:end], pr.data)
 		}
 		if !ok {
 			out = append(out, Finding{Kind: "durability", Path: p, Message: fmt.Sprintf(
@@ -499,7 +545,7 @@ func (w *walker) evalData(id uint64) {
 
 // lookup resolves p in the state, as a program finds it.
 func (w *walker) lookup(p string) (uint64, bool) {
-	if w.masked[p] {
+	if w.masked[p] > 0 {
 		return 0, false
 	}
 	id, err := w.v.lookup(p)
@@ -528,13 +574,13 @@ func (w *walker) evalRepl(i int) {
 	e := w.e
 	id, ok := w.lookup(r.dst)
 	if !ok {
-		if sid, ok := w.lookup(r.src); ok && w.isRegular(sid, r.src) && bytes.Equal(w.v.read(sid, r.src), r.allowed[r.newIndex]) {
+		if sid, ok := w.lookup(r.src); ok && w.isRegular(sid, r.src) && bytes.Equal(w.scratch(sid, r.src), r.allowed[r.newIndex]) {
 			return // a split rename: recovery can finish it from the source name
 		}
 		w.replF[i] = Finding{Kind: "atomic-replace", Path: r.dst, Message: fmt.Sprintf("replaced by %s: missing after the crash", e.op(r.op))}
 		return
 	}
-	have := w.v.read(id, r.dst)
+	have := w.scratch(id, r.dst)
 	for _, a := range r.allowed {
 		if bytes.Equal(have, a) {
 			return
@@ -610,7 +656,7 @@ func (w *walker) readFile(p string) ([]byte, bool) {
 		case mode&vfs.S_IFMT != vfs.S_IFREG:
 			return nil, false
 		}
-		return w.v.read(id, p), true
+		return w.v.read(nil, id, p), true
 	}
 	return nil, false
 }

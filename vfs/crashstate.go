@@ -227,6 +227,7 @@ func (s *CrashSnapshot) State() *CrashState {
 	c := s.components()
 	st := &CrashState{snap: s, keep: make([]Survival, len(s.pend)), recs: map[uint64]*ovRec{}, incr: true}
 	st.chash = make([]uint64, len(c.comps))
+	st.staleSet = make([]bool, len(c.comps))
 	st.hash = mix64(s.version ^ 0x76657273)
 	return st
 }
@@ -258,8 +259,9 @@ func (s *CrashSnapshot) replay(keep []Survival) *CrashState {
 // that; Hash identifies the content for deduplication; FS builds a full file
 // system when one is needed.
 //
-// A CrashState is not safe for concurrent use while it is changed; lookups
-// alone may run concurrently. Give each goroutine its own (Clone, or
+// A CrashState is not safe for concurrent use while it is changed (Hash,
+// which brings the hash up to date, counts as a change); lookups alone may
+// run concurrently. Give each goroutine its own (Clone, or
 // CrashSnapshot.State).
 type CrashState struct {
 	snap *CrashSnapshot
@@ -272,23 +274,37 @@ type CrashState struct {
 	ents  map[uint64]map[string]uint64
 	incr  bool     // built by State: stable directories' entries live in ents
 	chash []uint64 // per component: what it adds to hash (compDelta)
-	hash  uint64
-	buf   []byte // a block, for hashing
+	// stale lists the components changed since hash was last brought up to
+	// date (Hash does, on demand: a state stepped but never hashed pays
+	// nothing for it); staleSet marks them.
+	stale    []int32
+	staleSet []bool
+	// SetMany's scratch: the components to replay, marked
+	redoList []int32
+	redoSet  []bool
+	hash     uint64
+	buf      []byte // a block, for hashing
 }
 
 // ovRec is a durable record of a crash state.
 type ovRec struct {
 	d    durInode
 	gone bool
+	// phantom: the directory does not exist in the state (its creation was
+	// lost, or it was removed), but changes that survived wrote entries into
+	// it: d.entries holds them and nothing else of d is meaningful. No
+	// lookup sees them; a change that makes the record (ensure: a rename of
+	// the directory, its attributes) finds them there. Entries are part of
+	// the directory's blocks, not of its inode: they do not depend on
+	// whether the record survived, so a stable directory (crashComps) keeps
+	// them apart from its record, and the one-pass replay, which keeps them
+	// in the record, keeps them in a phantom when there is none.
+	phantom bool
 	// base: d was copied from the snapshot's record, whose entries it still
 	// points to (never changed); entry changes are in delta (0: removed).
 	// Otherwise d is a new record and d.entries its own.
 	base  bool
 	delta map[string]uint64
-	// placeholder: d is a directory's record that a change to one of its
-	// entries made (ensureDir) while no change naming the directory itself
-	// had (its mkdir was lost): the first such change gives it its mode.
-	placeholder bool
 }
 
 // Set makes change k (an index into the snapshot's Pending) survive as v
@@ -302,6 +318,36 @@ func (st *CrashState) Set(k int, v Survival) {
 	}
 	st.keep[k] = v
 	st.redo(st.snap.comps.opComp[k])
+}
+
+// SetMany is Set of each change ks[i] to vs[i] in turn, replaying each
+// component they touch once (a write of many blocks is many changes of one
+// component).
+func (st *CrashState) SetMany(ks []int, vs []Survival) {
+	comps := st.snap.comps
+	if st.redoSet == nil {
+		st.redoSet = make([]bool, len(comps.comps))
+	}
+	todo := st.redoList[:0]
+	for i, k := range ks {
+		v := vs[i]
+		if !v.Keep {
+			v = Survival{}
+		}
+		if st.keep[k] == v {
+			continue
+		}
+		st.keep[k] = v
+		if n := comps.opComp[k]; !st.redoSet[n] {
+			st.redoSet[n] = true
+			todo = append(todo, n)
+		}
+	}
+	for _, n := range todo {
+		st.redoSet[n] = false
+		st.redo(n)
+	}
+	st.redoList = todo[:0]
 }
 
 // Apply makes change p (from this state's snapshot's Pending) survive whole.
@@ -328,12 +374,21 @@ func (st *CrashState) Survival(k int) Survival { return st.keep[k] }
 // at different crash points of a run that has not synced since), not across
 // others. States that differ only in records no name reaches (a file whose
 // name did not survive) differ for the hash though no program sees it.
-func (st *CrashState) Hash() uint64 { return st.hash }
+func (st *CrashState) Hash() uint64 {
+	for _, n := range st.stale {
+		st.staleSet[n] = false
+		h := st.compDelta(n)
+		st.hash += h - st.chash[n]
+		st.chash[n] = h
+	}
+	st.stale = st.stale[:0]
+	return st.hash
+}
 
 // Clone returns an independent copy of the state, for another goroutine.
 func (st *CrashState) Clone() *CrashState {
 	c := &CrashState{snap: st.snap, keep: slices.Clone(st.keep), recs: make(map[uint64]*ovRec, len(st.recs)),
-		incr: st.incr, chash: slices.Clone(st.chash), hash: st.hash}
+		incr: st.incr, chash: slices.Clone(st.chash), hash: st.hash, stale: slices.Clone(st.stale), staleSet: slices.Clone(st.staleSet)}
 	for id, o := range st.recs {
 		cp := *o
 		cp.delta = maps.Clone(o.delta)
@@ -400,7 +455,7 @@ func (st *CrashState) apply(k int) {
 
 func (st *CrashState) rec(id uint64) *durInode {
 	if o := st.recs[id]; o != nil {
-		if o.gone {
+		if o.gone || o.phantom {
 			return nil
 		}
 		return &o.d
@@ -410,10 +465,7 @@ func (st *CrashState) rec(id uint64) *durInode {
 
 func (st *CrashState) ensure(id uint64, mode uint32, target string) *durInode {
 	o := st.recs[id]
-	if o != nil && !o.gone {
-		if o.placeholder && mode&S_IFMT == S_IFDIR {
-			o.d.mode, o.placeholder = mode, false
-		}
+	if o != nil && !o.gone && !o.phantom {
 		return &o.d
 	}
 	if o == nil {
@@ -424,9 +476,28 @@ func (st *CrashState) ensure(id uint64, mode uint32, target string) *durInode {
 			return &o.d
 		}
 	}
-	o = &ovRec{d: *newDurInode(st.snap.cfg.blockSize, mode, target)}
-	st.recs[id] = o
-	return &o.d
+	n := &ovRec{d: *newDurInode(st.snap.cfg.blockSize, mode, target)}
+	if o != nil && o.phantom && n.d.entries != nil {
+		n.d.entries = o.d.entries
+	}
+	st.recs[id] = n
+	return &n.d
+}
+
+// holder returns the record that holds the entries of unstable directory
+// dir: its own (copied from the snapshot's on first need), or a phantom
+// when the directory does not exist in the state.
+func (st *CrashState) holder(dir uint64) *ovRec {
+	if st.rec(dir) != nil {
+		st.ensure(dir, S_IFDIR, "")
+		return st.recs[dir]
+	}
+	o := st.recs[dir]
+	if o == nil || !o.phantom {
+		o = &ovRec{phantom: true, d: durInode{entries: map[string]uint64{}}}
+		st.recs[dir] = o
+	}
+	return o
 }
 
 func (st *CrashState) drop(id uint64) {
@@ -443,23 +514,9 @@ func (st *CrashState) drop(id uint64) {
 // stable reports whether directory dir's entries live in st.ents.
 func (st *CrashState) stable(dir uint64) bool { return st.incr && st.snap.comps.stable(dir) }
 
-// ensureDir is ensure for a change to an entry of directory dir: a record it
-// has to make is a placeholder. Whether the entries of a directory whose mkdir
-// was lost kept a record for it or not, a later change that names the
-// directory (a rename) gives it the same mode.
-func (st *CrashState) ensureDir(dir uint64) {
-	o := st.recs[dir]
-	if o != nil && !o.gone {
-		return
-	}
-	made := o != nil || st.snap.base[dir] == nil // gone, or never durable
-	st.ensure(dir, S_IFDIR, "")
-	st.recs[dir].placeholder = made
-}
-
 func (st *CrashState) entry(dir uint64, name string) (uint64, bool) {
 	if !st.stable(dir) {
-		st.ensureDir(dir)
+		st.holder(dir)
 	}
 	return st.peek(dir, name)
 }
@@ -502,8 +559,7 @@ func (st *CrashState) setEntry(dir uint64, name string, id uint64) {
 		m[name] = id
 		return
 	}
-	st.ensureDir(dir)
-	o := st.recs[dir]
+	o := st.holder(dir)
 	if !o.base {
 		if id == 0 {
 			delete(o.d.entries, name)
@@ -553,14 +609,15 @@ func (st *CrashState) eachEntry(dir uint64, d *durInode, fn func(string, uint64)
 //
 // The parts ("keys") are: a record (its existence, link count, attributes,
 // size, data, and for an unstable directory its entries), and an entry of a
-// stable directory. A directory is stable when it is durable and no pending
-// change can remove its record (it can be named by no entry that a change
-// removes or replaces): its record always exists, so a change to one of its
-// entries touches that entry alone. (A directory a pending change creates is
-// not stable: a surviving entry in it whose creation was lost still makes
-// its record, as the one-pass replay does.)
+// stable directory. A directory is stable when it is durable or a pending
+// change creates it, and no pending change can remove its record (it can be
+// named by no entry that a change removes or replaces): a change to one of
+// its entries then touches that entry alone, whether the record exists or
+// not (a directory whose creation was lost holds the entries that survived
+// without it as a phantom: see ovRec).
 type crashComps struct {
 	unstable map[uint64]bool
+	made     map[uint64]bool // directories a pending change creates
 	base     map[uint64]*durInode
 	opComp   []int32
 	comps    []crashComp
@@ -568,7 +625,9 @@ type crashComps struct {
 	full sync.Map
 }
 
-func (c *crashComps) stable(dir uint64) bool { return c.base[dir] != nil && !c.unstable[dir] }
+func (c *crashComps) stable(dir uint64) bool {
+	return (c.base[dir] != nil || c.made[dir]) && !c.unstable[dir]
+}
 
 type entKey struct {
 	dir  uint64
@@ -601,7 +660,7 @@ func (s *CrashSnapshot) components() *crashComps {
 }
 
 func (s *CrashSnapshot) buildComponents() *crashComps {
-	c := &crashComps{unstable: map[uint64]bool{}, base: s.base, opComp: make([]int32, len(s.ops))}
+	c := &crashComps{unstable: map[uint64]bool{}, made: map[uint64]bool{}, base: s.base, opComp: make([]int32, len(s.ops))}
 	// The inodes each entry may name: its durable one, and every one a
 	// change puts there.
 	cand := map[entKey][]uint64{}
@@ -627,6 +686,9 @@ func (s *CrashSnapshot) buildComponents() *crashComps {
 		switch m.kind {
 		case metaCreate:
 			addCand(m.dir, m.name, m.node)
+			if m.mode&S_IFMT == S_IFDIR {
+				c.made[m.node] = true
+			}
 		case metaRename:
 			baseCand(m.dir2, m.name2)
 			addCand(m.dir2, m.name2, m.node)
@@ -637,7 +699,8 @@ func (s *CrashSnapshot) buildComponents() *crashComps {
 		}
 	}
 	// Records a change may remove: what a remove, a create or a rename
-	// replaces.
+	// replaces (never the inode a create or rename puts there: applyMeta
+	// drops the old one only when it is another).
 	for k := range s.ops {
 		m := s.ops[k].meta
 		if m == nil {
@@ -651,7 +714,9 @@ func (s *CrashSnapshot) buildComponents() *crashComps {
 			ids = cand[entKey{m.dir2, m.name2}]
 		}
 		for _, id := range ids {
-			c.unstable[id] = true
+			if id != m.node || m.kind == metaRemove {
+				c.unstable[id] = true
+			}
 		}
 	}
 	// Union-find over keys.
@@ -861,9 +926,10 @@ func (st *CrashState) redo(n int32) {
 			st.apply(int(k))
 		}
 	}
-	h := st.compDelta(n)
-	st.hash += h - st.chash[n]
-	st.chash[n] = h
+	if !st.staleSet[n] {
+		st.staleSet[n] = true
+		st.stale = append(st.stale, n)
+	}
 }
 
 // The hash of a durable state is the sum of the hashes of its parts: each
@@ -958,6 +1024,12 @@ func (st *CrashState) recDelta(id uint64, cc *crashComp) uint64 {
 			for name, e := range s.entries {
 				h += entHash(id, name, e)
 			}
+		}
+	}
+	if o.phantom {
+		// entries without their directory (only unstable ones have a phantom)
+		for name, e := range o.d.entries {
+			h += entHash(id, name, e)
 		}
 	}
 	if b != nil {
@@ -1165,18 +1237,23 @@ func (st *CrashState) ReadFile(path string) ([]byte, error) {
 }
 
 // ReadIno is ReadFile of inode id.
-func (st *CrashState) ReadIno(id uint64) ([]byte, error) {
+func (st *CrashState) ReadIno(id uint64) ([]byte, error) { return st.AppendIno(nil, id) }
+
+// AppendIno appends the content of regular file id to b and returns the
+// extended slice (ReadIno into a buffer of the caller's).
+func (st *CrashState) AppendIno(b []byte, id uint64) ([]byte, error) {
 	d := st.rec(id)
 	switch {
 	case d == nil:
-		return nil, ENOENT
+		return b, ENOENT
 	case d.mode&S_IFMT == S_IFDIR:
-		return nil, EISDIR
+		return b, EISDIR
 	case d.mode&S_IFMT != S_IFREG:
-		return nil, EINVAL
+		return b, EINVAL
 	}
-	b := make([]byte, d.size)
-	d.data.ReadAt(b, 0)
+	n := len(b)
+	b = slices.Grow(b, int(d.size))[:n+int(d.size)]
+	d.data.ReadAt(b[n:], 0)
 	return b, nil
 }
 

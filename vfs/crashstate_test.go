@@ -266,6 +266,15 @@ func TestCrashStateRapid(t *testing.T) {
 			st2.Set(k, keep[k])
 		}
 		require.Equal(t, st.Hash(), st2.Hash())
+		// All at once, from a state with other choices: the same state.
+		st3 := other(t, snap, "many")
+		vs := make([]vfs.Survival, len(order))
+		for i, k := range order {
+			vs[i] = keep[k]
+		}
+		st3.SetMany(order, vs)
+		require.Equal(t, vfs.DurableTable(st), vfs.DurableTable(st3))
+		require.Equal(t, st.Hash(), st3.Hash())
 		c := st2.Clone()
 		for k := range ps {
 			c.Set(k, vfs.Survival{})
@@ -290,6 +299,15 @@ func TestCrashStateRapid(t *testing.T) {
 		}
 		require.Equal(t, vfs.HashFromScratch(st), st.Hash())
 	})
+}
+
+// other is a state of snap with random choices.
+func other(t *rapid.T, snap *vfs.CrashSnapshot, label string) *vfs.CrashState {
+	st := snap.State()
+	for k := range snap.Pending() {
+		st.Set(k, vfs.Survival{Keep: rapid.Bool().Draw(t, label)})
+	}
+	return st
 }
 
 // crossSnapshot checks that the hashes of states of two snapshots of one
@@ -388,4 +406,65 @@ func TestCrashStateConcurrent(t *testing.T) {
 	_, err = none.ReadFile("/f0999")
 	require.Equal(t, unix.ENOENT, err, "its name was not synced")
 	require.Panics(t, func() { none.Apply(fs.Pending()[0]) }, "a Pending of another snapshot")
+}
+
+// TestCrashStateLostDirectory: entries that survive without the mkdir of
+// their directory. No lookup sees them (the directory is not there); a
+// surviving rename of the directory brings it back with them. For every
+// subset of the changes, the state stepped to it holds what the one-pass
+// replay holds, entries of the missing directory included, and its hash is
+// the one from scratch.
+func TestCrashStateLostDirectory(t *testing.T) {
+	for _, renamed := range []bool{false, true} {
+		fs := vfs.New()
+		r := fs.Root()
+		require.NoError(t, r.Mkdir("d", 0o755))
+		a := create(t, r, "d/a")
+		write(t, a, "aaaa", 0)
+		create(t, r, "d/b")
+		require.NoError(t, r.Unlink("d/b"))
+		dir := "/d"
+		if renamed {
+			require.NoError(t, r.Rename("d", r, "e", 0))
+			dir = "/e"
+		}
+		snap := fs.Snapshot()
+		ps := snap.Pending()
+		find := func(op, path string) int {
+			k := slices.IndexFunc(ps, func(p vfs.Pending) bool { return p.Kind == vfs.PendingMeta && p.Op == op && p.Path == path })
+			require.NotEqual(t, -1, k, "%s %s pending: %v", op, path, ps)
+			return k
+		}
+		mkdir, createA, rename := find("create", "/d"), find("create", dir+"/a"), -1
+		if renamed {
+			rename = find("rename", "/d")
+		}
+		st := snap.State()
+		for mask := range 1 << len(ps) {
+			keep := make([]vfs.Survival, len(ps))
+			for k := range ps {
+				keep[k].Keep = mask&(1<<k) != 0
+				st.Set(k, keep[k])
+			}
+			require.Equal(t, vfs.DurableTable(vfs.Replay(snap, keep)), vfs.DurableTable(st), "keep %b", mask)
+			require.Equal(t, vfs.HashFromScratch(st), st.Hash(), "keep %b", mask)
+			_, errD := st.LookupIno("/d")
+			_, errE := st.LookupIno("/e")
+			_, errA := st.ReadFile("/e/a")
+			_, errDA := st.ReadFile("/d/a")
+			switch {
+			case rename >= 0 && keep[rename].Keep:
+				require.NoError(t, errE, "keep %b: the rename makes the directory", mask)
+				require.Equal(t, keep[createA].Keep, errA == nil, "keep %b: it holds what survived in it", mask)
+				require.Equal(t, unix.ENOENT, errD, "keep %b", mask)
+			case keep[mkdir].Keep:
+				require.NoError(t, errD, "keep %b", mask)
+				require.Equal(t, keep[createA].Keep, errDA == nil, "keep %b", mask)
+				require.Equal(t, unix.ENOENT, errE, "keep %b", mask)
+			default:
+				require.Equal(t, unix.ENOENT, errD, "keep %b: no directory", mask)
+				require.Equal(t, unix.ENOENT, errE, "keep %b: no directory", mask)
+			}
+		}
+	}
 }

@@ -16,10 +16,19 @@ func DurableTable(st *CrashState) map[uint64]string {
 	for id := range st.recs {
 		ids[id] = true
 	}
+	for id := range st.ents {
+		ids[id] = true
+	}
 	out := map[uint64]string{}
 	for id := range ids {
 		d := st.rec(id)
 		if d == nil {
+			var ents []string
+			phantom(st, id, func(name string, c uint64) { ents = append(ents, fmt.Sprint(name, "=", c)) })
+			if ents != nil {
+				slices.Sort(ents)
+				out[id] = "no directory; entries=" + strings.Join(ents, ",")
+			}
 			continue
 		}
 		var ents []string
@@ -57,6 +66,9 @@ func HashFromScratch(st *CrashState) uint64 {
 	for id := range DurableTable(st) {
 		d := st.rec(id)
 		h += part(id, d, func(fn func(string, uint64)) { st.eachEntry(id, d, fn) })
+		if d == nil {
+			phantom(st, id, func(name string, c uint64) { h += entHash(id, name, c) })
+		}
 	}
 	for id, b := range st.snap.base {
 		h -= part(id, b, func(fn func(string, uint64)) {
@@ -66,6 +78,25 @@ func HashFromScratch(st *CrashState) uint64 {
 		})
 	}
 	return h
+}
+
+// phantom calls fn for the entries st holds for directory id where the
+// directory does not exist (see ovRec.phantom): in a stable directory's
+// changed entries, or in a phantom record.
+func phantom(st *CrashState, id uint64, fn func(string, uint64)) {
+	if st.stable(id) {
+		for name, c := range st.ents[id] {
+			if c != 0 {
+				fn(name, c)
+			}
+		}
+		return
+	}
+	if o := st.recs[id]; o != nil && o.phantom {
+		for name, c := range o.d.entries {
+			fn(name, c)
+		}
+	}
 }
 
 // Version returns the version of the durable table snap shares.

@@ -1,7 +1,7 @@
-// Package cputime measures the CPU time of the calling OS thread, for benchmarks
-// on a shared machine: unlike wall time, it does not grow while the thread waits
-// for a CPU. Lock the goroutine to its thread (runtime.LockOSThread) around what
-// is measured.
+// Package cputime measures the CPU time of the calling OS thread, or of the
+// whole process, for benchmarks on a shared machine: unlike wall time, it does
+// not grow while the thread waits for a CPU. Lock the goroutine to its thread
+// (runtime.LockOSThread) around what Thread measures.
 package cputime
 
 import (
@@ -19,6 +19,17 @@ const rusageThread = 1
 func Thread() time.Duration {
 	var ru syscall.Rusage
 	if syscall.Getrusage(rusageThread, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// Process returns the user and system CPU time all the threads of the process
+// have used (other goroutines' and the garbage collector's included), or 0
+// where getrusage(2) fails.
+func Process() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())

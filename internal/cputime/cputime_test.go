@@ -26,3 +26,22 @@ func TestThreadCounts(t *testing.T) {
 	require.Less(t, cputime.Thread()-t1, 25*time.Millisecond, "a sleep is not CPU time")
 	require.Positive(t, x)
 }
+
+// TestProcessCountsEveryThread: the busy work of two goroutines on threads of
+// their own both show in the process's CPU time.
+func TestProcessCountsEveryThread(t *testing.T) {
+	p0 := cputime.Process()
+	done := make(chan time.Duration)
+	for range 2 {
+		go func() {
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			start := cputime.Thread()
+			for cputime.Thread()-start < 20*time.Millisecond {
+			}
+			done <- cputime.Thread() - start
+		}()
+	}
+	busy := <-done + <-done
+	require.GreaterOrEqual(t, cputime.Process()-p0, busy)
+}
