@@ -1057,29 +1057,17 @@ func BenchmarkDataWriteAtRandom4K(b *testing.B) {
 	}
 }
 
-func BenchmarkDataAppend4K(b *testing.B) {
-	p := fill(4096, 'y')
-	d := newFileData(0)
-	var off int64
-	b.SetBytes(4096)
-	for i := 0; i < b.N; i++ {
-		if off == bench64 {
-			b.StopTimer()
-			d, off = newFileData(0), 0
-			b.StartTimer()
-		}
-		d.WriteAt(p, off)
-		off += 4096
-	}
-}
+func BenchmarkDataAppend4K(b *testing.B) { benchAppend(b, fill(4096, 'y')) }
 
 // BenchmarkDataAppendZeros4K appends blocks of zeros (fio's layout with
 // zero_buffers): no buffer per block, a chunk header per 32.
-func BenchmarkDataAppendZeros4K(b *testing.B) {
-	p := make([]byte, 4096)
+func BenchmarkDataAppendZeros4K(b *testing.B) { benchAppend(b, make([]byte, 4096)) }
+
+// benchAppend appends p at the end of a file, starting a new one at 64 MiB.
+func benchAppend(b *testing.B, p []byte) {
 	d := newFileData(0)
 	var off int64
-	b.SetBytes(4096)
+	b.SetBytes(int64(len(p)))
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		if off == bench64 {
@@ -1088,7 +1076,7 @@ func BenchmarkDataAppendZeros4K(b *testing.B) {
 			b.StartTimer()
 		}
 		d.WriteAt(p, off)
-		off += 4096
+		off += int64(len(p))
 	}
 }
 
