@@ -209,7 +209,7 @@ func (fc *FileCache) Stats() FileCacheStats {
 	defer fc.mu.Unlock()
 	served := fc.served
 	for _, p := range fc.procs {
-		served += p.served
+		served += p.served.Load()
 	}
 	return FileCacheStats{Served: served, Passed: fc.passed.Load(), Extra: fc.extraN.Load()}
 }
@@ -304,9 +304,11 @@ type resEnt struct {
 
 // fcProc is the cache's view of one process's fd table.
 type fcProc struct {
-	g       *sim.ThreadGroup
-	slots   []fdSlot
-	served  int64  // calls served by sole (see Stats); written by the process's sole thread only
+	g     *sim.ThreadGroup
+	slots []fdSlot
+	// served counts the calls served by sole (see Stats). Only the process's
+	// sole thread adds to it; Stats reads it at any time.
+	served  atomic.Int64
 	freeOfd []*ofd // released descriptions, reused
 	res     map[resKey]resEnt
 	anchors map[*cfile]int
@@ -699,7 +701,7 @@ func (fc *FileCache) soleProc(t *sim.Task) *fcProc {
 
 // soled counts a call served without fc.mu and charges its time.
 func (fc *FileCache) soled(t *sim.Task, p *fcProc, n int64) {
-	p.served++
+	p.served.Store(p.served.Load() + 1) // one writer: no read-modify-write needed
 	fc.charge(t, n)
 }
 

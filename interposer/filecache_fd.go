@@ -281,7 +281,7 @@ func (fc *FileCache) fdExec(c *sim.Call, p *fcProc) (sim.Result, bool) {
 func (fc *FileCache) fdExitGroup(c *sim.Call, p *fcProc) (sim.Result, bool) {
 	r := fc.pass(c)
 	delete(fc.procs, p.g)
-	fc.served += p.served
+	fc.served += p.served.Load()
 	if fc.last.Load() == p {
 		fc.last.Store(nil)
 	}

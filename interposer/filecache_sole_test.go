@@ -274,3 +274,40 @@ func TestFileCacheSoleThreadsConcurrent(t *testing.T) {
 	wg.Wait()
 	require.Greater(t, fc.Stats().Served, int64(3*200))
 }
+
+// TestFileCacheStatsDuringSoleCalls: Stats may be called while sole threads
+// are serving calls without the cache's lock (it sees their calls once they
+// have returned): it must not race with the counting (run with -race), and it
+// never counts fewer than the calls already returned.
+func TestFileCacheStatsDuringSoleCalls(t *testing.T) {
+	_, k, p := newWorld(t)
+	fc := interposer.NewFileCache(k, msbPath)
+	q := p.Through(fc)
+	buf := make([]byte, 1024)
+	seedLoop(t, q, buf) // learnt: the loop is served from now on
+	base := fc.Stats().Served
+	const rounds = 300
+	var returned sync.WaitGroup
+	done := make(chan struct{})
+	returned.Add(1)
+	go func() {
+		defer returned.Done()
+		defer close(done)
+		for range rounds {
+			seedLoop(t, q, buf)
+		}
+	}()
+	last := base
+	for polling := true; polling; {
+		select {
+		case <-done:
+			polling = false
+		default:
+		}
+		s := fc.Stats().Served
+		require.GreaterOrEqual(t, s, last, "the served count never goes back")
+		last = s
+	}
+	returned.Wait()
+	require.Equal(t, base+rounds*11, fc.Stats().Served, "every served call of the loop counted once")
+}
