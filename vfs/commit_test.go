@@ -343,3 +343,68 @@ func churnBounded(t *testing.T, fs *vfs.FS, fsync bool) int {
 	require.LessOrEqual(t, o2, max(ops, 64), "cancelled operations are compacted")
 	return pend
 }
+
+// TestCancelKeepsIncrementalCrashStates: as TestCancelKeepsCrashStates, with
+// each cancelled pair (and what its file had pending) kept or lost on its
+// own, and the states built both ways the crash explorer builds them: in one
+// pass (CrashWith) and change by change from a frozen snapshot (State, Set),
+// where a directory's entries may live in the state's shared table.
+func TestCancelKeepsIncrementalCrashStates(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		a := vfs.New(vfs.WithPeriodicCommit(0, 0))
+		b := vfs.New(vfs.WithPeriodicCommit(0, 0))
+		vfs.SetCancel(b, false)
+		for _, op := range drawProgram(t, "") {
+			op(a)
+			op(b)
+		}
+		sa, sb := a.Snapshot(), b.Snapshot()
+		pa, pb := sa.Pending(), sb.Pending()
+		key := func(p vfs.Pending) string { return fmt.Sprint(p.Seq, p.Kind, p.Ino, p.Off) }
+		inA := map[string]int{}
+		for k, p := range pa {
+			inA[key(p)] = k
+		}
+		keepA := make([]vfs.Survival, len(pa))
+		for k := range keepA {
+			keepA[k].Keep = rapid.Bool().Draw(t, "keep")
+		}
+		pairKept := map[uint64]bool{} // by the cancelled file's inode
+		keepB := make([]vfs.Survival, len(pb))
+		for k, p := range pb {
+			if j, ok := inA[key(p)]; ok {
+				keepB[k] = keepA[j]
+				continue
+			}
+			kept, ok := pairKept[p.Ino]
+			if !ok {
+				kept = rapid.Bool().Draw(t, fmt.Sprintf("keep what cancelled out on inode %d", p.Ino))
+				pairKept[p.Ino] = kept
+			}
+			keepB[k].Keep = kept
+		}
+		ca, err := a.CrashWith(keepA)
+		require.NoError(t, err)
+		cb, err := b.CrashWith(keepB)
+		require.NoError(t, err)
+		want := fullTree(t, cb)
+		require.Equal(t, want, fullTree(t, ca), "in one pass")
+		ia, ib := sa.State(), sb.State()
+		for _, k := range rapid.Permutation(seq(len(pa))).Draw(t, "order a") {
+			ia.Set(k, keepA[k])
+		}
+		for _, k := range rapid.Permutation(seq(len(pb))).Draw(t, "order b") {
+			ib.Set(k, keepB[k])
+		}
+		require.Equal(t, want, fullTree(t, ib.FS()), "without the cancelling, change by change")
+		require.Equal(t, want, fullTree(t, ia.FS()), "with it, change by change")
+	})
+}
+
+func seq(n int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = i
+	}
+	return s
+}
