@@ -22,8 +22,7 @@ func TestAferoStatFollowsChanges(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		var opts []vfs.Option
 		if rapid.Bool().Draw(t, "short periodic commit") {
-			opts = append(opts, vfs.WithPeriodicCommit(time.Duration(rapid.IntRange(5, 50).Draw(t, "commit µs"))*time.Microsecond,
-				time.Duration(rapid.IntRange(5, 50).Draw(t, "expire µs"))*time.Microsecond))
+			opts = append(opts, drawShortCommit(t))
 		}
 		fs := vfs.New(opts...)
 		require.NoError(t, fs.Mkdir("/d", 0o755))
@@ -133,4 +132,11 @@ func TestAferoStatSnapshotsStayPrivate(t *testing.T) {
 		require.False(t, fi.IsDir())
 	}
 	require.Equal(t, int64(5), fa.Size(), "a FileInfo is a snapshot: Sys gives a copy of it")
+}
+
+// drawShortCommit draws a periodic commit and writeback expiry of some
+// microseconds: with the default clock's ticks, they come due in a test.
+func drawShortCommit(t *rapid.T) vfs.Option {
+	return vfs.WithPeriodicCommit(time.Duration(rapid.IntRange(5, 50).Draw(t, "commit µs"))*time.Microsecond,
+		time.Duration(rapid.IntRange(5, 50).Draw(t, "expire µs"))*time.Microsecond)
 }

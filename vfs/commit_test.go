@@ -115,49 +115,6 @@ func TestCancelOnlyWhatCancels(t *testing.T) {
 	require.Equal(t, map[string]string{"/z": "file:"}, snapshot(t, fs.Crash()))
 }
 
-// TestCancelKeepsCrashStates: with the cancelling, every crash state that
-// can still be chosen is the one that the same choices (both operations of
-// a cancelled pair, and what their file had pending, kept or dropped
-// together) give without it.
-func TestCancelKeepsCrashStates(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		a := vfs.New(vfs.WithPeriodicCommit(0, 0))
-		b := vfs.New(vfs.WithPeriodicCommit(0, 0))
-		vfs.SetCancel(b, false)
-		for _, op := range drawProgram(t, "") {
-			op(a)
-			op(b)
-		}
-		pa, pb := a.Pending(), b.Pending()
-		key := func(p vfs.Pending) string { return fmt.Sprint(p.Seq, p.Kind, p.Ino, p.Off) }
-		inA := map[string]int{}
-		for k, p := range pa {
-			inA[key(p)] = k
-		}
-		keepA := make([]vfs.Survival, len(pa))
-		for k := range keepA {
-			keepA[k].Keep = rapid.Bool().Draw(t, "keep")
-		}
-		cancelled := rapid.Bool().Draw(t, "keep cancelled")
-		keepB := make([]vfs.Survival, len(pb))
-		matched := 0
-		for k, p := range pb {
-			if j, ok := inA[key(p)]; ok {
-				keepB[k] = keepA[j]
-				matched++
-			} else {
-				keepB[k].Keep = cancelled
-			}
-		}
-		require.Equal(t, len(pa), matched, "what a keeps pending, b does too")
-		ca, err := a.CrashWith(keepA)
-		require.NoError(t, err)
-		cb, err := b.CrashWith(keepB)
-		require.NoError(t, err)
-		require.Equal(t, fullTree(t, cb), fullTree(t, ca))
-	})
-}
-
 // manualClock is a virtual clock moved by hand.
 type manualClock struct{ now vfs.Timespec }
 
@@ -344,12 +301,14 @@ func churnBounded(t *testing.T, fs *vfs.FS, fsync bool) int {
 	return pend
 }
 
-// TestCancelKeepsIncrementalCrashStates: as TestCancelKeepsCrashStates, with
-// each cancelled pair (and what its file had pending) kept or lost on its
-// own, and the states built both ways the crash explorer builds them: in one
-// pass (CrashWith) and change by change from a frozen snapshot (State, Set),
-// where a directory's entries may live in the state's shared table.
-func TestCancelKeepsIncrementalCrashStates(t *testing.T) {
+// TestCancelKeepsCrashStates: with the cancelling, every crash state that
+// can still be chosen is the one that the same choices (both operations of
+// each cancelled pair, and what their file had pending, kept or dropped
+// together, each pair on its own) give without it, whether the states are
+// built in one pass (CrashWith) or change by change from a frozen snapshot
+// (State, Set), where a directory's entries may live in the state's shared
+// table.
+func TestCancelKeepsCrashStates(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		a := vfs.New(vfs.WithPeriodicCommit(0, 0))
 		b := vfs.New(vfs.WithPeriodicCommit(0, 0))

@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"testing"
-	"time"
 
 	"github.com/spf13/afero"
 	"github.com/stretchr/testify/require"
@@ -32,8 +31,7 @@ func TestCancelAndRecycleChangeNothingSeen(t *testing.T) {
 		case 1:
 			opts = append(opts, vfs.WithWriteCache(true))
 		case 2:
-			opts = append(opts, vfs.WithPeriodicCommit(time.Duration(rapid.IntRange(5, 60).Draw(t, "commit µs"))*time.Microsecond,
-				time.Duration(rapid.IntRange(5, 60).Draw(t, "expire µs"))*time.Microsecond))
+			opts = append(opts, drawShortCommit(t))
 		}
 		on := vfs.New(opts...)
 		off := vfs.New(append(opts[:len(opts):len(opts)], vfs.WithCancel(false))...)
