@@ -293,7 +293,7 @@ func (fc *FileCache) forget(p *fcProc) {
 		p.drop(&p.slots[i])
 	}
 	delete(fc.procs, p.g)
-	fc.served += p.served.Load()
+	fc.served += p.served
 	if fc.last.Load() == p {
 		fc.last.Store(nil)
 	}
