@@ -280,18 +280,34 @@ func (fc *FileCache) fdExec(c *sim.Call, p *fcProc) (sim.Result, bool) {
 
 func (fc *FileCache) fdExitGroup(c *sim.Call, p *fcProc) (sim.Result, bool) {
 	r := fc.pass(c)
+	fc.forget(p)
+	return r, false
+}
+
+// forget drops the state of p, whose process has ended: its fds' references
+// to descriptions it shared with other processes (by fork) go, as the
+// kernel's do, so that a sole survivor of each may serve it without the lock
+// again.
+func (fc *FileCache) forget(p *fcProc) {
+	for i := range p.slots {
+		p.drop(&p.slots[i])
+	}
 	delete(fc.procs, p.g)
 	fc.served += p.served
 	if fc.last.Load() == p {
 		fc.last.Store(nil)
 	}
-	return r, false
 }
 
 // fdRlimit handles exit, setrlimit and prlimit64: after the calls that may change
-// RLIMIT_NOFILE, the limit is read again.
+// RLIMIT_NOFILE, the limit is read again; an exit that ended the process
+// (its last thread) ends its state as exit_group does.
 func (fc *FileCache) fdRlimit(c *sim.Call, p *fcProc) (sim.Result, bool) {
 	r := fc.pass(c)
+	if p.g.Exited() {
+		fc.forget(p)
+		return r, false
+	}
 	if sim.Info(c.Nr).Props&sim.SetsNofile != 0 {
 		var rl unix.Rlimit
 		if g := fc.own(sim.Call{Nr: sim.SYS_GETRLIMIT, Task: c.Task, Args: [6]int64{unix.RLIMIT_NOFILE}, Obj: &rl}); g.Errno == 0 && rl.Cur > 0 {

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"reflect"
 	"syscall"
 	"testing"
 
@@ -116,4 +117,49 @@ func TestSlotEmptyBetweenCalls(t *testing.T) {
 	require.NotEmpty(t, seen)
 	last := seen[len(seen)-1]
 	require.Equal(t, Call{Nr: SYS_CLOSE, Task: p.Task(), Args: last.Args}, last, "close carries its fd only")
+}
+
+// TestSlotEmptiedOfEveryField: whatever a layer leaves in the lent Call — any
+// field of it, including one added to Call later — the slot is empty after
+// the call, so the next call carries nothing of it.
+func TestSlotEmptiedOfEveryField(t *testing.T) {
+	p := New(vfs.New()).Spawn()
+	k := p.Task().Kernel()
+	fill := func(c *Call) {
+		v := reflect.ValueOf(c).Elem()
+		for i := range v.NumField() {
+			f := v.Field(i)
+			switch name := v.Type().Field(i).Name; {
+			case name == "Nr" || name == "Task":
+			case f.Kind() == reflect.Array:
+				for j := range f.Len() {
+					f.Index(j).SetInt(int64(7 + j))
+				}
+			case f.Kind() == reflect.String:
+				f.SetString("left/" + name)
+			case f.Kind() == reflect.Slice:
+				f.Set(reflect.MakeSlice(f.Type(), 1, 1))
+			case f.Kind() == reflect.Interface:
+				f.Set(reflect.ValueOf(&unix.Stat_t{}))
+			default:
+				t.Fatalf("Call.%s: a %s the test does not know how to fill", name, f.Kind())
+			}
+		}
+	}
+	var next *Call
+	layer := p.Through(HandlerFunc(func(c *Call) Result {
+		if c.Nr == SYS_GETPID {
+			fill(c)
+			return Result{}
+		}
+		cp := *c
+		next = &cp
+		return k.Syscall(c)
+	}))
+	layer.Getpid()
+	c := p.Task().call
+	require.Equal(t, Call{Nr: SYS_GETPID, Task: p.Task()}, c, "the slot after a call a layer filled")
+	layer.Umask(0o27)
+	require.NotNil(t, next)
+	require.Equal(t, Call{Nr: SYS_UMASK, Task: p.Task(), Args: [6]int64{0o27}}, *next, "the next call carries its own argument only")
 }

@@ -42,6 +42,14 @@ func (g *ThreadGroup) Nofile() int { return int(g.nofile.Load()) }
 // Fds already open above it stay open, as on Linux.
 func (g *ThreadGroup) SetNofile(n int) { g.nofile.Store(int64(n)) }
 
+// Exited reports whether the process has ended (exit_group(2), or exit(2) of
+// its last thread).
+func (g *ThreadGroup) Exited() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.exited
+}
+
 // Task is a thread: a tid in a thread group. Every Call names the Task making it.
 type Task struct {
 	k      *Kernel

@@ -534,8 +534,13 @@ func (fi *fileInfo) Size() int64        { return fi.st.Size }
 func (fi *fileInfo) ModTime() time.Time { return time.Unix(0, fi.st.Mtime).UTC() }
 func (fi *fileInfo) IsDir() bool        { return fi.st.Mode&S_IFMT == S_IFDIR }
 
-// Sys returns the *Stat.
-func (fi *fileInfo) Sys() any { return &fi.st }
+// Sys returns a *Stat of its own: the FileInfo itself may be shared (File.Stat
+// hands the opens of an inode one snapshot while nothing changes), so a caller
+// that changes what Sys returned changes no one else's.
+func (fi *fileInfo) Sys() any {
+	st := fi.st
+	return &st
+}
 
 // Mode converts the Linux mode to an fs.FileMode.
 func (fi *fileInfo) Mode() os.FileMode {

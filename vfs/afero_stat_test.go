@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/afero"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 
@@ -21,8 +22,7 @@ func TestAferoStatFollowsChanges(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		var opts []vfs.Option
 		if rapid.Bool().Draw(t, "short periodic commit") {
-			opts = append(opts, vfs.WithPeriodicCommit(time.Duration(rapid.IntRange(5, 50).Draw(t, "commit µs"))*time.Microsecond,
-				time.Duration(rapid.IntRange(5, 50).Draw(t, "expire µs"))*time.Microsecond))
+			opts = append(opts, drawShortCommit(t))
 		}
 		fs := vfs.New(opts...)
 		require.NoError(t, fs.Mkdir("/d", 0o755))
@@ -107,4 +107,36 @@ func TestAferoStatFollowsChanges(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestAferoStatSnapshotsStayPrivate: FileInfos that Stat hands out may be
+// one shared snapshot (the opens of an inode share one while nothing
+// changes), so what a caller does to the *Stat that Sys returns must not show
+// in the FileInfo of another File, or of a later Stat.
+func TestAferoStatSnapshotsStayPrivate(t *testing.T) {
+	fs := vfs.New()
+	require.NoError(t, afero.WriteFile(fs, "/f", []byte("hello"), 0o644))
+	a, err := fs.Open("/f")
+	require.NoError(t, err)
+	b, err := fs.Open("/f")
+	require.NoError(t, err)
+	fa, err := a.Stat()
+	require.NoError(t, err)
+	st := fa.Sys().(*vfs.Stat)
+	st.Size, st.Mode = 1<<40, vfs.S_IFDIR
+	for _, f := range []afero.File{a, b} {
+		fi, err := f.Stat()
+		require.NoError(t, err)
+		require.Equal(t, int64(5), fi.Size())
+		require.Equal(t, int64(5), fi.Sys().(*vfs.Stat).Size)
+		require.False(t, fi.IsDir())
+	}
+	require.Equal(t, int64(5), fa.Size(), "a FileInfo is a snapshot: Sys gives a copy of it")
+}
+
+// drawShortCommit draws a periodic commit and writeback expiry of some
+// microseconds: with the default clock's ticks, they come due in a test.
+func drawShortCommit(t *rapid.T) vfs.Option {
+	return vfs.WithPeriodicCommit(time.Duration(rapid.IntRange(5, 50).Draw(t, "commit µs"))*time.Microsecond,
+		time.Duration(rapid.IntRange(5, 50).Draw(t, "expire µs"))*time.Microsecond)
 }
