@@ -557,3 +557,51 @@ func TestAIOCompletionOrderAndTimeout(t *testing.T) {
 	require.NoError(t, err)
 	require.Zero(t, n, "nothing pending: the timeout")
 }
+
+// Threads sharing an AIO context under a time model (run with -race): every
+// submitted read is reaped once, by one thread or the other.
+func TestAIOSharedContextThreads(t *testing.T) {
+	_, p := timedKernel(t, "nvme", aioDevice)
+	writeFile(t, p, "/f", 1<<20, true)
+	fd, err := p.Open("/f", unix.O_RDONLY|unix.O_DIRECT, 0)
+	require.NoError(t, err)
+	ctx, err := p.IoSetup(64)
+	require.NoError(t, err)
+	const threads, each = 4, 50
+	reaped := make(chan []uint64)
+	for i := range threads {
+		th := p.NewThread()
+		go func() {
+			var got []uint64
+			evs := make([]IoEvent, 8)
+			for j := range each {
+				cb := &Iocb{Data: uint64(i*each + j), Opcode: IOCB_CMD_PREAD, Fd: uint32(fd), Buf: make([]byte, 4096), Offset: int64(j) * 4096}
+				if n, err := th.IoSubmit(ctx, []*Iocb{cb}); err != nil || n != 1 {
+					break
+				}
+				n, _ := th.IoGetevents(ctx, 1, len(evs), evs, nil)
+				for _, e := range evs[:n] {
+					got = append(got, e.Data)
+				}
+			}
+			reaped <- got
+		}()
+	}
+	var all []uint64
+	for range threads {
+		all = append(all, <-reaped...)
+	}
+	evs := make([]IoEvent, 64)
+	for len(all) < threads*each {
+		n, err := p.IoGetevents(ctx, 1, len(evs), evs, nil)
+		require.NoError(t, err)
+		require.Positive(t, n)
+		for _, e := range evs[:n] {
+			all = append(all, e.Data)
+		}
+	}
+	slices.Sort(all)
+	for i, d := range all {
+		require.EqualValues(t, i, d)
+	}
+}
