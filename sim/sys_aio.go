@@ -87,7 +87,7 @@ type aioCtx struct {
 	ring   int // the completion ring's size: io_submit's nr is clamped to it
 	accept int // how many iocbs may be in flight or completed and not reaped
 	seq    uint64
-	done   []aioDone // completed, not reaped, in submission order
+	done   []aioDone // completed, not reaped: in completion order (submission order without a time model)
 }
 
 // aioDone is a completion event not yet reaped. Under a time model (WithDevice)
