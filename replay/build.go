@@ -460,13 +460,14 @@ func (r *replayer) buildCustom(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *s
 			return e
 		}
 		c.Args[0] = int64(r.aioCtx[uint64(c.Args[0])])
-		if ev.RetKnown && ev.Ret >= 0 && ev.Ret < c.Args[2] {
+		if ev.RetKnown && ev.Ret >= 0 && ev.Ret <= c.Args[2] {
 			// How many completions one call returns is the device's and the
-			// kernel's choice: follow the recording. Fewer than min_nr means
-			// the timeout ran out before the rest completed (the model,
-			// which completes every iocb at submission, does not wait it).
-			c.Args[2] = ev.Ret
-			c.Args[1] = min(c.Args[1], ev.Ret)
+			// kernel's choice: follow the recording. The call returned once
+			// that many had completed (fewer than min_nr: when the timeout
+			// ran out), so the model waits for that many, within the
+			// timeout (under a time model its completions come from its
+			// device; without one every iocb has completed at submission).
+			c.Args[1], c.Args[2] = ev.Ret, ev.Ret
 		}
 		if c.Args[2] < 0 || c.Args[2] > 1<<16 {
 			return "bad nr"

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	iodevice "iosim/device"
 )
 
 // recordings are traces made on Linux/ext4 for the shapes of recording
@@ -113,6 +115,20 @@ func TestAIORecording(t *testing.T) {
 	rep = alter(t, 41, "{data=0x70, obj=0x7ffd97698000, res=4096, res2=0}, {data=0x71, obj=0x7ffd97698040, res=4096, res2=0}",
 		"{data=0x71, obj=0x7ffd97698040, res=4096, res2=0}, {data=0x70, obj=0x7ffd97698000, res=4096, res2=0}")
 	require.Zero(t, rep.Divergences)
+}
+
+// TestAIORecordingOnDevices: under a time model, where an O_DIRECT iocb
+// completes when the model's device does, each io_getevents waits for as
+// many completions as the recorded call returned, so the AIO recordings
+// replay clean on every kind of device.
+func TestAIORecordingOnDevices(t *testing.T) {
+	for _, dev := range []string{"nvme", "sata-ssd", "hdd-7200"} {
+		prof, err := iodevice.Lookup(dev)
+		require.NoError(t, err)
+		for _, name := range []string{"aio.strace", "aio-timeout.strace", "aio-badaddr.strace"} {
+			t.Run(dev+"/"+name, func(t *testing.T) { replayClean(t, Options{Device: prof}, recordings+name) })
+		}
+	}
 }
 
 // TestUntimedFFPipes: a program whose parent acts on what its child wrote

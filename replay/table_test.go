@@ -146,7 +146,7 @@ func customCalls() map[sim.Sysno]struct {
 		sim.SYS_IO_SETUP:        {sim.Call{Args: [6]int64{4}, Obj: &ctx}, sim.Result{}, nil},
 		sim.SYS_IO_DESTROY:      {sim.Call{Args: [6]int64{0x7f00}}, sim.Result{}, nil},
 		sim.SYS_IO_SUBMIT:       {sim.Call{Args: [6]int64{0x7f00, 3}, Obj: cbs}, sim.Result{Ret: 3}, cbs},
-		sim.SYS_IO_GETEVENTS:    {sim.Call{Args: [6]int64{0x7f00, 1, 2, 0, 1_000_000_500}, Obj: []sim.IoEvent{{Data: 7, Obj: 0x1000, Res: 4}, {Data: 9}}}, sim.Result{Ret: 2}, nil},
+		sim.SYS_IO_GETEVENTS:    {sim.Call{Args: [6]int64{0x7f00, 2, 2, 0, 1_000_000_500}, Obj: []sim.IoEvent{{Data: 7, Obj: 0x1000, Res: 4}, {Data: 9}}}, sim.Result{Ret: 2}, nil},
 		sim.SYS_PRLIMIT64:       {sim.Call{Args: [6]int64{0, unix.RLIMIT_NOFILE}, Obj: rl}, sim.Result{}, rl},
 		sim.SYS_COPY_FILE_RANGE: {sim.Call{Args: [6]int64{3, sim.NullOffset, 4, 5, 100, 0}}, sim.Result{Ret: 100}, nil},
 		sim.SYS_SENDFILE:        {sim.Call{Args: [6]int64{4, 3, 2, 100}}, sim.Result{Ret: 3}, nil},

@@ -1,18 +1,16 @@
 package sim
 
-import (
-	"slices"
-
-	"iosim/device"
-)
+import "iosim/device"
 
 // Linux AIO in the time model (fs/aio.c, fs/iomap/direct-io.c): an O_DIRECT
 // read or write is queued to the device at io_submit and completes when the
 // device does, so io_getevents waits for the device; a buffered one is done in
 // io_submit itself, through the page cache, as pread/pwrite would (it is
 // complete when io_submit returns); fsync and fdatasync iocbs run as the calls.
-// io_getevents returning n events waits for the n earliest completions of its
-// context that it has not returned yet.
+// Each submitted iocb's completion time goes to its event (aioTable.complete),
+// and io_getevents returns the events complete when it returns (reapTimed):
+// it waits for the min_nr-th earliest, so a program that asks for one at a
+// time keeps its queue full.
 
 // beforeSubmit records in p.aio the state of the files of an io_submit's
 // write iocbs (what pre holds for a write).
@@ -44,48 +42,52 @@ func (tm *timeModel) submitAIO(t *Task, c *Call, pa *pre, n, now int64, d *Break
 	ctx := uint64(c.Args[0])
 	for i := range min(n, int64(len(cbs))) {
 		cb := cbs[i]
-		f := t.files.get(int(int32(cb.Fd)))
-		if f == nil || f.ino == nil || !f.ino.IsRegular() {
-			continue
+		done := now
+		if f := t.files.get(int(int32(cb.Fd))); f != nil && f.ino != nil && f.ino.IsRegular() {
+			done, now = tm.submitIocb(t, f, cb, pa.iocb(i), now, d)
 		}
-		it := tm.fileInode(f)
-		size := int64(len(cb.Buf))
-		for _, b := range cb.Iov {
-			size += int64(len(b))
-		}
-		write := cb.Opcode == IOCB_CMD_PWRITE || cb.Opcode == IOCB_CMD_PWRITEV
-		switch {
-		case cb.Opcode == IOCB_CMD_FSYNC || cb.Opcode == IOCB_CMD_FDSYNC:
-			now = tm.fsync(it, cb.Opcode == IOCB_CMD_FDSYNC, now, d)
-		case size == 0:
-		case tm.direct(f):
-			pin := (size + pageBytes - 1) >> pageShift * tm.cpu.pin
-			now += pin
-			d.CPU += pin
-			now = tm.invalidate(it, cb.Offset, size, now, d)
-			op := device.Read
-			if write {
-				op = device.Write
-				if p := pa.iocb(i); p.holes {
-					tm.metaChange(it, true, now)
-				}
-				tm.touch(it, now)
-			}
-			_, done := tm.submit(op, it.base+cb.Offset, size, now)
-			tm.aio[ctx] = append(tm.aio[ctx], done)
-			continue
-		case write:
-			p := pa.iocb(i)
-			if p.f == nil {
-				continue
-			}
-			now = tm.write(t, &p, it, f.flags.Load(), size, now, d)
-		default:
-			now = tm.read(t, f, it, cb.Offset, size, now, d)
-		}
-		tm.aio[ctx] = append(tm.aio[ctx], now)
+		tm.k.aio.complete(ctx, cb, done)
 	}
 	return now
+}
+
+// submitIocb prices iocb cb on regular file f (p: its state before the call),
+// submitted at now: it returns when the iocb completes and when io_submit
+// goes on to the next.
+func (tm *timeModel) submitIocb(t *Task, f *File, cb *Iocb, p pre, now int64, d *Breakdown) (done, next int64) {
+	it := tm.fileInode(f)
+	size := int64(len(cb.Buf))
+	for _, b := range cb.Iov {
+		size += int64(len(b))
+	}
+	write := cb.Opcode == IOCB_CMD_PWRITE || cb.Opcode == IOCB_CMD_PWRITEV
+	switch {
+	case cb.Opcode == IOCB_CMD_FSYNC || cb.Opcode == IOCB_CMD_FDSYNC:
+		now = tm.fsync(it, cb.Opcode == IOCB_CMD_FDSYNC, now, d)
+	case size == 0:
+	case tm.direct(f):
+		pin := (size + pageBytes - 1) >> pageShift * tm.cpu.pin
+		now += pin
+		d.CPU += pin
+		now = tm.invalidate(it, cb.Offset, size, now, d)
+		op := device.Read
+		if write {
+			op = device.Write
+			if p.holes {
+				tm.metaChange(it, true, now)
+			}
+			tm.touch(it, now)
+		}
+		_, done := tm.submit(op, it.base+cb.Offset, size, now)
+		return done, now
+	case write:
+		if p.f != nil {
+			now = tm.write(t, &p, it, f.flags.Load(), size, now, d)
+		}
+	default:
+		now = tm.read(t, f, it, cb.Offset, size, now, d)
+	}
+	return now, now
 }
 
 // iocb returns the state recorded for the i-th iocb of an io_submit.
@@ -96,19 +98,12 @@ func (p *pre) iocb(i int64) pre {
 	return pre{}
 }
 
-// getEvents prices an io_getevents of context ctx that returned n events:
-// the caller waits for the n earliest pending completions.
-func (tm *timeModel) getEvents(ctx uint64, n, now int64, d *Breakdown) int64 {
-	q := tm.aio[ctx]
-	if n <= 0 || len(q) == 0 {
-		return now
+// getEvents prices an io_getevents made by t: the call returns at t.aioUntil
+// (reapTimed), waiting for the device until then.
+func (tm *timeModel) getEvents(t *Task, now int64, d *Breakdown) int64 {
+	if w := t.aioUntil; w > now {
+		d.Device += w - now
+		now = w
 	}
-	slices.Sort(q)
-	n = min(n, int64(len(q)))
-	if done := q[n-1]; done > now {
-		d.Device += done - now
-		now = done
-	}
-	tm.aio[ctx] = append(q[:0], q[n:]...)
 	return now
 }

@@ -221,8 +221,6 @@ type timeModel struct {
 	jr journal
 	rq runQueue // cpu.cores: the processors' timelines (nil cpus: no run queue)
 
-	aio map[uint64][]int64 // AIO context → completion times not yet returned
-
 	tasks  []*Task      // the threads that made calls, in order of their first
 	ntasks atomic.Int32 // len(tasks), read without mu
 	total  Breakdown    // device counts and commits (kernel-wide)
@@ -261,7 +259,6 @@ func newTimeModel(k *Kernel, p *device.Profile) *timeModel {
 		noJournal:   p.FS.Type == "ext4" && p.FS.NoJournal,
 		freeBlocks:  int64(p.FS.FreeBlocksUs * 1e3),
 		inodes:      map[*vfs.Inode]*inodeTime{},
-		aio:         map[uint64][]int64{},
 		nextBase:    dataStart,
 	}
 	tm.pc.init(p.Memory)
@@ -597,9 +594,7 @@ func (tm *timeModel) price(t *Task, c *Call, r Result, p *pre, now int64, d *Bre
 	case SYS_IO_SUBMIT:
 		return tm.submitAIO(t, c, p, r.Ret, now, d)
 	case SYS_IO_GETEVENTS, SYS_IO_PGETEVENTS:
-		return tm.getEvents(uint64(c.Args[0]), r.Ret, now, d)
-	case SYS_IO_DESTROY:
-		delete(tm.aio, uint64(c.Args[0]))
+		return tm.getEvents(t, now, d)
 	case SYS_FTRUNCATE, SYS_TRUNCATE, SYS_FALLOCATE:
 		var ino *vfs.Inode
 		if c.Nr == SYS_TRUNCATE {

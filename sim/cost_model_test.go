@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -439,4 +440,168 @@ func TestUnlinkFreesBlocks(t *testing.T) {
 	require.NoError(t, p.Link("/a", "/b"))
 	require.Equal(t, base, unlinkCost("/a"), "another link keeps the blocks")
 	require.Equal(t, base+us*1000, unlinkCost("/b"))
+}
+
+// aioDevice is a flash device with a round read latency and parallelism 5,
+// for the AIO timing tests.
+func aioDevice(p *device.Profile) {
+	p.Device.ReadUs, p.Device.CommandUs, p.Device.Parallelism, p.Device.ReadMBs = 40, 0, 5, 4000
+}
+
+// aioReads keeps depth 4 KiB O_DIRECT reads in flight until total have
+// completed, reaping with io_getevents(min_nr, depth): it returns the time
+// taken after the first submission and how many events each call returned.
+func aioReads(t *testing.T, p *Process, depth, minNr, total int) (elapsed int64, got []int) {
+	writeFile(t, p, "/f", 64<<20, true)
+	fd, err := p.Open("/f", unix.O_RDONLY|unix.O_DIRECT, 0)
+	require.NoError(t, err)
+	ctx, err := p.IoSetup(depth)
+	require.NoError(t, err)
+	cbs := make([]*Iocb, depth)
+	for i := range cbs {
+		cbs[i] = &Iocb{Opcode: IOCB_CMD_PREAD, Fd: uint32(fd), Buf: make([]byte, 4096)}
+	}
+	next := 0
+	submit := func(n int) {
+		for _, cb := range cbs[:n] {
+			cb.Data, cb.Offset = uint64(next), int64(next*7919%16384)*4096
+			next++
+		}
+		m, err := p.IoSubmit(ctx, cbs[:n])
+		require.NoError(t, err)
+		require.Equal(t, n, m)
+	}
+	t0 := p.Task().Now()
+	submit(depth)
+	evs := make([]IoEvent, depth)
+	done := 0
+	for done < total {
+		n, err := p.IoGetevents(ctx, minNr, depth, evs, nil)
+		require.NoError(t, err)
+		require.GreaterOrEqual(t, n, minNr)
+		for _, e := range evs[:n] {
+			require.EqualValues(t, 4096, e.Res)
+		}
+		got = append(got, n)
+		done += n
+		if next < total {
+			submit(min(n, total-next))
+		}
+	}
+	return p.Task().Now() - t0, got
+}
+
+// At queue depth 16 with io_getevents(1, 16) (fio's iodepth_batch_complete_min=1)
+// events come back as the device completes them, so the queue stays full and
+// the reads run at the device's parallelism: 5 units of ~41 µs give ~122k
+// IOPS. Waiting for all 16 (min_nr = nr) runs in batches of four rounds of
+// the 5 units, the last with one busy: ~98k IOPS.
+func TestAIOTrickle(t *testing.T) {
+	const total = 1600
+	_, p := timedKernel(t, "nvme", aioDevice)
+	trickle, got := aioReads(t, p, 16, 1, total)
+	require.Less(t, got[0], 16, "the first call returns what completed first, not all 16")
+	require.Less(t, slices.Max(got), 16)
+	perRead := float64(trickle) / total
+	svc := 40e3 + 4096/4000e6*1e9 // one read's service time
+	require.InDelta(t, svc/5, perRead, svc/5*0.1, "one read every service/parallelism ns")
+
+	_, p = timedKernel(t, "nvme", aioDevice)
+	batch, got := aioReads(t, p, 16, 16, total)
+	for _, n := range got {
+		require.Equal(t, 16, n, "min_nr = nr: whole batches")
+	}
+	require.InDelta(t, 4*svc/16, float64(batch)/total, 4*svc/16*0.1, "16 reads take four rounds of the 5 units")
+	require.Greater(t, float64(batch)/float64(trickle), 1.15)
+}
+
+// io_getevents under a time model returns events in completion order, whatever
+// the submission order (a buffered read is complete at io_submit, an O_DIRECT
+// one when the device is done); a timeout before the min_nr-th completion
+// returns what completed by then, after the timeout.
+func TestAIOCompletionOrderAndTimeout(t *testing.T) {
+	_, p := timedKernel(t, "nvme", aioDevice)
+	writeFile(t, p, "/f", 1<<20, true)
+	dfd, err := p.Open("/f", unix.O_RDONLY|unix.O_DIRECT, 0)
+	require.NoError(t, err)
+	bfd, err := p.Open("/f", unix.O_RDONLY, 0)
+	require.NoError(t, err)
+	_, err = p.Pread(bfd, make([]byte, 4096), 0) // in the page cache
+	require.NoError(t, err)
+	ctx, err := p.IoSetup(4)
+	require.NoError(t, err)
+	cbs := []*Iocb{
+		{Data: 1, Opcode: IOCB_CMD_PREAD, Fd: uint32(dfd), Buf: make([]byte, 4096), Offset: 8192},
+		{Data: 2, Opcode: IOCB_CMD_PREAD, Fd: uint32(bfd), Buf: make([]byte, 4096)},
+		{Data: 3, Opcode: IOCB_CMD_PREAD, Fd: uint32(dfd), Buf: make([]byte, 4096), Offset: 16384},
+	}
+	_, err = p.IoSubmit(ctx, cbs)
+	require.NoError(t, err)
+	evs := make([]IoEvent, 4)
+	t0 := p.Task().Now()
+	n, err := p.IoGetevents(ctx, 2, 4, evs, &unix.Timespec{Nsec: 1000})
+	require.NoError(t, err)
+	require.Equal(t, 1, n, "within 1 µs only the buffered read is complete")
+	require.EqualValues(t, 2, evs[0].Data)
+	require.Equal(t, t0+1000+p.k.tm.cpu.syscall, p.Task().Now(), "fewer than min_nr: the call waits out its timeout")
+	n, err = p.IoGetevents(ctx, 0, 4, evs, nil)
+	require.NoError(t, err)
+	require.Zero(t, n, "min_nr 0 does not wait")
+	t1 := p.Task().Now()
+	n, err = p.IoGetevents(ctx, 2, 4, evs, nil)
+	require.NoError(t, err)
+	require.Equal(t, 2, n)
+	require.EqualValues(t, []uint64{1, 3}, []uint64{evs[0].Data, evs[1].Data})
+	require.Greater(t, p.Task().Now()-t1, int64(30_000), "waited for the device")
+	n, err = p.IoGetevents(ctx, 1, 4, evs, &unix.Timespec{Nsec: 5000})
+	require.NoError(t, err)
+	require.Zero(t, n, "nothing pending: the timeout")
+}
+
+// Threads sharing an AIO context under a time model (run with -race): every
+// submitted read is reaped once, by one thread or the other.
+func TestAIOSharedContextThreads(t *testing.T) {
+	_, p := timedKernel(t, "nvme", aioDevice)
+	writeFile(t, p, "/f", 1<<20, true)
+	fd, err := p.Open("/f", unix.O_RDONLY|unix.O_DIRECT, 0)
+	require.NoError(t, err)
+	ctx, err := p.IoSetup(64)
+	require.NoError(t, err)
+	const threads, each = 4, 50
+	reaped := make(chan []uint64)
+	for i := range threads {
+		th := p.NewThread()
+		go func() {
+			var got []uint64
+			evs := make([]IoEvent, 8)
+			for j := range each {
+				cb := &Iocb{Data: uint64(i*each + j), Opcode: IOCB_CMD_PREAD, Fd: uint32(fd), Buf: make([]byte, 4096), Offset: int64(j) * 4096}
+				if n, err := th.IoSubmit(ctx, []*Iocb{cb}); err != nil || n != 1 {
+					break
+				}
+				n, _ := th.IoGetevents(ctx, 1, len(evs), evs, nil)
+				for _, e := range evs[:n] {
+					got = append(got, e.Data)
+				}
+			}
+			reaped <- got
+		}()
+	}
+	var all []uint64
+	for range threads {
+		all = append(all, <-reaped...)
+	}
+	evs := make([]IoEvent, 64)
+	for len(all) < threads*each {
+		n, err := p.IoGetevents(ctx, 1, len(evs), evs, nil)
+		require.NoError(t, err)
+		require.Positive(t, n)
+		for _, e := range evs[:n] {
+			all = append(all, e.Data)
+		}
+	}
+	slices.Sort(all)
+	for i, d := range all {
+		require.EqualValues(t, i, d)
+	}
 }

@@ -822,7 +822,8 @@ func (p *Process) IoSubmit(ctx AioContext, iocbs []*Iocb) (int, error) {
 
 // IoGetevents is io_getevents(2): up to nr completions (at most len(events)) are
 // stored in events; with fewer than minNr completed, the call waits out timeout
-// on the virtual clock (the model's completions are immediate, so no more come).
+// on the virtual clock. Without a time model every completion is immediate;
+// under one the call waits for the minNr-th (see sysIoGetevents).
 func (p *Process) IoGetevents(ctx AioContext, minNr, nr int, events []IoEvent, timeout *unix.Timespec) (int, error) {
 	c := p.call(SYS_IO_GETEVENTS)
 	c.Obj = events

@@ -87,7 +87,18 @@ type aioCtx struct {
 	ring   int // the completion ring's size: io_submit's nr is clamped to it
 	accept int // how many iocbs may be in flight or completed and not reaped
 	seq    uint64
-	done   []IoEvent
+	done   []aioDone // completed, not reaped: in completion order (submission order without a time model)
+}
+
+// aioDone is a completion event not yet reaped. Under a time model (WithDevice)
+// at is the virtual time the request completes, set when io_submit is priced
+// (aioTable.complete); until then timed is false and the event counts as
+// complete, as every event does without a time model.
+type aioDone struct {
+	ev    IoEvent
+	cb    *Iocb // the submitted iocb until the time model prices it (identity only)
+	at    int64
+	timed bool
 }
 
 // aioRing returns, for io_setup(nr) on a machine with cpus possible CPUs, the
@@ -308,7 +319,7 @@ func (k *Kernel) submitFile(t *Task, ctx *aioCtx, cb *Iocb, f *File) syscall.Err
 	}
 	k.aio.mu.Lock()
 	ctx.seq++
-	ctx.done = append(ctx.done, IoEvent{Data: cb.Data, Obj: ctx.seq, Res: v})
+	ctx.done = append(ctx.done, aioDone{ev: IoEvent{Data: cb.Data, Obj: ctx.seq, Res: v}, cb: cb})
 	k.aio.mu.Unlock()
 	return 0
 }
@@ -346,11 +357,18 @@ func aioRWErr(f *File, cb *Iocb) syscall.Errno {
 // sysIoGetevents implements io_getevents(2) and io_pgetevents(2) (Args: ctx, min_nr,
 // nr, unused, timeout; Obj []IoEvent with room for nr, else EFAULT): EINVAL for an
 // unknown context, min_nr < 0, nr < 0 or min_nr > nr. It returns up to nr completed
-// events in completion (= submission) order. Every submitted iocb has completed
-// already: with fewer than min_nr available the call waits out the timeout
-// (Args[4], in nanoseconds; the clock moves by it) and returns what there is. A
-// NULL timeout (Args[4] = AioWaitForever) would wait for ever on Linux: the model
-// returns what there is.
+// events in completion order.
+//
+// Without a time model every submitted iocb has completed already, in submission
+// order: with fewer than min_nr available the call waits out the timeout (Args[4],
+// in nanoseconds; the clock moves by it) and returns what there is. A NULL timeout
+// (Args[4] = AioWaitForever) would wait for ever on Linux: the model returns what
+// there is.
+//
+// Under a time model (WithDevice) an event is available from its completion
+// time (reapTimed), as Linux's read_events waits until min_nr events are in the
+// ring or the timeout passes and aio_read_events then takes up to nr of those
+// there (fs/aio.c; io_getevents(2)).
 func (k *Kernel) sysIoGetevents(c *Call) Result {
 	minNr, nr := c.Args[1], c.Args[2]
 	a := &k.aio
@@ -364,10 +382,88 @@ func (k *Kernel) sysIoGetevents(c *Call) Result {
 	if int64(len(evs)) < nr && int64(len(ctx.done)) > int64(len(evs)) {
 		return Fail(syscall.EFAULT)
 	}
-	n := copy(evs[:min(int(nr), len(evs))], ctx.done)
-	ctx.done = append(ctx.done[:0], ctx.done[n:]...)
+	evs = evs[:min(int(nr), len(evs))]
+	if tm := k.tm; tm != nil {
+		t := c.Task
+		n, until := ctx.reapTimed(t.now+tm.cpu.syscall, int(minNr), c.Args[4], evs)
+		t.aioUntil = until
+		return Result{Ret: int64(n)}
+	}
+	n := ctx.reap(len(evs), evs)
 	if int64(n) < minNr && c.Args[4] > 0 {
 		k.clock.Advance(c.Args[4])
 	}
 	return Result{Ret: int64(n)}
+}
+
+// reap moves the first n pending events into evs.
+func (ctx *aioCtx) reap(n int, evs []IoEvent) int {
+	n = min(n, len(ctx.done))
+	for i := range n {
+		evs[i] = ctx.done[i].ev
+	}
+	ctx.done = append(ctx.done[:0], ctx.done[n:]...)
+	return n
+}
+
+// doneAt is when the i-th pending event completes (an event not yet priced
+// counts as complete).
+func (ctx *aioCtx) doneAt(i int) int64 {
+	if d := &ctx.done[i]; d.timed {
+		return d.at
+	}
+	return math.MinInt64
+}
+
+// reapTimed is io_getevents under a time model, called at virtual time now
+// with a timeout in nanoseconds (negative: none). ctx.done is in completion
+// order (complete keeps it so). The call lasts until the min_nr-th earliest
+// completion (now if it is past), or until the timeout if that comes first;
+// with fewer than min_nr events pending it waits out the timeout, or without
+// one until every pending event has completed (where Linux would wait for
+// ever). It moves into evs, in completion order, the events complete by then,
+// up to len(evs), and returns how many and when the call returns.
+func (ctx *aioCtx) reapTimed(now int64, minNr int, timeout int64, evs []IoEvent) (n int, until int64) {
+	pending := len(ctx.done)
+	until = now
+	switch {
+	case minNr == 0:
+	case minNr <= pending:
+		until = max(now, ctx.doneAt(minNr-1))
+	case timeout >= 0:
+		until = now + timeout
+	case pending > 0:
+		until = max(now, ctx.doneAt(pending-1))
+	}
+	if timeout >= 0 {
+		until = min(until, now+timeout)
+	}
+	for n < len(evs) && n < pending && ctx.doneAt(n) <= until {
+		n++
+	}
+	return ctx.reap(n, evs), until
+}
+
+// complete sets, for the time model, the completion time of the event of iocb
+// cb submitted to context id (the first of cb's not yet priced) and moves it
+// to its place in completion order (after the events that complete no later).
+func (a *aioTable) complete(id uint64, cb *Iocb, at int64) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	ctx := a.ctxs[id]
+	if ctx == nil {
+		return
+	}
+	for i := range ctx.done {
+		d := &ctx.done[i]
+		if d.timed || d.cb != cb {
+			continue
+		}
+		e := aioDone{ev: d.ev, at: at, timed: true}
+		for ; i > 0 && ctx.doneAt(i-1) > at; i-- {
+			ctx.done[i] = ctx.done[i-1]
+		}
+		ctx.done[i] = e
+		return
+	}
 }

@@ -189,6 +189,27 @@ func alignedBuffer(n int) []byte {
 // time for a step that only computes (c.cpu), which a busy machine does not
 // inflate, else the median wall time.
 func (c *calibration) timeIt(n int, f func(i int) error) (time.Duration, error) {
+	ds, err := c.runs(n, f)
+	if err != nil || c.cpu {
+		// Thread CPU time is accounted at ticks: a run's own is too coarse,
+		// the mean over the runs is not.
+		return mean(ds), err
+	}
+	slices.Sort(ds)
+	return ds[len(ds)/2], nil
+}
+
+// meanTime is timeIt's mean wall time of one run: for what the model prices
+// as a fixed service time, which a program doing one after another pays on
+// average (its rate is one over the mean, however skewed the latencies).
+func (c *calibration) meanTime(n int, f func(i int) error) (time.Duration, error) {
+	ds, err := c.runs(n, f)
+	return mean(ds), err
+}
+
+// runs times f as timeIt says (thread CPU time when c.cpu) and returns each
+// run's duration.
+func (c *calibration) runs(n int, f func(i int) error) ([]time.Duration, error) {
 	end := c.stepEnd()
 	clock := func() time.Duration { return time.Duration(time.Now().UnixNano()) }
 	if c.cpu {
@@ -198,21 +219,22 @@ func (c *calibration) timeIt(n int, f func(i int) error) (time.Duration, error) 
 	for i := 0; i < n && (i < 3 || time.Now().Before(end)); i++ {
 		t0 := clock()
 		if err := f(i); err != nil {
-			return 0, err
+			return nil, err
 		}
 		ds = append(ds, clock()-t0)
 	}
-	if c.cpu {
-		// Thread CPU time is accounted at ticks: a run's own is too coarse,
-		// the mean over the runs is not.
-		var sum time.Duration
-		for _, d := range ds {
-			sum += d
-		}
-		return sum / time.Duration(len(ds)), nil
+	return ds, nil
+}
+
+func mean(ds []time.Duration) time.Duration {
+	if len(ds) == 0 {
+		return 0
 	}
-	slices.Sort(ds)
-	return ds[len(ds)/2], nil
+	var sum time.Duration
+	for _, d := range ds {
+		sum += d
+	}
+	return sum / time.Duration(len(ds))
 }
 
 // stepEnd is when the current step must stop measuring.
@@ -397,11 +419,16 @@ func (c *calibration) random(p *device.Profile) error {
 	}
 	pages := int64(calFileBytes / 4096)
 	at := func(i int) int64 { return (int64(i)*2654435761 + 12345) % pages * 4096 }
-	d, err := c.timeIt(2000, func(i int) error { _, err := unix.Pread(c.fd, c.buf[:4096], at(i)); return err })
+	// The flash model serves every read in the same time (command_us +
+	// read_us + the transfer at the sequential rate): a reader at queue
+	// depth 1 gets one over it per second. A real device's latencies are
+	// skewed (on a virtio disk the median can be half the mean), and its
+	// rate at queue depth 1 is one over the mean: read_us and program_us
+	// are the mean latencies, less the transfer the model adds.
+	d, err := c.meanTime(2000, func(i int) error { _, err := unix.Pread(c.fd, c.buf[:4096], at(i)); return err })
 	if err != nil {
 		return err
 	}
-	// The model adds the transfer at the sequential rate to the latency.
 	p.Device.ReadUs = max(float64(d.Nanoseconds())/1e3-4096/p.Device.ReadMBs, 0)
 	if c.direct {
 		n, err := c.parallelism(d, at)
@@ -410,7 +437,7 @@ func (c *calibration) random(p *device.Profile) error {
 		}
 		p.Device.Parallelism = n
 	}
-	d, err = c.timeIt(2000, func(i int) error { _, err := unix.Pwrite(c.fd, c.buf[:4096], at(i)); return err })
+	d, err = c.meanTime(2000, func(i int) error { _, err := unix.Pwrite(c.fd, c.buf[:4096], at(i)); return err })
 	p.Device.ProgramUs = max(float64(d.Nanoseconds())/1e3-4096/p.Device.WriteMBs, 0)
 	return err
 }
@@ -441,7 +468,7 @@ type aioEvent struct {
 // parallelism measures how many 4 KiB O_DIRECT reads the device serves at
 // once: Linux AIO (io_submit/io_getevents, fio's libaio engine) keeps
 // calQueueDepth random reads in flight for the step's budget, and the rate
-// reached over the rate of one read at a time (one per qd1, the median latency
+// reached over the rate of one read at a time (one per qd1, the mean latency
 // at queue depth 1) is the number of reads in service together. The flash
 // model serves a command on one of parallelism units, so at queue depth 16 it
 // reaches that many times its queue-depth-1 rate; the result is capped at

@@ -68,3 +68,27 @@ func TestCalibrateParallelism(t *testing.T) {
 	_, err = bad.parallelism(50*time.Microsecond, func(int) int64 { return 0 })
 	require.Error(t, err, "io_submit on a bad descriptor fails")
 }
+
+// read_us and program_us are mean latencies, not medians: with one run in
+// ten 20 times as long as the others (a skewed device), meanTime counts it
+// and timeIt's median does not.
+func TestCalibrateMeanTime(t *testing.T) {
+	if testing.Short() {
+		t.Skip("sleeps")
+	}
+	c := &calibration{deadline: time.Now().Add(time.Minute), step: time.Minute}
+	run := func(i int) error {
+		d := time.Millisecond
+		if i%10 == 9 {
+			d = 20 * time.Millisecond
+		}
+		time.Sleep(d)
+		return nil
+	}
+	m, err := c.meanTime(10, run)
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, m, 2900*time.Microsecond, "(9 * 1 ms + 20 ms) / 10, at least")
+	med, err := c.timeIt(10, run)
+	require.NoError(t, err)
+	require.Less(t, med, m, "the median leaves out the slow run")
+}
