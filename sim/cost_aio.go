@@ -98,8 +98,8 @@ func (p *pre) iocb(i int64) pre {
 	return pre{}
 }
 
-// getEvents prices an io_getevents made by t: the call returns at t.aioUntil
-// (reapTimed), waiting for the device until then.
+// getEvents prices an io_getevents or io_destroy made by t: the call returns
+// at t.aioUntil (reapTimed, sysIoDestroy), waiting for the device until then.
 func (tm *timeModel) getEvents(t *Task, now int64, d *Breakdown) int64 {
 	if w := t.aioUntil; w > now {
 		d.Device += w - now

@@ -593,7 +593,7 @@ func (tm *timeModel) price(t *Task, c *Call, r Result, p *pre, now int64, d *Bre
 		return tm.fadvise(f, tm.fileInode(f), c.Args[1], c.Args[2], c.Args[3], now)
 	case SYS_IO_SUBMIT:
 		return tm.submitAIO(t, c, p, r.Ret, now, d)
-	case SYS_IO_GETEVENTS, SYS_IO_PGETEVENTS:
+	case SYS_IO_GETEVENTS, SYS_IO_PGETEVENTS, SYS_IO_DESTROY:
 		return tm.getEvents(t, now, d)
 	case SYS_FTRUNCATE, SYS_TRUNCATE, SYS_FALLOCATE:
 		var ino *vfs.Inode

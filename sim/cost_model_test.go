@@ -605,3 +605,39 @@ func TestAIOSharedContextThreads(t *testing.T) {
 		require.EqualValues(t, i, d)
 	}
 }
+
+// io_destroy under a time model returns when the requests in flight complete,
+// as io_getevents waiting for all of them would (io_destroy(2): it blocks on
+// the operations that could not be cancelled); with nothing in flight it
+// costs the call alone.
+func TestAIODestroyWaitsForInFlight(t *testing.T) {
+	var syscall int64
+	run := func(reap bool) (destroy, total int64) {
+		k, p := timedKernel(t, "nvme", aioDevice)
+		syscall = k.tm.cpu.syscall
+		writeFile(t, p, "/f", 1<<20, true)
+		fd, err := p.Open("/f", unix.O_RDONLY|unix.O_DIRECT, 0)
+		require.NoError(t, err)
+		ctx, err := p.IoSetup(4)
+		require.NoError(t, err)
+		cbs := []*Iocb{
+			{Data: 1, Opcode: IOCB_CMD_PREAD, Fd: uint32(fd), Buf: make([]byte, 4096), Offset: 0},
+			{Data: 2, Opcode: IOCB_CMD_PREAD, Fd: uint32(fd), Buf: make([]byte, 1<<16), Offset: 1 << 19},
+		}
+		t0 := p.Task().Now()
+		_, err = p.IoSubmit(ctx, cbs)
+		require.NoError(t, err)
+		if reap {
+			n, err := p.IoGetevents(ctx, 2, 2, make([]IoEvent, 2), nil)
+			require.NoError(t, err)
+			require.Equal(t, 2, n)
+		}
+		t1 := p.Task().Now()
+		require.NoError(t, p.IoDestroy(ctx))
+		return p.Task().Now() - t1, p.Task().Now() - t0
+	}
+	waited, total := run(false)
+	_, reapTotal := run(true)
+	require.Greater(t, waited, int64(30_000), "io_destroy waits for the device")
+	require.Equal(t, reapTotal, total+syscall, "destroying waits as long as reaping every event would (plus the reaping call's own cost)")
+}

@@ -180,7 +180,11 @@ func (k *Kernel) sysIoSetup(c *Call) Result {
 }
 
 // sysIoDestroy implements io_destroy(2): EINVAL for an unknown context (or one of
-// another process); completed events not reaped are dropped.
+// another process); completed events not reaped are dropped. Under a time model
+// the call returns when the last request in flight completes: io_destroy
+// "will block on the completion of all operations that could not be canceled"
+// (io_destroy(2); fs/aio.c waits for the context's requests in kill_ioctx), and
+// a regular file's reads and writes cannot be cancelled.
 func (k *Kernel) sysIoDestroy(c *Call) Result {
 	a := &k.aio
 	a.mu.Lock()
@@ -188,6 +192,12 @@ func (k *Kernel) sysIoDestroy(c *Call) Result {
 	ctx := a.ctxs[uint64(c.Args[0])]
 	if ctx == nil || ctx.g != c.Task.g {
 		return Fail(syscall.EINVAL)
+	}
+	if k.tm != nil {
+		c.Task.aioUntil = math.MinInt64
+		if n := len(ctx.done); n > 0 {
+			c.Task.aioUntil = ctx.doneAt(n - 1) // ctx.done is in completion order
+		}
 	}
 	delete(a.ctxs, ctx.id)
 	return Result{}

@@ -61,8 +61,8 @@ type Task struct {
 	// (with a time model). Only the thread's own calls write them.
 	now int64
 	tb  *Breakdown
-	// aioUntil is when the thread's last io_getevents under a time model
-	// returns (set by the call, read by its pricing).
+	// aioUntil is when the thread's last io_getevents or io_destroy under a
+	// time model returns (set by the call, read by its pricing).
 	aioUntil int64
 	// call is the Call the thread's facade lends down a handler stack (see
 	// Handler), empty between calls but for Nr and Task (see Process.call);
