@@ -99,10 +99,15 @@ func (p *pre) iocb(i int64) pre {
 }
 
 // getEvents prices an io_getevents or io_destroy made by t: the call returns
-// at t.aioUntil (reapTimed, sysIoDestroy), waiting for the device until then.
+// at t.aioUntil (reapTimed, sysIoDestroy), waiting for the device until
+// t.aioDevice and sleeping out its timeout after that.
 func (tm *timeModel) getEvents(t *Task, now int64, d *Breakdown) int64 {
-	if w := t.aioUntil; w > now {
+	if w := t.aioDevice; w > now {
 		d.Device += w - now
+		now = w
+	}
+	if w := t.aioUntil; w > now {
+		d.Sleep += w - now
 		now = w
 	}
 	return now

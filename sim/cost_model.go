@@ -62,7 +62,7 @@ type Breakdown struct {
 	Journal   int64 `json:"journal_ns"`    // journal commits the caller waited for (device time included)
 	Throttle  int64 `json:"throttle_ns"`   // balance_dirty_pages: writers held above dirty_ratio
 	RunQueue  int64 `json:"run_queue_ns"`  // waiting for a processor (cpu.cores, all busy)
-	Sleep     int64 `json:"sleep_ns"`      // blocked in user space on another thread (Task.SleepUntil)
+	Sleep     int64 `json:"sleep_ns"`      // blocked on another thread (Task.SleepUntil) or a timeout with no I/O in flight (io_getevents)
 
 	LockWaits      int64 `json:"lock_waits"`      // acquisitions that had to wait
 	Commits        int64 `json:"commits"`         // journal commits (any cause)

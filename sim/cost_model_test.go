@@ -520,7 +520,7 @@ func TestAIOTrickle(t *testing.T) {
 // one when the device is done); a timeout before the min_nr-th completion
 // returns what completed by then, after the timeout.
 func TestAIOCompletionOrderAndTimeout(t *testing.T) {
-	_, p := timedKernel(t, "nvme", aioDevice)
+	k, p := timedKernel(t, "nvme", aioDevice)
 	writeFile(t, p, "/f", 1<<20, true)
 	dfd, err := p.Open("/f", unix.O_RDONLY|unix.O_DIRECT, 0)
 	require.NoError(t, err)
@@ -553,9 +553,13 @@ func TestAIOCompletionOrderAndTimeout(t *testing.T) {
 	require.Equal(t, 2, n)
 	require.EqualValues(t, []uint64{1, 3}, []uint64{evs[0].Data, evs[1].Data})
 	require.Greater(t, p.Task().Now()-t1, int64(30_000), "waited for the device")
+	before := k.Breakdown()
 	n, err = p.IoGetevents(ctx, 1, 4, evs, &unix.Timespec{Nsec: 5000})
 	require.NoError(t, err)
 	require.Zero(t, n, "nothing pending: the timeout")
+	after := k.Breakdown()
+	require.Equal(t, before.Device, after.Device, "nothing in flight: no device wait")
+	require.EqualValues(t, 5000, after.Sleep-before.Sleep, "the timeout is slept out")
 }
 
 // Threads sharing an AIO context under a time model (run with -race): every

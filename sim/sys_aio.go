@@ -198,6 +198,7 @@ func (k *Kernel) sysIoDestroy(c *Call) Result {
 		if n := len(ctx.done); n > 0 {
 			c.Task.aioUntil = ctx.doneAt(n - 1) // ctx.done is in completion order
 		}
+		c.Task.aioDevice = c.Task.aioUntil
 	}
 	delete(a.ctxs, ctx.id)
 	return Result{}
@@ -395,8 +396,8 @@ func (k *Kernel) sysIoGetevents(c *Call) Result {
 	evs = evs[:min(int(nr), len(evs))]
 	if tm := k.tm; tm != nil {
 		t := c.Task
-		n, until := ctx.reapTimed(t.now+tm.cpu.syscall, int(minNr), c.Args[4], evs)
-		t.aioUntil = until
+		n, until, device := ctx.reapTimed(t.now+tm.cpu.syscall, int(minNr), c.Args[4], evs)
+		t.aioUntil, t.aioDevice = until, device
 		return Result{Ret: int64(n)}
 	}
 	n := ctx.reap(len(evs), evs)
@@ -432,8 +433,10 @@ func (ctx *aioCtx) doneAt(i int) int64 {
 // with fewer than min_nr events pending it waits out the timeout, or without
 // one until every pending event has completed (where Linux would wait for
 // ever). It moves into evs, in completion order, the events complete by then,
-// up to len(evs), and returns how many and when the call returns.
-func (ctx *aioCtx) reapTimed(now int64, minNr int, timeout int64, evs []IoEvent) (n int, until int64) {
+// up to len(evs), and returns how many, when the call returns and until when
+// of that it waited for the device (the last pending completion, at most
+// until): past it nothing was in flight and the call slept out its timeout.
+func (ctx *aioCtx) reapTimed(now int64, minNr int, timeout int64, evs []IoEvent) (n int, until, device int64) {
 	pending := len(ctx.done)
 	until = now
 	switch {
@@ -448,10 +451,14 @@ func (ctx *aioCtx) reapTimed(now int64, minNr int, timeout int64, evs []IoEvent)
 	if timeout >= 0 {
 		until = min(until, now+timeout)
 	}
+	device = now
+	if pending > 0 {
+		device = min(until, max(now, ctx.doneAt(pending-1)))
+	}
 	for n < len(evs) && n < pending && ctx.doneAt(n) <= until {
 		n++
 	}
-	return ctx.reap(n, evs), until
+	return ctx.reap(n, evs), until, device
 }
 
 // complete sets, for the time model, the completion time of the event of iocb

@@ -64,6 +64,9 @@ type Task struct {
 	// aioUntil is when the thread's last io_getevents or io_destroy under a
 	// time model returns (set by the call, read by its pricing).
 	aioUntil int64
+	// aioDevice (≤ aioUntil) is until when of that call the thread waited
+	// for the device; the rest it slept out its timeout.
+	aioDevice int64
 	// call is the Call the thread's facade lends down a handler stack (see
 	// Handler), empty between calls but for Nr and Task (see Process.call);
 	// lent says it is out, so a call made through a facade of this

@@ -188,7 +188,7 @@ func breakdownRows(b *sim.Breakdown) []row {
 		{b.Throttle, "dirty throttling"},
 		{b.User, "user work"},
 		{b.RunQueue, "run-queue wait (all processors busy)"},
-		{b.Sleep, "sleep (waiting for another thread)"},
+		{b.Sleep, "sleep (waiting for another thread or a timeout)"},
 	}
 }
 
