@@ -42,7 +42,8 @@ type JSONDir struct {
 	LatNs    JSONLat `json:"lat_ns"`
 }
 
-// JSONSync is jobs[].sync: the fsync/fdatasync calls of fsync= and fdatasync=.
+// JSONSync is jobs[].sync: the latencies of the fsync and fdatasync calls of
+// fsync= and fdatasync=; total_ios counts the fsync calls alone, as fio does.
 type JSONSync struct {
 	TotalIOs int64   `json:"total_ios"`
 	LatNs    JSONLat `json:"lat_ns"`
@@ -106,7 +107,7 @@ func ToJSON(res []*JobResult) JSON {
 		}
 		j.Read = dirJSON(r.Read, r.Runtime)
 		j.Write = dirJSON(r.Write, r.Runtime)
-		j.Sync = JSONSync{TotalIOs: r.Sync.TotalIOs, LatNs: lat(r.Sync, true)}
+		j.Sync = JSONSync{TotalIOs: r.Fsyncs, LatNs: lat(r.Sync, true)}
 		out.Jobs = append(out.Jobs, j)
 	}
 	return out

@@ -35,8 +35,12 @@ type JobResult struct {
 	Runtime int64 // virtual ns from Start to the job's last result
 	Read    Dir
 	Write   Dir
-	Sync    Dir
-	Err     error // an I/O that failed ends the job (fio's default continue_on_error=none)
+	Sync    Dir // every fsync and fdatasync of fsync= and fdatasync=, with its latency
+	// Fsyncs counts the fsync calls of fsync= alone: fio's total_io_u of
+	// DDIR_SYNC, which its JSON reports as sync.total_ios (fdatasync= issues
+	// DDIR_DATASYNC, counted apart and not reported; stat.c).
+	Fsyncs int64
+	Err    error // an I/O that failed ends the job (fio's default continue_on_error=none)
 }
 
 // Options says how jobs run.
@@ -432,6 +436,7 @@ func (r *runner) sync() bool {
 		err = r.p.Fdatasync(r.fd)
 	} else {
 		err = r.p.Fsync(r.fd)
+		r.res.Fsyncs++
 	}
 	if err != nil {
 		r.fail(fmt.Errorf("sync: %w", err))
