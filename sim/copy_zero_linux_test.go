@@ -1,7 +1,6 @@
 package sim_test
 
 import (
-	"crypto/sha256"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -62,26 +61,7 @@ func TestCopyWrittenZerosMatchesKernel(t *testing.T) {
 		pw(src, 0, 6*B+100, 100) // partial zeros past EOF
 		require.NoError(t, s.Fsync(dst))
 		var out []string
-		state := func(fd int, label string) {
-			var st unix.Stat_t
-			require.NoError(t, s.Fstat(fd, &st))
-			var segs []string
-			for off := int64(0); off < st.Size; {
-				d, err := s.Seek(fd, off, unix.SEEK_DATA)
-				if err != nil {
-					segs = append(segs, "data:"+err.Error())
-					break
-				}
-				h, err := s.Seek(fd, d, unix.SEEK_HOLE)
-				require.NoError(t, err)
-				segs = append(segs, fmt.Sprintf("%d-%d", d, h))
-				off = h
-			}
-			b := make([]byte, st.Size+10)
-			n, err := s.Pread(fd, b, 0)
-			require.NoError(t, err)
-			out = append(out, fmt.Sprintf("%s: size %d blocks %d data [%s] bytes %x", label, st.Size, st.Blocks, strings.Join(segs, " "), sha256.Sum256(b[:n])))
-		}
+		state := func(fd int, label string) { out = append(out, label+": "+shiftState(t, s, fd)) }
 		state(src, "src")
 		in, to := int64(0), int64(B+512)
 		n, err := s.CopyFileRange(src, &in, dst, &to, 7*B, 0)

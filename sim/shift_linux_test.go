@@ -12,9 +12,16 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// fileState is what shiftState reads of a file, on the kernel or the model.
+type fileState interface {
+	Fstat(fd int, st *unix.Stat_t) error
+	Seek(fd int, off int64, whence int) (int64, error)
+	Pread(fd int, p []byte, off int64) (int, error)
+}
+
 // shiftState describes a file as a program can see it: size, st_blocks, the
 // SEEK_DATA/SEEK_HOLE map and a hash of its bytes.
-func shiftState(t *testing.T, s sys, fd int) string {
+func shiftState(t *testing.T, s fileState, fd int) string {
 	var st unix.Stat_t
 	require.NoError(t, s.Fstat(fd, &st))
 	var segs []string

@@ -183,12 +183,7 @@ func TestCrashWith(t *testing.T) {
 	require.NoError(t, fs.Sync())
 	write(t, f, strings.Repeat("N", 8192), 0)
 	ps := fs.Pending()
-	var blocks []int
-	for k, p := range ps {
-		if p.Kind == vfs.PendingWrite {
-			blocks = append(blocks, k)
-		}
-	}
+	blocks := pendingWrites(ps)
 	require.Len(t, blocks, 2)
 
 	_, err := fs.CrashWith(nil)
@@ -424,6 +419,17 @@ func TestCrashCapacity(t *testing.T) {
 	require.Equal(t, unix.ENOSPC, err, "the crashed file system is as full as the original")
 }
 
+// pendingWrites returns the indexes of the data writes in ps.
+func pendingWrites(ps []vfs.Pending) []int {
+	var blocks []int
+	for k, p := range ps {
+		if p.Kind == vfs.PendingWrite {
+			blocks = append(blocks, k)
+		}
+	}
+	return blocks
+}
+
 // TestCrashWithZeroWrite: zeros written over durable data (a block the page
 // cache then holds without a buffer) overwrite it in every crash state that
 // keeps the write, whole or torn at sectors, in the one-pass replay and in
@@ -438,12 +444,7 @@ func TestCrashWithZeroWrite(t *testing.T) {
 	write(t, f, strings.Repeat("\x00", 100), 4096+600)
 	snap := fs.Snapshot()
 	ps := snap.Pending()
-	var blocks []int
-	for k, p := range ps {
-		if p.Kind == vfs.PendingWrite {
-			blocks = append(blocks, k)
-		}
-	}
+	blocks := pendingWrites(ps)
 	require.Len(t, blocks, 2)
 	zeroed := func(b []byte, from, n int) { copy(b[from:from+n], make([]byte, n)) }
 	for _, tc := range []struct {
