@@ -478,3 +478,51 @@ func TestCrashWithZeroWrite(t *testing.T) {
 		require.Equal(t, want, got, tc.name)
 	}
 }
+
+// TestCrashWithZeroWriteOverHole: zeros written into a hole are data once
+// durable: a crash state that keeps the write (the one-pass replay and the
+// stepped state alike) maps the block as data, counts it in st_blocks and
+// reads it as zeros; one that loses it keeps the hole.
+func TestCrashWithZeroWriteOverHole(t *testing.T) {
+	fs := vfs.New()
+	r := fs.Root()
+	f := create(t, r, "f")
+	write(t, f, "x", 3*4096)
+	require.NoError(t, fs.Sync())
+	write(t, f, strings.Repeat("\x00", 4096), 4096)
+	snap := fs.Snapshot()
+	ps := snap.Pending()
+	blocks := pendingWrites(ps)
+	require.Len(t, blocks, 1)
+	for _, kept := range []bool{false, true} {
+		keep := keepAll(len(ps))
+		keep[blocks[0]].Keep = kept
+		crashed, err := fs.CrashWith(keep)
+		require.NoError(t, err)
+		g, err := crashed.Root().Resolve("f", true)
+		require.NoError(t, err)
+		data, err := g.SeekData(0)
+		require.NoError(t, err)
+		var st vfs.Stat
+		g.Stat(&st)
+		if kept {
+			require.Equal(t, int64(4096), data, "the written zeros are data")
+			require.Equal(t, int64(16), st.Blocks, "two blocks")
+		} else {
+			require.Equal(t, int64(3*4096), data, "a hole before the last block")
+			require.Equal(t, int64(8), st.Blocks, "one block")
+		}
+		b := make([]byte, 3*4096+1)
+		_, err = g.ReadAt(b, 0)
+		require.NoError(t, err)
+		require.Equal(t, append(make([]byte, 3*4096), 'x'), b)
+		cs := snap.State()
+		for k := range ps {
+			cs.Set(k, keep[k])
+		}
+		require.Equal(t, snapshot(t, crashed)["/f"], "file:"+string(b))
+		got, err := cs.ReadFile("/f")
+		require.NoError(t, err)
+		require.Equal(t, b, got)
+	}
+}
