@@ -221,9 +221,9 @@ func (w *walker) goTo(devs []dev, walk bool) {
 			ents = append(ents, vfs.EntryName{Dir: dir, Name: path.Base(dst)})
 		}
 	}
-	// the entries gone or changed first: a directory renamed back is
-	// added under its new name only once its old name is removed (it has
-	// one name), whatever the order of the entries
+	// the directory entries gone or changed first: a directory renamed
+	// back is added under its new name only once its old name is removed
+	// (it has one name), whatever the order of the entries
 	for _, en := range ents {
 		w.dropStale(en)
 	}
@@ -342,10 +342,12 @@ func (w *walker) removeEntry(k vfs.EntryName) {
 	}
 }
 
-// dropStale removes entry k if it no longer names what the walker has.
+// dropStale removes entry k if it names a directory and no longer names
+// what the walker has (only a directory's name can keep another from being
+// added).
 func (w *walker) dropStale(k vfs.EntryName) {
 	di, old := w.dirs[k.Dir], w.ents[k]
-	if di == nil || old == nil {
+	if di == nil || old == nil || !old.dir {
 		return
 	}
 	p := joinPath(di.path, k.Name)
