@@ -87,6 +87,43 @@ type active struct {
 	replPaths map[string][]int // destination and source → replaces
 }
 
+// id identifies the active promises among the subsets of one version of
+// the expectations (whose promises are fixed): a sum over them, so that map
+// order does not matter.
+func (a *active) id() uint64 {
+	var h uint64
+	for ino, ps := range a.data {
+		for _, p := range ps {
+			h += mixID(1, ino, p.seq, uint64(p.op))
+		}
+	}
+	for n, p := range a.names {
+		h += mixID(2, maphash.String(nameSeed, n), p.ino, p.seq)
+	}
+	for _, r := range a.repl {
+		h += mixID(3, uint64(r.op), r.ino, r.seq)
+	}
+	return h
+}
+
+// nameSeed hashes names for active.id (within one process: ids are never
+// output).
+var nameSeed = maphash.MakeSeed()
+
+// mixID hashes a tagged triple (splitmix64's finalizer over each word).
+func mixID(tag, a, b, c uint64) uint64 {
+	h := tag
+	for _, v := range [3]uint64{a, b, c} {
+		h ^= v
+		h ^= h >> 30
+		h *= 0xbf58476d1ce4e5b9
+		h ^= h >> 27
+		h *= 0x94d049bb133111eb
+		h ^= h >> 31
+	}
+	return h
+}
+
 // activePromises selects the promises the states of x are checked against.
 func (e *Explorer) activePromises(x *point) *active {
 	a := &active{data: map[uint64][]dataPromise{}, names: map[string]namePromise{}, replPaths: map[string][]int{}}

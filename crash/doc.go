@@ -21,8 +21,9 @@
 // combination of at most Options.Depth deviations from everything kept; and
 // Options.Sample random ones. States are deduplicated twice: by their closed
 // deviations at the point (built once whatever the model), and by a hash of
-// their content and of what the program had been promised and had announced
-// (checked once whatever the point).
+// their content, of what the program had been promised and had announced,
+// and of which promises a change in flight has not superseded at the point
+// (checked once across points that check the same promises).
 //
 // # Building states
 //
@@ -64,7 +65,10 @@
 // Report fields are deterministic for the same input, options and seed, but
 // for StatesPerSecond and Seconds. Options.Shard/Shards split the states
 // (every shard enumerates all of them and builds its share); Merge combines
-// shard reports.
+// shard reports into the whole run's (a shard's report lists its groups
+// before folding, so that the union folds as one run does), but for
+// DistinctStates, Checked and Failed, which count a content met at several
+// points once per shard that checks it.
 //
 // Entry points: ExploreFunc for Go workloads (package crashtest wraps it for
 // tests), NewExplorer for a caller's own stack, and replay.Explore for strace

@@ -190,9 +190,10 @@ func referenceCheck(t require.TestingT, e *Explorer, states *int) func(x *point,
 }
 
 // randomWorkload draws a small program: files and a directory made, written,
-// synced or not, renamed over each other, unlinked, with announcements.
+// synced or not, renamed over each other, unlinked, with announcements; the
+// directory renamed and removed.
 func randomWorkload(t *rapid.T) func(env *Env) error {
-	paths := []string{"/a", "/b", "/d/x", "/d/y", "/e/z"}
+	paths := []string{"/a", "/b", "/d/x", "/d/y", "/e/z", "/g/w"}
 	type step struct {
 		kind      int
 		p, q      string
@@ -203,7 +204,7 @@ func randomWorkload(t *rapid.T) func(env *Env) error {
 	var steps []step
 	for range n {
 		steps = append(steps, step{
-			kind: rapid.IntRange(0, 10).Draw(t, "kind"),
+			kind: rapid.IntRange(0, 12).Draw(t, "kind"),
 			p:    rapid.SampledFrom(paths).Draw(t, "p"),
 			q:    rapid.SampledFrom(paths).Draw(t, "q"),
 			off:  rapid.IntRange(0, 3).Draw(t, "off") * 2048,
@@ -253,6 +254,14 @@ func randomWorkload(t *rapid.T) func(env *Env) error {
 				}
 			case 10:
 				p.Sync()
+			case 11: // a directory renamed: what survived in it comes with it
+				if s.b%2 == 0 {
+					_ = p.Rename("/e", "/g")
+				} else {
+					_ = p.Rename("/g", "/e")
+				}
+			case 12:
+				_ = p.Rmdir(s.p[:strings.LastIndex(s.p, "/")])
 			}
 		}
 		return nil
@@ -374,4 +383,20 @@ func TestFastPathTwoSplitRenames(t *testing.T) {
 	}, func(e *Explorer) func(*point, []*seenState, []outcome) { return referenceCheck(t, e, &n) })
 	require.Positive(t, rep.DistinctStates)
 	require.Greater(t, n, 10)
+}
+
+// A directory made, then renamed: stepping from the state that keeps the
+// rename to one that loses it names the directory by its first name again
+// (its new name removed before its old one is added), as a whole walk does.
+func TestFastPathDirectoryRenamedBack(t *testing.T) {
+	n := 0
+	rep := exploreWith(t, Options{Depth: 1, Workers: 1}, func(env *Env) error {
+		p := env.Proc
+		if err := p.Mkdir("/e", 0o755); err != nil {
+			return err
+		}
+		return p.Rename("/e", "/g")
+	}, func(e *Explorer) func(*point, []*seenState, []outcome) { return referenceCheck(t, e, &n) })
+	require.Positive(t, rep.DistinctStates)
+	require.Greater(t, n, 5)
 }

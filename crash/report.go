@@ -28,6 +28,9 @@ type Report struct {
 	ByKind          map[string]int   `json:"vulnerabilities_by_kind"`
 	Vulnerabilities []*Vulnerability `json:"vulnerabilities"`
 	Shard           string           `json:"shard,omitempty"`
+	// Found are a shard's vulnerabilities as found, before shrinking
+	// (Merge shrinks the union: a smaller cause may be another shard's).
+	Found []*FoundVulnerability `json:"found,omitempty"`
 	// Points are the crash points in the order of the trace, with what
 	// was found at each.
 	Points []PointStats `json:"points,omitempty"`
@@ -63,9 +66,14 @@ type Vulnerability struct {
 	pointIdx int
 }
 
+// verdictKey is what a state's findings depend on: its content, the
+// version of the expectations, and which of them are active at its crash
+// point (a promise that a change in flight supersedes is not checked there,
+// so one content can fail at a point and pass at the next).
 type verdictKey struct {
 	h      uint64
 	expect uint64
+	act    uint64
 }
 
 type verdict struct {
@@ -176,7 +184,7 @@ func (e *Explorer) run(x *point) {
 		e.verdictsOf = e.expect
 	}
 	for i, st := range todo {
-		key := verdictKey{h: out[i].h, expect: e.expect}
+		key := verdictKey{h: out[i].h, expect: e.expect, act: x.actID}
 		if v := e.verdicts[key]; v != nil {
 			st.v = v
 			continue
@@ -404,6 +412,12 @@ func (e *Explorer) report() *Report {
 	for _, v := range e.vulns {
 		vs = append(vs, v)
 	}
+	if e.opts.Shards > 1 {
+		sort.Slice(vs, func(a, b int) bool { return vs[a].key < vs[b].key })
+		for _, v := range vs {
+			r.Found = append(r.Found, found(v))
+		}
+	}
 	r.Vulnerabilities = shrink(vs)
 	for _, v := range r.Vulnerabilities {
 		if k := r.pointAt(v.pointIdx); k >= 0 {
@@ -412,6 +426,54 @@ func (e *Explorer) report() *Report {
 	}
 	r.finish()
 	return &r
+}
+
+// FoundVulnerability is a vulnerability as a shard found it, with what
+// Merge needs to group and shrink it with the other shards'.
+type FoundVulnerability struct {
+	Vulnerability
+	Key        string `json:"key"`
+	Cause      []int  `json:"cause"`
+	PointIndex int    `json:"point_index"`
+}
+
+// found copies v (before shrink changes it).
+func found(v *Vulnerability) *FoundVulnerability {
+	c := *v
+	c.Models = slices.Clone(v.Models)
+	return &FoundVulnerability{Vulnerability: c, Key: v.key, Cause: slices.Clone(v.cause), PointIndex: v.pointIdx}
+}
+
+// mergeFound groups the shards' found vulnerabilities as one run's
+// exploration would (states added, models joined, the earliest state shown)
+// and shrinks them.
+func mergeFound(rs []*Report) []*Vulnerability {
+	byKey := map[string]*Vulnerability{}
+	var vs []*Vulnerability
+	for _, r := range rs {
+		for _, f := range r.Found {
+			w := byKey[f.Key]
+			if w == nil {
+				c := f.Vulnerability
+				c.Models = slices.Clone(f.Models)
+				c.key, c.cause, c.pointIdx = f.Key, slices.Clone(f.Cause), f.PointIndex
+				w = &c
+				byKey[f.Key] = w
+				vs = append(vs, w)
+				continue
+			}
+			if f.PointIndex < w.pointIdx || f.PointIndex == w.pointIdx && f.State < w.State {
+				w.Point, w.State, w.pointIdx = f.Point, f.State, f.PointIndex
+			}
+			w.States += f.States
+			for _, m := range f.Models {
+				if !slices.Contains(w.Models, m) {
+					w.Models = append(w.Models, m)
+				}
+			}
+		}
+	}
+	return shrink(vs)
 }
 
 // shrink keeps, of the vulnerabilities with one finding, those whose cause
@@ -557,10 +619,25 @@ func (r *Report) WriteJSON(w io.Writer) error {
 }
 
 // Merge combines shard reports into one: counts add up, vulnerabilities with
-// the same kind, path and operations merge their models and state counts.
+// the same kind, path and operations merge their models and state counts,
+// and those whose cause includes another's give it their models and states
+// (as in one run: see shrink). DistinctStates, Checked and Failed are sums
+// over the shards: a state met again at a later crash point is checked once
+// per shard that meets it, where a whole run checks it once.
 func Merge(rs []*Report) *Report {
 	out := &Report{}
 	byKey := map[string]*Vulnerability{}
+	// Shards list what they found before shrinking: the union is shrunk
+	// as the whole run's would be.
+	useFound := true
+	for _, r := range rs {
+		if len(r.Vulnerabilities) > 0 && len(r.Found) == 0 {
+			useFound = false // reports without it: grouped as they are
+		}
+	}
+	if useFound {
+		out.Vulnerabilities = mergeFound(rs)
+	}
 	for _, r := range rs {
 		for _, m := range r.Models {
 			if !slices.Contains(out.Models, m) {
@@ -573,6 +650,9 @@ func Merge(rs []*Report) *Report {
 		out.Checked += r.Checked
 		out.Failed += r.Failed
 		out.Seconds = max(out.Seconds, r.Seconds)
+		if useFound {
+			continue
+		}
 		for _, v := range r.Vulnerabilities {
 			k := v.Kind + "\x00" + v.Path + "\x00" + v.Message + "\x00" + strings.Join(v.Ops, "\x00")
 			if w := byKey[k]; w != nil {

@@ -64,6 +64,7 @@ type point struct {
 	units []unit
 	op    Op
 	act   *active // the promises a state of the point can break
+	actID uint64  // identifies act among the points of one version of the expectations
 	vecs  []*seenState
 	subs  []subRef
 	mu    sync.Mutex // guards dataHash
@@ -151,6 +152,7 @@ func (e *Explorer) point() {
 		}
 	}
 	x.act = e.activePromises(x)
+	x.actID = x.act.id()
 	e.rep.CrashPoints++
 	e.vmu.Lock() // record counts failures of earlier points meanwhile
 	e.rep.Points = append(e.rep.Points, PointStats{Point: x.op})

@@ -216,13 +216,19 @@ func (w *walker) goTo(devs []dev, walk bool) {
 	for _, id := range recs {
 		delete(w.facts, id)
 	}
-	for _, en := range ents {
-		w.refreshEntry(en)
-	}
 	for _, dst := range split {
 		if dir, err := w.v.lookup(path.Dir(dst)); err == nil {
-			w.refreshEntry(vfs.EntryName{Dir: dir, Name: path.Base(dst)})
+			ents = append(ents, vfs.EntryName{Dir: dir, Name: path.Base(dst)})
 		}
+	}
+	// the directory entries gone or changed first: a directory renamed
+	// back is added under its new name only once its old name is removed
+	// (it has one name), whatever the order of the entries
+	for _, en := range ents {
+		w.dropStale(en)
+	}
+	for _, en := range ents {
+		w.refreshEntry(en)
 	}
 	for _, id := range recs {
 		w.refreshRec(id)
@@ -333,6 +339,20 @@ func (w *walker) removeEntry(k vfs.EntryName) {
 		delete(w.names, ev.child)
 	} else {
 		w.names[ev.child] = ns
+	}
+}
+
+// dropStale removes entry k if it names a directory and no longer names
+// what the walker has (only a directory's name can keep another from being
+// added).
+func (w *walker) dropStale(k vfs.EntryName) {
+	di, old := w.dirs[k.Dir], w.ents[k]
+	if di == nil || old == nil || !old.dir {
+		return
+	}
+	p := joinPath(di.path, k.Name)
+	if id, err := w.v.lookup(p); err != nil || w.masked[p] > 0 || id != old.child {
+		w.removeEntry(k)
 	}
 }
 

@@ -12,9 +12,16 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// fileState is what shiftState reads of a file, on the kernel or the model.
+type fileState interface {
+	Fstat(fd int, st *unix.Stat_t) error
+	Seek(fd int, off int64, whence int) (int64, error)
+	Pread(fd int, p []byte, off int64) (int, error)
+}
+
 // shiftState describes a file as a program can see it: size, st_blocks, the
 // SEEK_DATA/SEEK_HOLE map and a hash of its bytes.
-func shiftState(t *testing.T, s sys, fd int) string {
+func shiftState(t *testing.T, s fileState, fd int) string {
 	var st unix.Stat_t
 	require.NoError(t, s.Fstat(fd, &st))
 	var segs []string
@@ -62,6 +69,15 @@ func TestFallocateShiftDiff(t *testing.T) {
 	for b := int64(0); b < 80; b += 2 {
 		many = append(many, write(b*B, byte('A'+b%26)))
 	}
+	// zeros: 40 blocks written across two chunks, most of them zeros
+	var zeros []step
+	for b := int64(0); b < 40; b++ {
+		c := byte(0)
+		if b%7 == 3 {
+			c = byte('a' + b%26)
+		}
+		zeros = append(zeros, write(b*B, c))
+	}
 	both := func(a, b step) step {
 		return func(s sys, fd int) error {
 			if err := a(s, fd); err != nil {
@@ -100,6 +116,11 @@ func TestFallocateShiftDiff(t *testing.T) {
 		{"collapse/many extents synced", append(append([]step{}, many...), sync), falloc(collapse, B, 40*B)},
 		{"insert/many extents across chunks", many, falloc(insert, 30*B, 3*B)},
 		{"insert then collapse", append(append([]step{}, many...), sync), both(falloc(insert, 10*B, 7*B), falloc(collapse, 10*B, 7*B))},
+		// written zeros (data without a buffer in the model) move as data
+		{"collapse/written zeros", zeros, falloc(collapse, 2*B, 3*B)},
+		{"collapse/written zeros synced", append(append([]step{}, zeros...), sync), falloc(collapse, B, 30*B)},
+		{"insert/written zeros", zeros, falloc(insert, 3*B, 2*B)},
+		{"insert/written zeros synced", append(append([]step{}, zeros...), sync), falloc(insert, 31*B, 3*B)},
 	}
 	h := newHost(t)
 	for _, tc := range cases {

@@ -183,12 +183,7 @@ func TestCrashWith(t *testing.T) {
 	require.NoError(t, fs.Sync())
 	write(t, f, strings.Repeat("N", 8192), 0)
 	ps := fs.Pending()
-	var blocks []int
-	for k, p := range ps {
-		if p.Kind == vfs.PendingWrite {
-			blocks = append(blocks, k)
-		}
-	}
+	blocks := pendingWrites(ps)
 	require.Len(t, blocks, 2)
 
 	_, err := fs.CrashWith(nil)
@@ -422,4 +417,112 @@ func TestCrashCapacity(t *testing.T) {
 	g := create(t, c.Root(), "g")
 	_, err = g.WriteAt(make([]byte, 8*kib), 0)
 	require.Equal(t, unix.ENOSPC, err, "the crashed file system is as full as the original")
+}
+
+// pendingWrites returns the indexes of the data writes in ps.
+func pendingWrites(ps []vfs.Pending) []int {
+	var blocks []int
+	for k, p := range ps {
+		if p.Kind == vfs.PendingWrite {
+			blocks = append(blocks, k)
+		}
+	}
+	return blocks
+}
+
+// TestCrashWithZeroWrite: zeros written over durable data (a block the page
+// cache then holds without a buffer) overwrite it in every crash state that
+// keeps the write, whole or torn at sectors, in the one-pass replay and in
+// the stepped state alike; a lost write leaves the old data.
+func TestCrashWithZeroWrite(t *testing.T) {
+	fs := vfs.New()
+	r := fs.Root()
+	f := create(t, r, "f")
+	write(t, f, strings.Repeat("o", 8192), 0)
+	require.NoError(t, fs.Sync())
+	write(t, f, strings.Repeat("\x00", 4096), 0) // whole block of zeros
+	write(t, f, strings.Repeat("\x00", 100), 4096+600)
+	snap := fs.Snapshot()
+	ps := snap.Pending()
+	blocks := pendingWrites(ps)
+	require.Len(t, blocks, 2)
+	zeroed := func(b []byte, from, n int) { copy(b[from:from+n], make([]byte, n)) }
+	for _, tc := range []struct {
+		name string
+		keep [2]vfs.Survival
+		want func([]byte)
+	}{
+		{"both lost", [2]vfs.Survival{}, func([]byte) {}},
+		{"both kept", [2]vfs.Survival{{Keep: true}, {Keep: true}}, func(b []byte) { zeroed(b, 0, 4096); zeroed(b, 4096+600, 100) }},
+		{"whole block torn", [2]vfs.Survival{{Keep: true, Sectors: 0b10000010}, {}}, func(b []byte) { zeroed(b, 512, 512); zeroed(b, 7*512, 512) }},
+		{"partial block torn", [2]vfs.Survival{{}, {Keep: true, Sectors: 0b10}}, func(b []byte) { zeroed(b, 4096+600, 100) }},
+	} {
+		keep := make([]vfs.Survival, len(ps))
+		keep[blocks[0]], keep[blocks[1]] = tc.keep[0], tc.keep[1]
+		for k, p := range ps {
+			if p.Kind != vfs.PendingWrite {
+				keep[k].Keep = true
+			}
+		}
+		want := []byte(strings.Repeat("o", 8192))
+		tc.want(want)
+		one, err := fs.CrashWith(keep)
+		require.NoError(t, err, tc.name)
+		require.Equal(t, "file:"+string(want), snapshot(t, one)["/f"], tc.name)
+		st := snap.State()
+		for k := range ps {
+			st.Set(k, keep[k])
+		}
+		got, err := st.ReadFile("/f")
+		require.NoError(t, err, tc.name)
+		require.Equal(t, want, got, tc.name)
+	}
+}
+
+// TestCrashWithZeroWriteOverHole: zeros written into a hole are data once
+// durable: a crash state that keeps the write (the one-pass replay and the
+// stepped state alike) maps the block as data, counts it in st_blocks and
+// reads it as zeros; one that loses it keeps the hole.
+func TestCrashWithZeroWriteOverHole(t *testing.T) {
+	fs := vfs.New()
+	r := fs.Root()
+	f := create(t, r, "f")
+	write(t, f, "x", 3*4096)
+	require.NoError(t, fs.Sync())
+	write(t, f, strings.Repeat("\x00", 4096), 4096)
+	snap := fs.Snapshot()
+	ps := snap.Pending()
+	blocks := pendingWrites(ps)
+	require.Len(t, blocks, 1)
+	for _, kept := range []bool{false, true} {
+		keep := keepAll(len(ps))
+		keep[blocks[0]].Keep = kept
+		crashed, err := fs.CrashWith(keep)
+		require.NoError(t, err)
+		g, err := crashed.Root().Resolve("f", true)
+		require.NoError(t, err)
+		data, err := g.SeekData(0)
+		require.NoError(t, err)
+		var st vfs.Stat
+		g.Stat(&st)
+		if kept {
+			require.Equal(t, int64(4096), data, "the written zeros are data")
+			require.Equal(t, int64(16), st.Blocks, "two blocks")
+		} else {
+			require.Equal(t, int64(3*4096), data, "a hole before the last block")
+			require.Equal(t, int64(8), st.Blocks, "one block")
+		}
+		b := make([]byte, 3*4096+1)
+		_, err = g.ReadAt(b, 0)
+		require.NoError(t, err)
+		require.Equal(t, append(make([]byte, 3*4096), 'x'), b)
+		cs := snap.State()
+		for k := range ps {
+			cs.Set(k, keep[k])
+		}
+		require.Equal(t, snapshot(t, crashed)["/f"], "file:"+string(b))
+		got, err := cs.ReadFile("/f")
+		require.NoError(t, err)
+		require.Equal(t, b, got)
+	}
 }

@@ -49,7 +49,8 @@ func TestShiftBlocksRapid(t *testing.T) {
 			off, ln := a*bs, n*bs
 			switch rapid.IntRange(0, 4).Draw(t, "op") {
 			case 0:
-				p := bytes.Repeat([]byte{byte(rapid.IntRange(1, 255).Draw(t, "c"))}, int(ln))
+				// c 0: written zeros, data without a buffer
+				p := bytes.Repeat([]byte{byte(rapid.IntRange(0, 255).Draw(t, "c"))}, int(ln))
 				d.WriteAt(p, off)
 				o.write(p, off)
 			case 1:
