@@ -441,6 +441,25 @@ func shrink(vs []*Vulnerability) []*Vulnerability {
 	return out
 }
 
+// callIDs numbers the calls of merged reports' Ops lines ("VERB CALL"), as
+// the op indexes of a vulnerability's cause.
+type callIDs map[string]int
+
+func (c callIDs) id(op string) int {
+	for _, ch := range []choice{drop, tornH, prefixB, splitRn} {
+		if rest, ok := strings.CutPrefix(op, ch.verb()+" "); ok {
+			op = rest
+			break
+		}
+	}
+	k, ok := c[op]
+	if !ok {
+		k = len(c)
+		c[op] = k
+	}
+	return k
+}
+
 func subset(a, b []int) bool {
 	for _, x := range a {
 		if !slices.Contains(b, x) {
@@ -561,6 +580,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 func Merge(rs []*Report) *Report {
 	out := &Report{}
 	byKey := map[string]*Vulnerability{}
+	calls := callIDs{}
 	for _, r := range rs {
 		for _, m := range r.Models {
 			if !slices.Contains(out.Models, m) {
@@ -586,10 +606,16 @@ func Merge(rs []*Report) *Report {
 			}
 			c := *v
 			c.Models = slices.Clone(v.Models)
+			c.key = k
+			for _, o := range v.Ops {
+				c.cause = append(c.cause, calls.id(o))
+			}
 			byKey[k] = &c
 			out.Vulnerabilities = append(out.Vulnerabilities, &c)
 		}
 	}
+	// a shard may hold a larger loss whose smaller one another shard found
+	out.Vulnerabilities = shrink(out.Vulnerabilities)
 	if len(rs) > 0 {
 		out.States /= len(rs) // every shard enumerates every state; each checks its share
 		out.Points = make([]PointStats, len(rs[0].Points))
