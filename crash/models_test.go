@@ -69,8 +69,14 @@ func TestFsyncCommitsOtherFilesEntries(t *testing.T) {
 // nothing orders the data before later commits.
 func TestTruncateRewriteClose(t *testing.T) {
 	setup := func(fs *vfs.FS) error { return writeFile(fs, "/f", fill('a', 5000)) }
-	workload := func(env *Env) error {
-		fd, err := openW(env, "/f", unix.O_TRUNC)
+	require.Equal(t, []string{"posix", "ext4-writeback", "alice", "xfs", "btrfs"}, breaksUnder(t, setup, rewriteThenCreate("/f", unix.O_TRUNC), newDataOnceLater))
+}
+
+// rewriteThenCreate writes 6000 bytes of 'b' to path (opened with flags),
+// closes it, renames it over /f unless it is /f, and creates /g.
+func rewriteThenCreate(path string, flags int) func(*Env) error {
+	return func(env *Env) error {
+		fd, err := openW(env, path, flags)
 		if err != nil {
 			return err
 		}
@@ -80,14 +86,20 @@ func TestTruncateRewriteClose(t *testing.T) {
 		if err := env.Proc.Close(fd); err != nil {
 			return err
 		}
+		if path != "/f" {
+			if err := env.Proc.Rename(path, "/f"); err != nil {
+				return err
+			}
+		}
 		return create(env, "/g")
 	}
-	holds := func(s *State) bool {
-		got, _ := s.ReadFile("/f")
-		_, g := s.ReadFile("/g")
-		return !g || bytes.Equal(got, fill('b', 6000))
-	}
-	require.Equal(t, []string{"posix", "ext4-writeback", "alice", "xfs", "btrfs"}, breaksUnder(t, setup, workload, holds))
+}
+
+// newDataOnceLater: /f holds the new content once /g survived.
+func newDataOnceLater(s *State) bool {
+	got, _ := s.ReadFile("/f")
+	_, g := s.ReadFile("/g")
+	return !g || bytes.Equal(got, fill('b', 6000))
 }
 
 // A one-block overwrite tears at sectors unless the file system journals the
@@ -115,28 +127,7 @@ func TestBlockOverwriteTears(t *testing.T) {
 // flush on rename only starts writeback.
 func TestRenameOverWithoutFsync(t *testing.T) {
 	setup := func(fs *vfs.FS) error { return writeFile(fs, "/f", fill('a', 4096)) }
-	workload := func(env *Env) error {
-		fd, err := openW(env, "/f.tmp", unix.O_CREAT|unix.O_TRUNC)
-		if err != nil {
-			return err
-		}
-		if _, err := env.Proc.Write(fd, fill('b', 6000)); err != nil {
-			return err
-		}
-		if err := env.Proc.Close(fd); err != nil {
-			return err
-		}
-		if err := env.Proc.Rename("/f.tmp", "/f"); err != nil {
-			return err
-		}
-		return create(env, "/g")
-	}
-	holds := func(s *State) bool {
-		got, _ := s.ReadFile("/f")
-		_, g := s.ReadFile("/g")
-		return !g || bytes.Equal(got, fill('b', 6000))
-	}
-	require.Equal(t, []string{"posix", "ext4-writeback", "alice", "xfs", "btrfs"}, breaksUnder(t, setup, workload, holds))
+	require.Equal(t, []string{"posix", "ext4-writeback", "alice", "xfs", "btrfs"}, breaksUnder(t, setup, rewriteThenCreate("/f.tmp", unix.O_CREAT|unix.O_TRUNC), newDataOnceLater))
 }
 
 // Durability: a name is promised only by syncing its directory; a file's
