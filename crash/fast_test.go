@@ -59,6 +59,10 @@ func (e *Explorer) closeDense(x *point, m *Model, cur []choice, forced []bool) {
 		}
 		return true
 	}
+	var ow []bool
+	if m.orderedOverwrite {
+		ow = overwrites(us)
+	}
 	for range len(us) + 2 {
 		changed := false
 		set := func(k int, c choice) {
@@ -77,6 +81,21 @@ func (e *Explorer) closeDense(x *point, m *Model, cur []choice, forced []bool) {
 			if cut != -2 {
 				for k := range us {
 					if (m.dataJournal || !us[k].data) && us[k].op >= cut && cur[k] == keep {
+						set(k, drop)
+					}
+				}
+			}
+		}
+		if ow != nil {
+			cut := -2 // the first call whose overwrite is not whole
+			for k := range us {
+				if ow[k] && cur[k] != keep && (cut == -2 || us[k].op < cut) {
+					cut = us[k].op
+				}
+			}
+			if cut != -2 {
+				for k := range us {
+					if us[k].op > cut && cur[k] == keep {
 						set(k, drop)
 					}
 				}

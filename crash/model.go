@@ -39,22 +39,39 @@ type Model struct {
 	// dataJournal: data goes through the journal with the metadata, in call
 	// order, and is never torn (no delayed allocation either).
 	dataJournal bool
+	// cowData: a block write goes to a new block that replaces the old one
+	// whole (copy on write): data may be lost but never torn within a block.
+	cowData bool
+	// orderedOverwrite: an overwrite (a write that changes no size) persists
+	// before every later call: if it is lost or partly written, so is every
+	// change of every later call.
+	orderedOverwrite bool
 }
 
 // Sources cited by the rules.
 const (
-	srcFsync     = "fsync(2): \"Calling fsync() does not necessarily ensure that the entry in the directory containing the file has also reached disk. For that an explicit fsync() on a file descriptor for the directory is also needed.\""
-	srcPOSIX     = "POSIX.1-2017 fsync(): the data is transferred to the storage device; nothing is said of what a power loss keeps of unsynced writes"
-	srcSector    = "ALICE (Pillai et al., OSDI'14) §2.2 and CrashMonkey (Mohan et al., OSDI'18): a disk writes a sector atomically, a block write may tear at sector boundaries"
-	srcExt4Doc   = "Documentation/filesystems/ext4.rst, data=ordered: \"All data are forced directly out to the main file system prior to its metadata being committed to the journal.\""
-	srcExt4WB    = "Documentation/filesystems/ext4.rst, data=writeback: \"Data ordering is not preserved, data may be written into the main file system after its metadata has been committed to the journal.\""
-	srcJBD2      = "Documentation/filesystems/journalling.rst and fs/ext4/fsync.c (ext4_sync_file -> jbd2_complete_transaction): one running transaction; fsync commits it with every change of every file made before"
-	srcCommit    = "Documentation/filesystems/ext4.rst, commit=nrsec: \"sync all data and metadata every nrsec seconds\" (default 5): a commit may happen between any two calls"
-	srcDelalloc  = "Documentation/filesystems/ext4.rst, delalloc: blocks are allocated, and i_disksize moved, when the data is written back (fs/ext4/inode.c mpage_map_and_submit_extent)"
-	srcAutoDa    = "Documentation/filesystems/ext4.rst, auto_da_alloc: \"replace-via-rename and replace-via-truncate ... the allocation of any delayed allocation blocks are forced such that the new file's blocks ... are allocated ... before the rename() operation is committed\" (fs/ext4/namei.c ext4_rename, fs/ext4/file.c ext4_release_file)"
-	srcExt4DJ    = "Documentation/filesystems/ext4.rst, data=journal: \"All data are committed into the journal prior to being written into the main file system.\" and: \"delalloc ... is not supported with data=journal\" (fs/ext4/super.c)"
-	srcALICEAPM  = "ALICE (Pillai et al., OSDI'14) §4.1 and alicedefaultfs.py: operations between two sync barriers persist in any order; appends may persist as a size change over garbage or zeros; writes split in parts"
-	srcALICESplt = "alicedefaultfs.py (rename = delete destination entry, delete source entry, create destination entry; each may persist alone)"
+	srcFsync      = "fsync(2): \"Calling fsync() does not necessarily ensure that the entry in the directory containing the file has also reached disk. For that an explicit fsync() on a file descriptor for the directory is also needed.\""
+	srcPOSIX      = "POSIX.1-2017 fsync(): the data is transferred to the storage device; nothing is said of what a power loss keeps of unsynced writes"
+	srcSector     = "ALICE (Pillai et al., OSDI'14) §2.2 and CrashMonkey (Mohan et al., OSDI'18): a disk writes a sector atomically, a block write may tear at sector boundaries"
+	srcExt4Doc    = "Documentation/filesystems/ext4.rst, data=ordered: \"All data are forced directly out to the main file system prior to its metadata being committed to the journal.\""
+	srcExt4WB     = "Documentation/filesystems/ext4.rst, data=writeback: \"Data ordering is not preserved, data may be written into the main file system after its metadata has been committed to the journal.\""
+	srcJBD2       = "Documentation/filesystems/journalling.rst and fs/ext4/fsync.c (ext4_sync_file -> jbd2_complete_transaction): one running transaction; fsync commits it with every change of every file made before"
+	srcCommit     = "Documentation/filesystems/ext4.rst, commit=nrsec: \"sync all data and metadata every nrsec seconds\" (default 5): a commit may happen between any two calls"
+	srcDelalloc   = "Documentation/filesystems/ext4.rst, delalloc: blocks are allocated, and i_disksize moved, when the data is written back (fs/ext4/inode.c mpage_map_and_submit_extent)"
+	srcAutoDa     = "Documentation/filesystems/ext4.rst, auto_da_alloc: \"replace-via-rename and replace-via-truncate ... the allocation of any delayed allocation blocks are forced such that the new file's blocks ... are allocated ... before the rename() operation is committed\" (fs/ext4/namei.c ext4_rename, fs/ext4/file.c ext4_release_file)"
+	srcExt4DJ     = "Documentation/filesystems/ext4.rst, data=journal: \"All data are committed into the journal prior to being written into the main file system.\" and: \"delalloc ... is not supported with data=journal\" (fs/ext4/super.c)"
+	srcALICEAPM   = "ALICE (Pillai et al., OSDI'14) §4.1 and alicedefaultfs.py: operations between two sync barriers persist in any order; appends may persist as a size change over garbage or zeros; writes split in parts"
+	srcALICESplt  = "alicedefaultfs.py (rename = delete destination entry, delete source entry, create destination entry; each may persist alone)"
+	srcBOB        = "ALICE (Pillai et al., OSDI'14) Table 1, BOB's measured persistence properties"
+	srcXFSLog     = "Documentation/filesystems/xfs/xfs-delayed-logging-design.rst: transactions are aggregated into CIL checkpoints written to the log in sequence order; a log force up to a sequence commits every checkpoint before it"
+	srcXFSFsync   = "fs/xfs/xfs_file.c xfs_file_fsync -> xfs_fsync_flush_log -> xfs_log_force_seq: fsync forces the log up to the inode's last commit sequence, which commits every earlier metadata change of any file"
+	srcXFSSize    = "fs/xfs/xfs_aops.c xfs_end_ioend -> xfs_setfilesize: delayed allocation; the on-disk inode size moves only when the data I/O completes, so a file never shows a size over blocks not written"
+	srcXFSClose   = "fs/xfs/xfs_file.c xfs_file_release -> xfs_release: after a truncate (XFS_ITRUNCATED) the last close only starts writeback (filemap_flush), not ordered with later log commits; rename does not flush (Documentation/admin-guide/xfs.rst lists no auto_da_alloc-like option)"
+	srcBtrfsCOW   = "Documentation/filesystems/btrfs.rst: \"Btrfs is a copy on write filesystem\"; a written block goes to a new location that replaces the old one when its extent is committed (fs/btrfs/inode.c btrfs_finish_ordered_io)"
+	srcBtrfsSize  = "fs/btrfs/ordered-data.c btrfs_inode_safe_disk_i_size_write: the on-disk i_size moves only when the ordered extent (the written data) completes"
+	srcBtrfsLog   = "Documentation/filesystems/btrfs mount options, notreelog: \"the tree logging used for fsync and O_SYNC writes\"; fs/btrfs/tree-log.c btrfs_log_inode: fsync writes the file's own log tree, replayed at mount, without committing the running transaction"
+	srcBtrfsFlush = "fs/btrfs/inode.c btrfs_rename (filemap_flush of the source when it replaces a non-empty file) and btrfs_setsize / fs/btrfs/file.c btrfs_release_file (BTRFS_INODE_FLUSH_ON_CLOSE after a truncate to zero): writeback is started, not waited for"
+	srcBtrfsDir   = "ALICE (Pillai et al., OSDI'14) §2.2.2 and Table 1: \"Linux ext2 and btrfs freely reorder directory operations (especially operations on different directories)\""
 )
 
 var models = []*Model{
@@ -114,6 +131,32 @@ var models = []*Model{
 			{"writes may persist in parts (here: at 512-byte sectors; ALICE also splits in thirds)", srcALICEAPM},
 		},
 		splitRename: true,
+	},
+	{
+		Name: "xfs",
+		Doc:  "XFS's defaults: metadata logged in order (delayed logging), delayed allocation, size updated at I/O completion",
+		Rules: []Rule{
+			{"namespace and metadata changes commit in call order, a whole call at a time; a checkpoint may happen between any two calls", srcXFSLog},
+			{"fsync/fdatasync of a file with changes in flight forces the log up to its last change: every metadata change and directory entry made before it, of any file", srcXFSFsync},
+			{"a size change made by a buffered write commits only when its data is written (the file never shows a size over blocks not written)", srcXFSSize},
+			{"data is not ordered with metadata: an overwrite or an append in flight may be lost while later calls persist; a block in flight may tear at sectors", srcBOB + " (xfs: overwrite and append before any op fail)"},
+			{"neither a rename over a file nor a truncate and close orders the file's data before later commits", srcXFSClose},
+		},
+		journal: true, orderedData: true,
+	},
+	{
+		Name: "btrfs",
+		Doc:  "btrfs's defaults: copy on write, transactions, fsync through the per-file log tree, directory operations not ordered",
+		Rules: []Rule{
+			{"fsync/fdatasync make the file's data (and for fsync its metadata) durable and nothing of other files; sync/syncfs everything", srcBtrfsLog},
+			{"a new or renamed name is durable only after fsync of its directory (or sync); otherwise namespace operations persist in any order and any subset", srcBtrfsDir},
+			{"one namespace operation survives whole or not at all", srcBtrfsCOW + "; " + srcBOB + " (directory op atomic)"},
+			{"a block write is never torn (a write of several blocks may persist as a prefix of its blocks)", srcBtrfsCOW + "; " + srcBOB + " (single-block overwrite atomic, multi-block writes not)"},
+			{"a size change made by a buffered write commits only with the data it exposes", srcBtrfsSize},
+			{"an overwrite persists before every later call; an append may persist after later calls", srcBOB + " (btrfs: overwrite before any op holds, append before any op fails)"},
+			{"a rename over a file, or a truncate to zero and close, only starts writeback of the file's data: nothing orders it before the rename or later commits", srcBtrfsFlush},
+		},
+		orderedData: true, cowData: true, orderedOverwrite: true,
 	},
 }
 

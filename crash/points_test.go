@@ -57,3 +57,23 @@ func TestReportPoints(t *testing.T) {
 		require.Equal(t, rep.Points[k].Failed, m.Points[k].Failed, "point %d", k)
 	}
 }
+
+// A shard can hold only a larger loss (a write lost and another torn) whose
+// smaller one (the write lost alone) another shard found: merged, the larger
+// folds into the smaller, as in one run, whatever the order of the shards.
+func TestMergeShrinksAcrossShards(t *testing.T) {
+	vuln := func(models []string, ops ...string) *Vulnerability {
+		return &Vulnerability{Kind: "atomic-replace", Lines: []int{3}, Models: models, Message: "empty", Path: "/f", Ops: ops, States: 1}
+	}
+	a := &Report{Vulnerabilities: []*Vulnerability{vuln([]string{"xfs"}, "lost t:3: write /f", "torn t:5: write /f")}}
+	b := &Report{Vulnerabilities: []*Vulnerability{vuln([]string{"posix"}, "lost t:3: write /f")}}
+	c := &Report{Vulnerabilities: []*Vulnerability{vuln([]string{"btrfs"}, "torn t:3: write /f")}}
+	for _, rs := range [][]*Report{{a, b, c}, {c, b, a}} {
+		m := Merge(rs)
+		require.Len(t, m.Vulnerabilities, 2)
+		for _, v := range m.Vulnerabilities {
+			require.Len(t, v.Ops, 1)
+			require.Contains(t, v.Models, "xfs", "the larger loss's model goes to every smaller one")
+		}
+	}
+}

@@ -503,6 +503,25 @@ func shrink(vs []*Vulnerability) []*Vulnerability {
 	return out
 }
 
+// callIDs numbers the calls of merged reports' Ops lines ("VERB CALL"), as
+// the op indexes of a vulnerability's cause.
+type callIDs map[string]int
+
+func (c callIDs) id(op string) int {
+	for _, ch := range []choice{drop, tornH, prefixB, splitRn} {
+		if rest, ok := strings.CutPrefix(op, ch.verb()+" "); ok {
+			op = rest
+			break
+		}
+	}
+	k, ok := c[op]
+	if !ok {
+		k = len(c)
+		c[op] = k
+	}
+	return k
+}
+
 func subset(a, b []int) bool {
 	for _, x := range a {
 		if !slices.Contains(b, x) {
@@ -638,6 +657,7 @@ func Merge(rs []*Report) *Report {
 	if useFound {
 		out.Vulnerabilities = mergeFound(rs)
 	}
+	calls := callIDs{}
 	for _, r := range rs {
 		for _, m := range r.Models {
 			if !slices.Contains(out.Models, m) {
@@ -666,9 +686,17 @@ func Merge(rs []*Report) *Report {
 			}
 			c := *v
 			c.Models = slices.Clone(v.Models)
+			c.key = k
+			for _, o := range v.Ops {
+				c.cause = append(c.cause, calls.id(o))
+			}
 			byKey[k] = &c
 			out.Vulnerabilities = append(out.Vulnerabilities, &c)
 		}
+	}
+	if !useFound {
+		// a shard may hold a larger loss whose smaller one another shard found
+		out.Vulnerabilities = shrink(out.Vulnerabilities)
 	}
 	if len(rs) > 0 {
 		out.States /= len(rs) // every shard enumerates every state; each checks its share

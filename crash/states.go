@@ -282,7 +282,7 @@ func (e *Explorer) variants(x *point, m *Model, k int) []choice {
 	}
 	vs := []choice{drop}
 	if u.data && !m.dataJournal {
-		if e.fs.BlockSize() > vfs.SectorSize {
+		if e.fs.BlockSize() > vfs.SectorSize && !m.cowData {
 			vs = append(vs, tornH)
 		}
 		if len(u.items) > 1 {
@@ -313,6 +313,27 @@ type closer struct {
 	byOp    []int32 // the units in order of their call
 	jBefore []int   // jBefore[i]: journalled units among byOp[:i]
 	repl    []int   // the units of x.replaceOf, in order
+	ow      []bool  // orderedOverwrite models: the units overwrites wrote
+}
+
+// overwrites marks the data units of writes that changed no size (no size
+// unit of the same call and inode).
+func overwrites(us []unit) []bool {
+	type key struct {
+		op  int
+		ino uint64
+	}
+	sized := map[key]bool{}
+	for _, u := range us {
+		if u.kind == vfs.PendingSize {
+			sized[key{u.op, u.ino}] = true
+		}
+	}
+	ow := make([]bool, len(us))
+	for k, u := range us {
+		ow[k] = u.data && !sized[key{u.op, u.ino}]
+	}
+	return ow
 }
 
 func newCloser(e *Explorer, x *point, m *Model, forced []bool) *closer {
@@ -333,6 +354,9 @@ func newCloser(e *Explorer, x *point, m *Model, forced []bool) *closer {
 		cl.repl = append(cl.repl, k)
 	}
 	slices.Sort(cl.repl)
+	if m.orderedOverwrite {
+		cl.ow = overwrites(us)
+	}
 	return cl
 }
 
@@ -390,6 +414,21 @@ func (cl *closer) close(devs []dev) []dev {
 			}
 			if cut != -2 {
 				dropJournalled(cut-1, m.dataJournal)
+			}
+		}
+		if cl.ow != nil {
+			cut := -2 // the first call whose overwrite is not whole
+			for _, k := range cl.touched {
+				if cl.ow[k] && cur[k] != keep && (cut == -2 || us[k].op < cut) {
+					cut = us[k].op
+				}
+			}
+			if cut != -2 {
+				for _, k := range cl.byOp[cl.after(cut):] {
+					if cur[k] == keep {
+						set(int(k), drop)
+					}
+				}
 			}
 		}
 		if m.orderedData {
