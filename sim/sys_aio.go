@@ -134,12 +134,6 @@ func (a *aioTable) init() {
 	a.ctxs = map[uint64]*aioCtx{}
 }
 
-func (a *aioTable) get(id uint64) *aioCtx {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.ctxs[id]
-}
-
 // exit destroys the contexts of an exiting process.
 func (a *aioTable) exit(g *ThreadGroup) {
 	a.mu.Lock()
