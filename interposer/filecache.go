@@ -202,8 +202,8 @@ type FileCacheStats struct {
 }
 
 // Stats returns the counters. The calls a sole thread served without the lock
-// (see Concurrency) are counted by that thread, in a plain field (an atomic
-// add would cost the served call a third of its time): as Task.Now, call
+// (see Concurrency) are counted by that thread, in a plain field (no atomic
+// add on the served call): as Task.Now, call
 // Stats from that thread's goroutine or while no sole thread is in a call
 // through the cache (after the goroutines that make them are done).
 func (fc *FileCache) Stats() FileCacheStats {
