@@ -205,9 +205,9 @@ type FileCacheStats struct {
 
 // Stats returns the counters. The calls a sole thread served without the lock
 // (see Concurrency) are counted by that thread, in a plain field (no atomic
-// add on the served call): as Task.Now, call
-// Stats from that thread's goroutine or while no sole thread is in a call
-// through the cache (after the goroutines that make them are done).
+// add on the served call): as Task.Now, call Stats from that thread's
+// goroutine or while no sole thread is in a call through the cache (after the
+// goroutines that make them are done).
 func (fc *FileCache) Stats() FileCacheStats {
 	fc.mu.Lock()
 	defer fc.mu.Unlock()
