@@ -560,7 +560,7 @@ func (e *Explorer) goCaller(n int) (string, int) {
 		key := unsafe.String((*byte)(unsafe.Pointer(&pcs[0])), len(stack)*int(unsafe.Sizeof(pcs[0])))
 		c, ok := e.callers[key]
 		if !ok {
-			c.file, c.line = goCallerOf(stack, 0)
+			c = goCallerOf(stack)
 			if len(e.callers) >= maxCallers {
 				clear(e.callers)
 			}
@@ -584,7 +584,10 @@ type fileLine struct {
 // maxCallers bounds the cache of resolved call stacks.
 const maxCallers = 1 << 12
 
-func goCallerOf(stack []uintptr, n int) (string, int) {
+// goCallerOf returns the first frame of stack outside iosim's own packages
+// and the libraries its faces wrap (a test file counts as the workload's);
+// zero when there is none.
+func goCallerOf(stack []uintptr) fileLine {
 	frames := runtime.CallersFrames(stack)
 	for {
 		f, more := frames.Next()
@@ -592,10 +595,10 @@ func goCallerOf(stack []uintptr, n int) (string, int) {
 		own := strings.HasPrefix(fn, "iosim/crash.") || strings.HasPrefix(fn, "iosim/sim.") || strings.HasPrefix(fn, "iosim/vfs.") ||
 			strings.HasPrefix(fn, "github.com/spf13/afero") || strings.HasPrefix(fn, "runtime.")
 		if !own || strings.HasSuffix(f.File, "_test.go") {
-			return f.File, f.Line
+			return fileLine{f.File, f.Line}
 		}
 		if !more {
-			return "", n
+			return fileLine{}
 		}
 	}
 }

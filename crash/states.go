@@ -394,9 +394,10 @@ func (cl *closer) close(devs []dev) []dev {
 		}
 		return true
 	}
-	// dropJournalled drops the units a journal cut before the first call
-	// after op loses
-	dropJournalled := func(op int, data bool) {
+	// dropAfter drops the units of the calls after op that are kept: all of
+	// them with data, else their metadata alone (what a journal cut before
+	// the first of those calls loses)
+	dropAfter := func(op int, data bool) {
 		for _, k := range cl.byOp[cl.after(op):] {
 			if (data || !us[k].data) && cur[k] == keep {
 				set(int(k), drop)
@@ -413,7 +414,7 @@ func (cl *closer) close(devs []dev) []dev {
 				}
 			}
 			if cut != -2 {
-				dropJournalled(cut-1, m.dataJournal)
+				dropAfter(cut-1, m.dataJournal)
 			}
 		}
 		if cl.ow != nil {
@@ -424,11 +425,7 @@ func (cl *closer) close(devs []dev) []dev {
 				}
 			}
 			if cut != -2 {
-				for _, k := range cl.byOp[cl.after(cut):] {
-					if cur[k] == keep {
-						set(int(k), drop)
-					}
-				}
+				dropAfter(cut, true)
 			}
 		}
 		if m.orderedData {

@@ -132,13 +132,15 @@ func init() {
 // numbering is atomic with the cache's bookkeeping.
 //
 // One path does without it: the served calls of the only thread of a process
-// (sim.Task.SoleThread) — read, pread64, lseek (SEEK_SET, SEEK_CUR, SEEK_END),
-// fcntl (F_GETFD, F_SETFD, F_GETFL) and close of a virtual fd whose description
-// no other fd refers to (for the data calls, of a file whose data is loaded),
-// and an open served at a free fd below which every slot is known. Everything
-// such a call reads or changes is then the thread's alone (its process's fd
-// slots, resolutions and anchors change only in its own calls, the description's
-// offset only through that fd), except the file's bytes, an immutable snapshot
+// (sim.Task.SoleThread) whose call was the latest made under the lock — read,
+// pread64, lseek (SEEK_SET, SEEK_CUR, SEEK_END), fcntl (F_GETFD, F_SETFD,
+// F_GETFL) and close of a virtual fd whose description no other fd refers to
+// (for the data calls, of a file whose data is loaded; for F_SETFD and close,
+// of an fd without a twin in the kernel), and an open served at a free fd
+// below which every slot is known. Everything such a call reads or changes is
+// then the thread's alone (its process's fd slots, resolutions and anchors
+// change only in its own calls, the description's offset only through that
+// fd), except the file's bytes, an immutable snapshot
 // that the lock's holders replace, the description's reference count, which they
 // change atomically, and the generation, which they move atomically. It gives
 // what the locked path gives: the same results, counters and virtual time. Its
@@ -202,10 +204,10 @@ type FileCacheStats struct {
 }
 
 // Stats returns the counters. The calls a sole thread served without the lock
-// (see Concurrency) are counted by that thread, in a plain field (an atomic
-// add would cost the served call a third of its time): as Task.Now, call
-// Stats from that thread's goroutine or while no sole thread is in a call
-// through the cache (after the goroutines that make them are done).
+// (see Concurrency) are counted by that thread, in a plain field (no atomic
+// add on the served call): as Task.Now, call Stats from that thread's
+// goroutine or while no sole thread is in a call through the cache (after the
+// goroutines that make them are done).
 func (fc *FileCache) Stats() FileCacheStats {
 	fc.mu.Lock()
 	defer fc.mu.Unlock()

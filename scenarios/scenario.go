@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/cockroachdb/datadriven"
+
+	"iosim/crash"
 )
 
 // Scenario is the state of one scenario file being run: the setup that arms
@@ -58,7 +60,7 @@ var commands map[string]command
 
 func init() {
 	commands = map[string]command{
-		"fs":      {(*Scenario).cmdFS, "fs model=MODEL[,MODEL...]|all: the persistence models crash explores (posix, ext4-ordered, ext4-writeback, ext4-journal, alice, xfs, btrfs)"},
+		"fs":      {(*Scenario).cmdFS, "fs model=MODEL[,MODEL...]|all: the persistence models crash explores (" + strings.Join(crash.ModelNames(), ", ") + ")"},
 		"device":  {(*Scenario).cmdDevice, "device NAME|FILE [TABLE.KEY=VALUE...]: the device profile that prices calls (default: a constant cost per call), with values of its TOML changed"},
 		"file":    {(*Scenario).cmdFile, "file PATH [size=N] [sparse|prealloc] [content=zero|random] [cold]: a file the workload finds, in the page cache unless cold (input: its text)"},
 		"stack":   {(*Scenario).cmdStack, "stack: the interposer stack, one spec per input line, the first nearest the program"},

@@ -269,15 +269,6 @@ func newTimeModel(k *Kernel, p *device.Profile) *timeModel {
 	return tm
 }
 
-// psPerByte converts a copy speed in MB/s (or, when it is 0, the fallback)
-// to picoseconds per byte.
-func psPerByte(mbs, fallback float64) int64 {
-	if mbs <= 0 {
-		mbs = fallback
-	}
-	return int64(1e6 / mbs)
-}
-
 const (
 	pageShift = 12
 	pageBytes = 1 << pageShift

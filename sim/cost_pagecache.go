@@ -165,9 +165,6 @@ func (tm *timeModel) fadvise(f *File, it *inodeTime, off, n, advice, now int64) 
 	switch advice {
 	case fadvNormal, fadvRandom, fadvSequential:
 		f.ra.advice = advice
-		if advice == fadvNormal {
-			f.ra.advice = 0
-		}
 		return now
 	case fadvDontneed:
 	default:
@@ -416,7 +413,7 @@ type readahead struct {
 	it                 *inodeTime // the time model's state of the file's inode
 	// advice is the last posix_fadvise(2) that changes read-ahead:
 	// fadvRandom (FMODE_RANDOM: no read-ahead), fadvSequential (twice the
-	// device's window) or 0 (POSIX_FADV_NORMAL).
+	// device's window) or fadvNormal, 0.
 	advice int64
 }
 

@@ -51,7 +51,7 @@ func (p *Process) Through(h Handler) *Process { return NewProcess(h, p.t) }
 // which do lends down the handler stack without a copy; or, while the slot is
 // lent (a layer calling through a facade of its own thread), a Call of its own.
 // Between calls the slot holds nothing but the last call's number and the thread
-// (do empties it after each call, storing only into the fields the call set), so
+// (do empties it after each call: see Call.clear), so
 // a facade method that fills it must send it.
 func (p *Process) call(nr Sysno) *Call {
 	t := p.t
@@ -62,8 +62,8 @@ func (p *Process) call(nr Sysno) *Call {
 	return &t.call
 }
 
-// clear empties the thread's slot after a call (see call): it stores only into
-// the fields that are set.
+// clear empties the thread's slot after a call (see call): it zeroes Args and
+// stores into the other fields only when they are set.
 func (c *Call) clear() {
 	c.Args = [6]int64{}
 	if c.Path != "" || c.Path2 != "" {

@@ -92,13 +92,12 @@ type aioCtx struct {
 
 // aioDone is a completion event not yet reaped. Under a time model (WithDevice)
 // at is the virtual time the request completes, set when io_submit is priced
-// (aioTable.complete); until then timed is false and the event counts as
+// (aioTable.complete), which clears cb; while cb is set the event counts as
 // complete, as every event does without a time model.
 type aioDone struct {
-	ev    IoEvent
-	cb    *Iocb // the submitted iocb until the time model prices it (identity only)
-	at    int64
-	timed bool
+	ev IoEvent
+	cb *Iocb // the submitted iocb (never nil) until the time model prices it (identity only)
+	at int64
 }
 
 // aioRing returns, for io_setup(nr) on a machine with cpus possible CPUs, the
@@ -132,12 +131,6 @@ type aioTable struct {
 func (a *aioTable) init() {
 	a.next = aioBase
 	a.ctxs = map[uint64]*aioCtx{}
-}
-
-func (a *aioTable) get(id uint64) *aioCtx {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.ctxs[id]
 }
 
 // exit destroys the contexts of an exiting process.
@@ -420,7 +413,7 @@ func (ctx *aioCtx) reap(n int, evs []IoEvent) int {
 // doneAt is when the i-th pending event completes (an event not yet priced
 // counts as complete).
 func (ctx *aioCtx) doneAt(i int) int64 {
-	if d := &ctx.done[i]; d.timed {
+	if d := &ctx.done[i]; d.cb == nil {
 		return d.at
 	}
 	return math.MinInt64
@@ -473,10 +466,10 @@ func (a *aioTable) complete(id uint64, cb *Iocb, at int64) {
 	}
 	for i := range ctx.done {
 		d := &ctx.done[i]
-		if d.timed || d.cb != cb {
+		if d.cb != cb { // cb is not nil: priced events are passed over
 			continue
 		}
-		e := aioDone{ev: d.ev, at: at, timed: true}
+		e := aioDone{ev: d.ev, at: at}
 		for ; i > 0 && ctx.doneAt(i-1) > at; i-- {
 			ctx.done[i] = ctx.done[i-1]
 		}

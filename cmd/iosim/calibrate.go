@@ -422,9 +422,9 @@ func (c *calibration) random(p *device.Profile) error {
 	// The flash model serves every read in the same time (command_us +
 	// read_us + the transfer at the sequential rate): a reader at queue
 	// depth 1 gets one over it per second. A real device's latencies are
-	// skewed (on a virtio disk the median can be half the mean), and its
-	// rate at queue depth 1 is one over the mean: read_us and program_us
-	// are the mean latencies, less the transfer the model adds.
+	// skewed (the median below the mean), and its rate at queue depth 1 is
+	// one over the mean: read_us and program_us are the mean latencies, less
+	// the transfer the model adds.
 	d, err := c.meanTime(2000, func(i int) error { _, err := unix.Pread(c.fd, c.buf[:4096], at(i)); return err })
 	if err != nil {
 		return err
