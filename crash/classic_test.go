@@ -105,20 +105,6 @@ func safeUpdate(env *Env) error {
 	return err
 }
 
-// kindsByModel returns, per model, the kinds of vulnerability found.
-func kindsByModel(r *Report) map[string]map[string]bool {
-	out := map[string]map[string]bool{}
-	for _, m := range r.Models {
-		out[m] = map[string]bool{}
-	}
-	for _, v := range r.Vulnerabilities {
-		for _, m := range v.Models {
-			out[m][v.Kind+":"+v.Message] = true
-		}
-	}
-	return out
-}
-
 func TestClassicUnsafeUpdate(t *testing.T) {
 	checkers := []Checker{Durability{}, AtomicReplace{}, Fsck{}, configCheck}
 	rep, err := ExploreFunc(Options{Depth: 1, Checkers: checkers}, configSetup, unsafeUpdate)

@@ -146,6 +146,9 @@ func TestRunCounts(t *testing.T) {
 	require.Equal(t, int64(2), c.Calls(sim.SYS_FADVISE64), "invalidate and the access hint")
 	res, c = run(t, "[w]\nrw=randwrite\nbs=4k\nsize=64k\nfdatasync=1\n")
 	require.Equal(t, int64(15), c.Calls(sim.SYS_FDATASYNC), "fio 3.33 makes 15 for 16 writes")
+	sync := ToJSON(res).Jobs[0].Sync
+	require.Zero(t, sync.TotalIOs, "fio's sync.total_ios counts fsync= calls, not fdatasync=")
+	require.EqualValues(t, 15, sync.LatNs.N, "the fdatasync latencies are reported")
 
 	// sync engine: read at the file offset, lseek only to move it.
 	res, c = run(t, "[r]\nrw=read\nbs=4k\nsize=32k\nioengine=sync\n")

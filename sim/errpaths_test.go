@@ -53,9 +53,6 @@ func setupErrpaths(t failer, s sys) {
 	}
 }
 
-// maxBytes is ext4's s_maxbytes with 4 KiB blocks: 16 TiB - 4 KiB.
-const maxBytes = 1<<44 - 4096
-
 // errRow is one row of an error-path table: a call, run from the state
 // setupErrpaths builds, and what this kernel answers.
 type errRow = errRowOf[errEnv]

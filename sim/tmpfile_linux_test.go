@@ -175,6 +175,9 @@ func TestErrorPathsTmpfile(t *testing.T) {
 			}
 			b := make([]byte, 8)
 			n, err := e.s.Pread(fd, b, 0)
+			if err != nil {
+				return 0, err
+			}
 			if string(b[:n]) != "data" {
 				return 0, unix.EIO
 			}
