@@ -1,4 +1,4 @@
-module iosim
+module github.com/iosim/iosim
 
 go 1.26.0
 

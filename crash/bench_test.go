@@ -6,8 +6,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"iosim/internal/cputime"
-	"iosim/vfs"
+	"github.com/iosim/iosim/internal/cputime"
+	"github.com/iosim/iosim/vfs"
 )
 
 // BenchmarkExplore1000Files explores the crash point after a workload of

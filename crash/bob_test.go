@@ -9,7 +9,7 @@ import (
 	"github.com/cockroachdb/datadriven"
 	"golang.org/x/sys/unix"
 
-	"iosim/vfs"
+	"github.com/iosim/iosim/vfs"
 )
 
 // A BOB program (the ALICE paper's Block Order Breaker): a setup made durable,

@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"iosim/vfs"
+	"github.com/iosim/iosim/vfs"
 )
 
 // walk calls fn for every name reachable from dir (depth first, by name).

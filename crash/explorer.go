@@ -11,8 +11,8 @@ import (
 	"time"
 	"unsafe"
 
-	"iosim/sim"
-	"iosim/vfs"
+	"github.com/iosim/iosim/sim"
+	"github.com/iosim/iosim/vfs"
 )
 
 // Options configures an exploration.
@@ -592,7 +592,7 @@ func goCallerOf(stack []uintptr) fileLine {
 	for {
 		f, more := frames.Next()
 		fn := f.Function
-		own := strings.HasPrefix(fn, "iosim/crash.") || strings.HasPrefix(fn, "iosim/sim.") || strings.HasPrefix(fn, "iosim/vfs.") ||
+		own := strings.HasPrefix(fn, "github.com/iosim/iosim/crash.") || strings.HasPrefix(fn, "github.com/iosim/iosim/sim.") || strings.HasPrefix(fn, "github.com/iosim/iosim/vfs.") ||
 			strings.HasPrefix(fn, "github.com/spf13/afero") || strings.HasPrefix(fn, "runtime.")
 		if !own || strings.HasSuffix(f.File, "_test.go") {
 			return fileLine{f.File, f.Line}

@@ -12,7 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 	"pgregory.net/rapid"
 
-	"iosim/vfs"
+	"github.com/iosim/iosim/vfs"
 )
 
 // survivals turns unit choices into vfs's survival list.

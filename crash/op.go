@@ -6,8 +6,8 @@ import (
 	"strings"
 	"syscall"
 
-	"iosim/sim"
-	"iosim/vfs"
+	"github.com/iosim/iosim/sim"
+	"github.com/iosim/iosim/vfs"
 )
 
 // Op is a call of the explored program that changed what could become durable

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"iosim/vfs"
+	"github.com/iosim/iosim/vfs"
 )
 
 // Report is what an exploration found. Every field but StatesPerSecond and

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"sync"
 
-	"iosim/vfs"
+	"github.com/iosim/iosim/vfs"
 )
 
 // unit is the changes of one call of one kind on one inode: what a state keeps,

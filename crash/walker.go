@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"iosim/vfs"
+	"github.com/iosim/iosim/vfs"
 )
 
 // A walker keeps what the built-in checks need of one crash state (the

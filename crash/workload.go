@@ -7,8 +7,8 @@ import (
 
 	"github.com/spf13/afero"
 
-	"iosim/sim"
-	"iosim/vfs"
+	"github.com/iosim/iosim/sim"
+	"github.com/iosim/iosim/vfs"
 )
 
 // Env is what a Go workload runs with: a process whose calls the explorer sees

@@ -17,7 +17,7 @@ import (
 	"strings"
 	"testing"
 
-	"iosim/crash"
+	"github.com/iosim/iosim/crash"
 )
 
 // Option configures Explore.

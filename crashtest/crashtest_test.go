@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
-	"iosim/crash"
-	"iosim/vfs"
+	"github.com/iosim/iosim/crash"
+	"github.com/iosim/iosim/vfs"
 )
 
 var (

@@ -10,7 +10,7 @@ import (
 	"golang.org/x/sys/unix"
 	"pgregory.net/rapid"
 
-	"iosim/faultrule"
+	"github.com/iosim/iosim/faultrule"
 )
 
 func TestParsePrint(t *testing.T) {

@@ -5,7 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"iosim/faultrule"
+	"github.com/iosim/iosim/faultrule"
 )
 
 // firing returns which of n operations (all matching every rule) each rule fires on.

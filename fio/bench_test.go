@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"iosim/sim"
-	"iosim/vfs"
+	"github.com/iosim/iosim/sim"
+	"github.com/iosim/iosim/vfs"
 )
 
 // BenchmarkRun measures the runner on the kernel model alone: 4 KiB random

@@ -9,9 +9,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"iosim/device"
-	"iosim/sim"
-	"iosim/vfs"
+	"github.com/iosim/iosim/device"
+	"github.com/iosim/iosim/sim"
+	"github.com/iosim/iosim/vfs"
 )
 
 // calibratedJobs are the canonical jobs of scenarios/fio.

@@ -15,10 +15,10 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
-	"iosim/device"
-	"iosim/interposer"
-	"iosim/sim"
-	"iosim/vfs"
+	"github.com/iosim/iosim/device"
+	"github.com/iosim/iosim/interposer"
+	"github.com/iosim/iosim/sim"
+	"github.com/iosim/iosim/vfs"
 )
 
 func parse(t *testing.T, text string) []*Job {

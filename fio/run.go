@@ -9,7 +9,7 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 	"golang.org/x/sys/unix"
 
-	"iosim/sim"
+	"github.com/iosim/iosim/sim"
 )
 
 // Now is the virtual clock a job's latencies are read from: the calling

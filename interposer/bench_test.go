@@ -5,9 +5,9 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"iosim/internal/cputime"
-	"iosim/interposer"
-	"iosim/sim"
+	"github.com/iosim/iosim/internal/cputime"
+	"github.com/iosim/iosim/interposer"
+	"github.com/iosim/iosim/sim"
 )
 
 // BenchmarkSeedLoop runs seed 000's test loop (open, fcntl F_SETFD, four lseek+read,

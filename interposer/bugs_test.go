@@ -10,8 +10,8 @@ import (
 	"golang.org/x/sys/unix"
 	"pgregory.net/rapid"
 
-	"iosim/interposer"
-	"iosim/sim"
+	"github.com/iosim/iosim/interposer"
+	"github.com/iosim/iosim/sim"
 )
 
 var writeCounterexamples = flag.Bool("write-counterexamples", false, "rewrite COUNTEREXAMPLES.md from the shrunk counterexamples")

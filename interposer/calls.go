@@ -3,7 +3,7 @@ package interposer
 import (
 	"golang.org/x/sys/unix"
 
-	"iosim/sim"
+	"github.com/iosim/iosim/sim"
 )
 
 // Helpers that read a Call's arguments by syscall. Args follow the C prototype with

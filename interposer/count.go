@@ -7,7 +7,7 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"iosim/sim"
+	"github.com/iosim/iosim/sim"
 )
 
 func init() {

@@ -8,7 +8,7 @@ import (
 	"golang.org/x/sys/unix"
 	"pgregory.net/rapid"
 
-	"iosim/sim"
+	"github.com/iosim/iosim/sim"
 )
 
 // A program is a list of ops run by one process, on the kernel alone and through an

@@ -7,8 +7,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"iosim/faultrule"
-	"iosim/sim"
+	"github.com/iosim/iosim/faultrule"
+	"github.com/iosim/iosim/sim"
 )
 
 func init() {

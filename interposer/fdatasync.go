@@ -1,8 +1,8 @@
 package interposer
 
 import (
-	"iosim/sim"
-	"iosim/vfs"
+	"github.com/iosim/iosim/sim"
+	"github.com/iosim/iosim/vfs"
 )
 
 func init() {

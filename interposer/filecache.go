@@ -8,7 +8,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"iosim/sim"
+	"github.com/iosim/iosim/sim"
 )
 
 func init() {

@@ -7,8 +7,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"iosim/sim"
-	"iosim/vfs"
+	"github.com/iosim/iosim/sim"
+	"github.com/iosim/iosim/vfs"
 )
 
 // changesFds reports whether some call of syscall nr, among a few argument

@@ -9,9 +9,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
-	"iosim/device"
-	"iosim/interposer"
-	"iosim/sim"
+	"github.com/iosim/iosim/device"
+	"github.com/iosim/iosim/interposer"
+	"github.com/iosim/iosim/sim"
 )
 
 // soleScript runs calls on the cached file through q that a sole thread's fast

@@ -8,9 +8,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
-	"iosim/interposer"
-	"iosim/sim"
-	"iosim/vfs"
+	"github.com/iosim/iosim/interposer"
+	"github.com/iosim/iosim/sim"
+	"github.com/iosim/iosim/vfs"
 )
 
 // TestFileCacheConcurrent: threads of two processes read the cached file through

@@ -7,7 +7,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"iosim/sim"
+	"github.com/iosim/iosim/sim"
 )
 
 // strace-style rendering of calls and results (Linux x86-64 values), used by Trace.

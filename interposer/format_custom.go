@@ -6,7 +6,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"iosim/sim"
+	"github.com/iosim/iosim/sim"
 )
 
 // The slots of the calls the syscall table marks Custom that no layout can say,

@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
-	"iosim/sim"
+	"github.com/iosim/iosim/sim"
 )
 
 // TestFormatAsStrace: the tracer's line of each call is the line strace 6.1

@@ -6,9 +6,9 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"iosim/interposer"
-	"iosim/sim"
-	"iosim/vfs"
+	"github.com/iosim/iosim/interposer"
+	"github.com/iosim/iosim/sim"
+	"github.com/iosim/iosim/vfs"
 )
 
 func TestFsioModes(t *testing.T) {

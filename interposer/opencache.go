@@ -3,7 +3,7 @@ package interposer
 import (
 	"sync"
 
-	"iosim/sim"
+	"github.com/iosim/iosim/sim"
 )
 
 func init() {

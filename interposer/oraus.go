@@ -5,7 +5,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"iosim/sim"
+	"github.com/iosim/iosim/sim"
 )
 
 // DefaultOrausPath is the path cache_oraus.so used when oraus_msb_file was unset.

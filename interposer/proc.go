@@ -1,6 +1,6 @@
 package interposer
 
-import "iosim/sim"
+import "github.com/iosim/iosim/sim"
 
 // procID names a process (thread group): the unit whose fd table, and whose
 // LD_PRELOAD statics, an interposer keeps state for.

@@ -5,8 +5,8 @@ import (
 
 	"pgregory.net/rapid"
 
-	"iosim/interposer"
-	"iosim/sim"
+	"github.com/iosim/iosim/interposer"
+	"github.com/iosim/iosim/sim"
 )
 
 // fileCacheChecker runs read-equivalence against filecache and tallies how many

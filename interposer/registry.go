@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"iosim/sim"
+	"github.com/iosim/iosim/sim"
 )
 
 // Param describes one parameter of an interposer spec.

@@ -7,8 +7,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"iosim/interposer"
-	"iosim/sim"
+	"github.com/iosim/iosim/interposer"
+	"github.com/iosim/iosim/sim"
 )
 
 func TestRegistryErrors(t *testing.T) {

@@ -8,9 +8,9 @@ import (
 	"golang.org/x/sys/unix"
 	"pgregory.net/rapid"
 
-	"iosim/interposer"
-	"iosim/sim"
-	"iosim/vfs"
+	"github.com/iosim/iosim/interposer"
+	"github.com/iosim/iosim/sim"
+	"github.com/iosim/iosim/vfs"
 )
 
 // Sync policies under power loss: a random workload of writes and syncs on one

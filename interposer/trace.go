@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"sync"
 
-	"iosim/sim"
+	"github.com/iosim/iosim/sim"
 )
 
 func init() {

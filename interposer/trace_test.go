@@ -8,9 +8,9 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"iosim/interposer"
-	"iosim/sim"
-	"iosim/strace"
+	"github.com/iosim/iosim/interposer"
+	"github.com/iosim/iosim/sim"
+	"github.com/iosim/iosim/strace"
 )
 
 type recorded struct {

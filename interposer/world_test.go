@@ -5,9 +5,9 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"iosim/interposer"
-	"iosim/sim"
-	"iosim/vfs"
+	"github.com/iosim/iosim/interposer"
+	"github.com/iosim/iosim/sim"
+	"github.com/iosim/iosim/vfs"
 )
 
 // The test world: a small tree with the message file of seed 000.

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"unsafe"
 
-	"iosim/sim"
-	"iosim/strace"
-	"iosim/vfs"
+	"github.com/iosim/iosim/sim"
+	"github.com/iosim/iosim/strace"
+	"github.com/iosim/iosim/vfs"
 )
 
 // Linux AIO in a trace. io_submit shows each iocb's fields; for

@@ -3,7 +3,7 @@ package replay
 import (
 	"testing"
 
-	iodevice "iosim/device"
+	iodevice "github.com/iosim/iosim/device"
 )
 
 // BenchmarkReplayDevice is BenchmarkReplayVerify with a time model

@@ -7,8 +7,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"iosim/sim"
-	"iosim/strace"
+	"github.com/iosim/iosim/sim"
+	"github.com/iosim/iosim/strace"
 )
 
 // maxBuf bounds the buffer one replayed call may claim: a hostile trace's read of

@@ -5,8 +5,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"iosim/sim"
-	"iosim/strace"
+	"github.com/iosim/iosim/sim"
+	"github.com/iosim/iosim/strace"
 )
 
 // fdArgs says which arguments of a call are fds (fd) and which are "at" dirfds (at,

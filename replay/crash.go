@@ -1,9 +1,9 @@
 package replay
 
 import (
-	"iosim/crash"
-	"iosim/sim"
-	"iosim/vfs"
+	"github.com/iosim/iosim/crash"
+	"github.com/iosim/iosim/sim"
+	"github.com/iosim/iosim/vfs"
 )
 
 // Explore replays the trace files as Run does (opts: the stack, Root,

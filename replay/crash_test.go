@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"iosim/crash"
+	"github.com/iosim/iosim/crash"
 )
 
 const crashData = "../testdata/crash/"

@@ -4,9 +4,9 @@ import (
 	"strings"
 	"syscall"
 
-	"iosim/sim"
-	"iosim/strace"
-	"iosim/vfs"
+	"github.com/iosim/iosim/sim"
+	"github.com/iosim/iosim/strace"
+	"github.com/iosim/iosim/vfs"
 )
 
 // nameInfo caches, per syscall name, its number, whether the model covers it,

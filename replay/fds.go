@@ -4,10 +4,10 @@ import (
 	"strings"
 	"syscall"
 
-	"iosim/interposer"
-	"iosim/sim"
-	"iosim/strace"
-	"iosim/vfs"
+	"github.com/iosim/iosim/interposer"
+	"github.com/iosim/iosim/sim"
+	"github.com/iosim/iosim/strace"
+	"github.com/iosim/iosim/vfs"
 )
 
 // unmodelledFds installs placeholders for the fds that calls the model does not

@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	iodevice "iosim/device"
+	iodevice "github.com/iosim/iosim/device"
 )
 
 // recordings are traces made on Linux/ext4 for the shapes of recording

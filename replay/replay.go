@@ -68,11 +68,11 @@ import (
 	"strings"
 	"sync/atomic"
 
-	iodevice "iosim/device"
-	"iosim/interposer"
-	"iosim/sim"
-	"iosim/strace"
-	"iosim/vfs"
+	iodevice "github.com/iosim/iosim/device"
+	"github.com/iosim/iosim/interposer"
+	"github.com/iosim/iosim/sim"
+	"github.com/iosim/iosim/strace"
+	"github.com/iosim/iosim/vfs"
 )
 
 // Options configures a replay.

@@ -11,7 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"iosim/strace"
+	"github.com/iosim/iosim/strace"
 )
 
 const traces = "../testdata/traces/"

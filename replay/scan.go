@@ -9,8 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"iosim/sim"
-	"iosim/strace"
+	"github.com/iosim/iosim/sim"
+	"github.com/iosim/iosim/strace"
 )
 
 // plan is what a read-ahead pass over the trace learns that the replay needs

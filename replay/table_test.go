@@ -9,10 +9,10 @@ import (
 	"golang.org/x/sys/unix"
 	"pgregory.net/rapid"
 
-	"iosim/interposer"
-	"iosim/sim"
-	"iosim/strace"
-	"iosim/vfs"
+	"github.com/iosim/iosim/interposer"
+	"github.com/iosim/iosim/sim"
+	"github.com/iosim/iosim/strace"
+	"github.com/iosim/iosim/vfs"
 )
 
 // parseOne parses one strace line.

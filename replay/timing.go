@@ -6,9 +6,9 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
-	"iosim/sim"
-	"iosim/strace"
-	"iosim/vfs"
+	"github.com/iosim/iosim/sim"
+	"github.com/iosim/iosim/strace"
+	"github.com/iosim/iosim/vfs"
 )
 
 // Timing is where a replay's virtual time went under a time model

@@ -11,8 +11,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"iosim/sim"
-	"iosim/strace"
+	"github.com/iosim/iosim/sim"
+	"github.com/iosim/iosim/strace"
 )
 
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }

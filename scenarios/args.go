@@ -7,7 +7,7 @@ import (
 
 	"github.com/cockroachdb/datadriven"
 
-	"iosim/fio"
+	"github.com/iosim/iosim/fio"
 )
 
 // MalformedError is a scenario that cannot be run as written: an unknown

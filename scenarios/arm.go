@@ -10,9 +10,9 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/cockroachdb/datadriven"
 
-	"iosim/fio"
-	"iosim/replay"
-	"iosim/sim"
+	"github.com/iosim/iosim/fio"
+	"github.com/iosim/iosim/replay"
+	"github.com/iosim/iosim/sim"
 )
 
 // An arm is a named workload with the setup current when it was defined.

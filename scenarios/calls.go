@@ -13,9 +13,9 @@ import (
 	"github.com/cockroachdb/datadriven"
 	"golang.org/x/sys/unix"
 
-	"iosim/interposer"
-	"iosim/sim"
-	"iosim/strace"
+	"github.com/iosim/iosim/interposer"
+	"github.com/iosim/iosim/sim"
+	"github.com/iosim/iosim/strace"
 )
 
 // callsWork is a workload written inline as strace lines. Each line is one

@@ -12,8 +12,8 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"iosim/crash"
-	"iosim/fio"
+	"github.com/iosim/iosim/crash"
+	"github.com/iosim/iosim/fio"
 )
 
 // Charts collects a scenario file's runs and comparisons and draws them with

@@ -7,10 +7,10 @@ import (
 
 	"github.com/cockroachdb/datadriven"
 
-	"iosim/crash"
-	"iosim/replay"
-	"iosim/sim"
-	"iosim/vfs"
+	"github.com/iosim/iosim/crash"
+	"github.com/iosim/iosim/replay"
+	"github.com/iosim/iosim/sim"
+	"github.com/iosim/iosim/vfs"
 )
 
 // crashRun is what the last crash command found.

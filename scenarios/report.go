@@ -11,8 +11,8 @@ import (
 
 	"github.com/cockroachdb/datadriven"
 
-	"iosim/fio"
-	"iosim/sim"
+	"github.com/iosim/iosim/fio"
+	"github.com/iosim/iosim/sim"
 )
 
 // maxListed bounds the divergences and differences a report lists (all are

@@ -8,7 +8,7 @@ import (
 
 	"github.com/cockroachdb/datadriven"
 
-	"iosim/crash"
+	"github.com/iosim/iosim/crash"
 )
 
 // Scenario is the state of one scenario file being run: the setup that arms

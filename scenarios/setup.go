@@ -13,13 +13,13 @@ import (
 	"github.com/cockroachdb/datadriven"
 	"golang.org/x/sys/unix"
 
-	"iosim/crash"
-	"iosim/device"
-	"iosim/faultrule"
-	"iosim/fio"
-	"iosim/interposer"
-	"iosim/sim"
-	"iosim/vfs"
+	"github.com/iosim/iosim/crash"
+	"github.com/iosim/iosim/device"
+	"github.com/iosim/iosim/faultrule"
+	"github.com/iosim/iosim/fio"
+	"github.com/iosim/iosim/interposer"
+	"github.com/iosim/iosim/sim"
+	"github.com/iosim/iosim/vfs"
 )
 
 // setup is what an arm runs on: the device, the persistence model, the files

@@ -7,9 +7,9 @@ import (
 
 	"github.com/cockroachdb/datadriven"
 
-	"iosim/interposer"
-	"iosim/sim"
-	"iosim/stdio"
+	"github.com/iosim/iosim/interposer"
+	"github.com/iosim/iosim/sim"
+	"github.com/iosim/iosim/stdio"
 )
 
 // stdioWork is a workload written with C's stdio, one call per line:

@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
-	"iosim/sim"
-	"iosim/vfs"
+	"github.com/iosim/iosim/sim"
+	"github.com/iosim/iosim/vfs"
 )
 
 // possibleCPUs reads num_possible_cpus() from /sys (a range "0-N" or "0").

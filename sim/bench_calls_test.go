@@ -6,7 +6,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"iosim/vfs"
+	"github.com/iosim/iosim/vfs"
 )
 
 // benchSetup makes a process with a 64 KiB file /f open O_RDWR.

@@ -6,8 +6,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"iosim/device"
-	"iosim/vfs"
+	"github.com/iosim/iosim/device"
+	"github.com/iosim/iosim/vfs"
 )
 
 // BenchmarkSeed000LoopDevice is the model arm of BenchmarkSeed000Loop with a

@@ -8,8 +8,8 @@ import (
 	"github.com/spf13/afero"
 	"golang.org/x/sys/unix"
 
-	"iosim/internal/cputime"
-	"iosim/vfs"
+	"github.com/iosim/iosim/internal/cputime"
+	"github.com/iosim/iosim/vfs"
 )
 
 // seed000 is the loop of seed 000: open(O_RDONLY), fcntl(F_SETFD, FD_CLOEXEC), then

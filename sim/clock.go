@@ -3,7 +3,7 @@ package sim
 import (
 	"sync/atomic"
 
-	"iosim/vfs"
+	"github.com/iosim/iosim/vfs"
 )
 
 // Epoch is the virtual time at which a Kernel starts: 2023-11-14T22:13:20Z, in ns

@@ -1,6 +1,6 @@
 package sim
 
-import "iosim/device"
+import "github.com/iosim/iosim/device"
 
 // Linux AIO in the time model (fs/aio.c, fs/iomap/direct-io.c): an O_DIRECT
 // read or write is queued to the device at io_submit and completes when the

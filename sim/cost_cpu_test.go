@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
-	"iosim/device"
+	"github.com/iosim/iosim/device"
 )
 
 // The run queue places work in the idle time of the processor that finishes

@@ -1,6 +1,6 @@
 package sim
 
-import "iosim/device"
+import "github.com/iosim/iosim/device"
 
 // The file system's rules in the time model: ext4 data=ordered with a jbd2
 // journal, or UFS.

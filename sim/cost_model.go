@@ -5,8 +5,8 @@ import (
 	"sync/atomic"
 	"syscall"
 
-	"iosim/device"
-	"iosim/vfs"
+	"github.com/iosim/iosim/device"
+	"github.com/iosim/iosim/vfs"
 )
 
 // The device and kernel time model (WithDevice).

@@ -7,8 +7,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
-	"iosim/device"
-	"iosim/vfs"
+	"github.com/iosim/iosim/device"
+	"github.com/iosim/iosim/vfs"
 )
 
 func timedKernel(t *testing.T, name string, adjust func(*device.Profile)) (*Kernel, *Process) {

@@ -4,7 +4,7 @@ import (
 	"math"
 	"slices"
 
-	"iosim/device"
+	"github.com/iosim/iosim/device"
 )
 
 // The page cache of the time model: a fixed number of page slots (the memory

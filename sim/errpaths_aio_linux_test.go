@@ -10,7 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"iosim/sim"
+	"github.com/iosim/iosim/sim"
 )
 
 // sysAIO is the Linux AIO part of the syscall surface, in the facade's shape

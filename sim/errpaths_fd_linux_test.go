@@ -11,7 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"iosim/sim"
+	"github.com/iosim/iosim/sim"
 )
 
 // sysFD is the part of the syscall surface these rows use on top of sys, with the

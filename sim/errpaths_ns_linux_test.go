@@ -7,7 +7,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"iosim/sim"
+	"github.com/iosim/iosim/sim"
 )
 
 // sysNS is the namespace part of the syscall surface that testdata/errpaths/ns.txt drives

@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
-	"iosim/sim"
-	"iosim/vfs"
+	"github.com/iosim/iosim/sim"
+	"github.com/iosim/iosim/vfs"
 )
 
 // sysRWF is preadv2/pwritev2 (testdata/errpaths/rwf.txt), implemented by *sim.Process and by osKernel.

@@ -9,7 +9,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"iosim/sim"
+	"github.com/iosim/iosim/sim"
 )
 
 // setupErrpaths builds the starting state of every row on one side: /d/sub/x, an

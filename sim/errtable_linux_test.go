@@ -53,9 +53,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
-	"iosim/internal/ddscript"
-	"iosim/sim"
-	"iosim/vfs"
+	"github.com/iosim/iosim/internal/ddscript"
+	"github.com/iosim/iosim/sim"
+	"github.com/iosim/iosim/vfs"
 )
 
 // errEnv is what a row's calls see: the side they run on and its fds.

@@ -5,8 +5,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"iosim/sim"
-	"iosim/vfs"
+	"github.com/iosim/iosim/sim"
+	"github.com/iosim/iosim/vfs"
 )
 
 // Code written against golang.org/x/sys/unix runs on the model by changing its

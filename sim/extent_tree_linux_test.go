@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
-	"iosim/internal/ddscript"
+	"github.com/iosim/iosim/internal/ddscript"
 )
 
 // TestExtentTreeBlocks pins down when ext4 charges an extent-tree block in

@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
-	"iosim/device"
-	"iosim/vfs"
+	"github.com/iosim/iosim/device"
+	"github.com/iosim/iosim/vfs"
 )
 
 // fadvStep is a posix_fadvise(2) call, or with advice -1 a 4 KiB pread at off.

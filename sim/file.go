@@ -5,7 +5,7 @@ import (
 	"sync/atomic"
 	"syscall"
 
-	"iosim/vfs"
+	"github.com/iosim/iosim/vfs"
 )
 
 // File is an open file description (struct file): what open(2) creates and dup,

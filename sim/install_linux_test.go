@@ -6,8 +6,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
-	"iosim/sim"
-	"iosim/vfs"
+	"github.com/iosim/iosim/sim"
+	"github.com/iosim/iosim/vfs"
 )
 
 // TestInstalledPipeFlags: F_GETFL of a pipe or a socket shows no O_LARGEFILE

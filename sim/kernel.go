@@ -66,7 +66,7 @@ import (
 	"sync"
 	"syscall"
 
-	"iosim/vfs"
+	"github.com/iosim/iosim/vfs"
 )
 
 // Linux limits the model enforces.

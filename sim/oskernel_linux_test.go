@@ -61,8 +61,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"iosim/sim"
-	"iosim/vfs"
+	"github.com/iosim/iosim/sim"
+	"github.com/iosim/iosim/vfs"
 )
 
 // failer is what the helpers need of *testing.T and *rapid.T.

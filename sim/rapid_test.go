@@ -8,7 +8,7 @@ import (
 	"golang.org/x/sys/unix"
 	"pgregory.net/rapid"
 
-	"iosim/vfs"
+	"github.com/iosim/iosim/vfs"
 )
 
 // fdOracle is a deliberately dumb model of one process's fd table: a map from fd

@@ -9,7 +9,7 @@ import (
 	"golang.org/x/sys/unix"
 	"pgregory.net/rapid"
 
-	"iosim/vfs"
+	"github.com/iosim/iosim/vfs"
 )
 
 // TestTypedRouteMatchesCallRoute checks that the facade's typed entry points

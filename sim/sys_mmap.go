@@ -8,7 +8,7 @@ import (
 	"syscall"
 	"unsafe"
 
-	"iosim/vfs"
+	"github.com/iosim/iosim/vfs"
 )
 
 // mmap(2) constants.

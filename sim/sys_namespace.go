@@ -7,7 +7,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"iosim/vfs"
+	"github.com/iosim/iosim/vfs"
 )
 
 // atDir returns the start directory of an "at" call with a path argument, after the

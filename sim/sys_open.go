@@ -5,7 +5,7 @@ import (
 	"strings"
 	"syscall"
 
-	"iosim/vfs"
+	"github.com/iosim/iosim/vfs"
 )
 
 // Linux flag values the model uses that package syscall lacks or spells differently.

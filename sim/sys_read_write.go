@@ -5,7 +5,7 @@ import (
 	"syscall"
 	"unsafe"
 
-	"iosim/vfs"
+	"github.com/iosim/iosim/vfs"
 )
 
 // sysRead implements read(2): count is len(c.Buf). EBADF for a closed fd or one

@@ -4,7 +4,7 @@ import (
 	"math"
 	"syscall"
 
-	"iosim/vfs"
+	"github.com/iosim/iosim/vfs"
 )
 
 // lseek whence values.

@@ -5,7 +5,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"iosim/vfs"
+	"github.com/iosim/iosim/vfs"
 )
 
 func timespecOf(t vfs.Timespec) unix.Timespec {

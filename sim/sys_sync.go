@@ -4,7 +4,7 @@ import (
 	"math"
 	"syscall"
 
-	"iosim/vfs"
+	"github.com/iosim/iosim/vfs"
 )
 
 // sysFsync implements fsync(2) and fdatasync(2): writeback, metadata (fsync; for

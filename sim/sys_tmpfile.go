@@ -3,7 +3,7 @@ package sim
 import (
 	"syscall"
 
-	"iosim/vfs"
+	"github.com/iosim/iosim/vfs"
 )
 
 // openTmpfile is open(2) with O_TMPFILE (checked by openArgsErr: with

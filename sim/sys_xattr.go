@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 	"syscall"
 
-	"iosim/vfs"
+	"github.com/iosim/iosim/vfs"
 )
 
 // The xattr calls, for the one kind of extended attribute that changes what

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
-	"iosim/vfs"
+	"github.com/iosim/iosim/vfs"
 )
 
 // fixture: /d (dir), /d/f (4096 bytes), /d/sl -> "abcdef", and fds: rw (O_RDWR on

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
-	"iosim/vfs"
+	"github.com/iosim/iosim/vfs"
 )
 
 // TestSyscallTableConsistent checks the rows of the syscall table: a handler goes

@@ -7,7 +7,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"iosim/vfs"
+	"github.com/iosim/iosim/vfs"
 )
 
 // ThreadGroup is a process: a pid, an fd table shared by its threads, a cwd, a umask

@@ -15,9 +15,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
-	"iosim/sim"
-	"iosim/stdio"
-	"iosim/vfs"
+	"github.com/iosim/iosim/sim"
+	"github.com/iosim/iosim/stdio"
+	"github.com/iosim/iosim/vfs"
 )
 
 // A script is a sequence of library calls on one stream, one a line:

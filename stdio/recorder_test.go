@@ -6,7 +6,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"iosim/stdio"
+	"github.com/iosim/iosim/stdio"
 )
 
 // recorder is a stdio.Sys that logs each call as strace would show it,

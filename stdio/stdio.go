@@ -50,7 +50,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"iosim/sim"
+	"github.com/iosim/iosim/sim"
 )
 
 // Sys is the system calls a File makes; *sim.Process implements it (and the

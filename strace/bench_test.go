@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"iosim/strace"
+	"github.com/iosim/iosim/strace"
 )
 
 // corpus returns every trace concatenated (per-file pids differ, so joined

@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"iosim/strace"
+	"github.com/iosim/iosim/strace"
 )
 
 // mergeOrder merges the -ff files and returns (pid, line) of each event.

@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"iosim/strace"
+	"github.com/iosim/iosim/strace"
 )
 
 // TestErrnoNamesAsStracePrints: strace prints errno 95 as EOPNOTSUPP (x/sys/unix

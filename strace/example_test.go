@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"iosim/strace"
+	"github.com/iosim/iosim/strace"
 )
 
 func Example() {

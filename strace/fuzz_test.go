@@ -7,7 +7,7 @@ import (
 	"os"
 	"testing"
 
-	"iosim/strace"
+	"github.com/iosim/iosim/strace"
 )
 
 // FuzzParse checks that no input makes the parser panic or loop, and that

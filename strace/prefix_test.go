@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"iosim/strace"
+	"github.com/iosim/iosim/strace"
 )
 
 // TestSyscallNumberAndIPPrefixes: strace -n prints the syscall number and -i

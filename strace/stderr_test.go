@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"iosim/strace"
+	"github.com/iosim/iosim/strace"
 )
 
 // stderrTrace is what `strace -f sh -c '...' 2> FILE` wrote (pids shortened):

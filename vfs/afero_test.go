@@ -15,7 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 	"pgregory.net/rapid"
 
-	"iosim/vfs"
+	"github.com/iosim/iosim/vfs"
 )
 
 func TestAferoFSTest(t *testing.T) {

@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/afero"
 
-	"iosim/internal/cputime"
-	"iosim/vfs"
+	"github.com/iosim/iosim/internal/cputime"
+	"github.com/iosim/iosim/vfs"
 )
 
 // Benchmarks of the afero face, each side by side with afero's MemMapFs:

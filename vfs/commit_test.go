@@ -9,7 +9,7 @@ import (
 	"golang.org/x/sys/unix"
 	"pgregory.net/rapid"
 
-	"iosim/vfs"
+	"github.com/iosim/iosim/vfs"
 )
 
 // churn creates, writes and removes a file n times through the afero face,

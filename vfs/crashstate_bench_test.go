@@ -8,7 +8,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"iosim/vfs"
+	"github.com/iosim/iosim/vfs"
 )
 
 // crashWorkload is the workload of the crash-exploration target: 1,000 files

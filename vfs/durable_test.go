@@ -13,7 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 	"pgregory.net/rapid"
 
-	"iosim/vfs"
+	"github.com/iosim/iosim/vfs"
 )
 
 // snapshot returns every name under the root of fs with what it holds: "dir",

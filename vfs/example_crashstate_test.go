@@ -5,7 +5,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"iosim/vfs"
+	"github.com/iosim/iosim/vfs"
 )
 
 // A crash explorer takes a snapshot at a crash point, then steps one state

@@ -6,7 +6,7 @@ import (
 	"syscall"
 	"time"
 
-	"iosim/faultrule"
+	"github.com/iosim/iosim/faultrule"
 )
 
 // Op names an operation of the file system that a fault can target.

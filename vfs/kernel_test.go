@@ -29,7 +29,7 @@ func TestContractDocumented(t *testing.T) {
 			files = append(files, f)
 		}
 	}
-	p, err := doc.NewFromFiles(fset, files, "iosim/vfs")
+	p, err := doc.NewFromFiles(fset, files, "github.com/iosim/iosim/vfs")
 	require.NoError(t, err)
 	lists := map[string][2]string{
 		"Inode":  {"Its methods are the file-system contract", "Kernel returns the hooks"},

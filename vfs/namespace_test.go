@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
-	"iosim/faultrule"
-	"iosim/vfs"
+	"github.com/iosim/iosim/faultrule"
+	"github.com/iosim/iosim/vfs"
 )
 
 // The namespace edge cases are written as small scripts, one step a line:

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 
-	"iosim/vfs"
+	"github.com/iosim/iosim/vfs"
 )
 
 // TestCancelAndRecycleChangeNothingSeen runs one random sequence of afero

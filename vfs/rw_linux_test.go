@@ -8,7 +8,7 @@ import (
 	"golang.org/x/sys/unix"
 	"pgregory.net/rapid"
 
-	"iosim/vfs"
+	"github.com/iosim/iosim/vfs"
 )
 
 // TestInodeDataKernel runs the same random data operations through the inode API on a

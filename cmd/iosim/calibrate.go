@@ -20,7 +20,7 @@ import (
 	"golang.org/x/sys/unix"
 	"golang.org/x/term"
 
-	"iosim/device"
+	"github.com/iosim/iosim/device"
 )
 
 // cmdCalibrate measures the machine on a real directory and writes a device

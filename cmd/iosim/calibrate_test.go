@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
-	"iosim/device"
+	"github.com/iosim/iosim/device"
 )
 
 // calibrate measures a real directory and writes a profile that --device

@@ -15,9 +15,9 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
-	"iosim/crash"
-	"iosim/replay"
-	"iosim/scenarios"
+	"github.com/iosim/iosim/crash"
+	"github.com/iosim/iosim/replay"
+	"github.com/iosim/iosim/scenarios"
 )
 
 // builtinCheckers are the checks --checker names.

@@ -11,7 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"iosim/crash"
+	"github.com/iosim/iosim/crash"
 )
 
 const crashData = "../../testdata/crash/"

@@ -5,7 +5,7 @@ import (
 	"io"
 	"text/tabwriter"
 
-	"iosim/device"
+	"github.com/iosim/iosim/device"
 )
 
 // cmdDevices lists the bundled device profiles: name, kind, write cache, the

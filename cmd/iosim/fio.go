@@ -6,11 +6,11 @@ import (
 	"io"
 	"os"
 
-	"iosim/device"
-	"iosim/fio"
-	"iosim/interposer"
-	"iosim/sim"
-	"iosim/vfs"
+	"github.com/iosim/iosim/device"
+	"github.com/iosim/iosim/fio"
+	"github.com/iosim/iosim/interposer"
+	"github.com/iosim/iosim/sim"
+	"github.com/iosim/iosim/vfs"
 )
 
 func cmdFio(args []string, stdout, stderr io.Writer) int {

@@ -12,10 +12,10 @@ import (
 
 	"golang.org/x/term"
 
-	"iosim/interposer"
-	"iosim/replay"
-	"iosim/sim"
-	"iosim/strace"
+	"github.com/iosim/iosim/interposer"
+	"github.com/iosim/iosim/replay"
+	"github.com/iosim/iosim/sim"
+	"github.com/iosim/iosim/strace"
 )
 
 // stackFlag collects repeated --stack values.

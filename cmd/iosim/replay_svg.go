@@ -1,8 +1,8 @@
 package main
 
 import (
-	"iosim/replay"
-	"iosim/scenarios"
+	"github.com/iosim/iosim/replay"
+	"github.com/iosim/iosim/scenarios"
 )
 
 // writeComparisonChart draws a --compare or --vs-device replay into path:

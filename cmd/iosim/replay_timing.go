@@ -7,9 +7,9 @@ import (
 	"slices"
 	"text/tabwriter"
 
-	"iosim/device"
-	"iosim/replay"
-	"iosim/sim"
+	"github.com/iosim/iosim/device"
+	"github.com/iosim/iosim/replay"
+	"github.com/iosim/iosim/sim"
 )
 
 // comparison is the JSON of a replay run twice: without and with the --compare

@@ -6,7 +6,7 @@ import (
 	"io"
 	"os"
 
-	"iosim/scenarios"
+	"github.com/iosim/iosim/scenarios"
 )
 
 func cmdRun(args []string, stdout, stderr io.Writer) int {

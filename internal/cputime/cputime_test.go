@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"iosim/internal/cputime"
+	"github.com/iosim/iosim/internal/cputime"
 )
 
 // TestThreadCounts: busy work shows as CPU time, a sleep hardly does.

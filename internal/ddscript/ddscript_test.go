@@ -6,7 +6,7 @@ import (
 	"github.com/cockroachdb/datadriven"
 	"github.com/stretchr/testify/require"
 
-	"iosim/internal/ddscript"
+	"github.com/iosim/iosim/internal/ddscript"
 )
 
 func TestGetters(t *testing.T) {

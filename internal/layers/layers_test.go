@@ -16,8 +16,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-const module = "iosim"
-
 // rank orders the project's packages; imports must go to a strictly lower rank.
 // Packages at the same rank (strace, replay, crash, scenario) do not import each
 // other except as listed in sameRankOK.
@@ -46,9 +44,23 @@ func pkgOf(dir string) (string, bool) {
 	return "", false
 }
 
+// modulePath is the path on go.mod's module line.
+func modulePath(gomod []byte) string {
+	for _, line := range strings.Split(string(gomod), "\n") {
+		if f := strings.Fields(line); len(f) == 2 && f[0] == "module" {
+			return f[1]
+		}
+	}
+	return ""
+}
+
 func TestImportsPointDown(t *testing.T) {
 	root, err := filepath.Abs("../..")
 	require.NoError(t, err)
+	gomod, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	require.NoError(t, err)
+	module := modulePath(gomod)
+	require.NotEmpty(t, module, "go.mod names no module")
 	checked := 0
 	err = filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
 		if err != nil {
