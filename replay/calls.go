@@ -98,6 +98,11 @@ func (r *replayer) replay(t *sim.Task, nr sim.Sysno, ev *strace.Event, st *Sysca
 		// it does not show, which the model runs first (hiddenExec).
 		r.hiddenExec(t, c.Args[fdIdx])
 	}
+	if r.opts.Unknown != nil {
+		if r.world.beforeData(t, nr, ev, c); r.stop != nil {
+			return // refused: the call is not run
+		}
+	}
 	if r.timer != nil {
 		r.timer.recorded(ev)
 	}

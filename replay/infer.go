@@ -616,7 +616,7 @@ func (w *world) after(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call, 
 	case sim.SYS_MMAP:
 		w.afterMmap(t, ev, c)
 	case sim.SYS_COPY_FILE_RANGE, sim.SYS_SENDFILE:
-		w.afterCopy(t, nr, ev, c, res)
+		w.afterCopy(t, nr, c, res)
 	}
 }
 
@@ -635,44 +635,62 @@ func (w *world) permKnown(t *sim.Task, nr sim.Sysno, c *sim.Call) {
 }
 
 // afterWrite: the bytes of a write that the trace did not show (strace -s cut
-// them) are unknown, the shown ones known. Every shape of write is one: write
-// and pwrite64 show one string, writev, pwritev and pwritev2 a string per
-// iovec (and strace may cut the array itself after -s elements).
+// them) are unknown, the shown ones known.
 func (w *world) afterWrite(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call, res sim.Result) {
-	f := t.File(int(c.Args[0]))
-	if f == nil || f.Inode() == nil || res.Ret <= 0 {
-		return
+	if ino, start, pieces := w.written(t, nr, ev, c, res.Ret, false); ino != nil {
+		w.wrote(ino, start, res.Ret, pieces)
 	}
-	start := c.Args[3]
+}
+
+// written returns where a write of ret bytes (the call c of event ev) wrote
+// and its pieces; ino is nil when it wrote no file. Every shape of write is
+// one: write and pwrite64 show one string, writev, pwritev and pwritev2 a
+// string per iovec (and strace may cut the array itself after -s elements).
+// before says that the call has not run yet: an append then starts at the
+// file's size.
+func (w *world) written(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call, ret int64, before bool) (ino *vfs.Inode, start int64, pieces []piece) {
+	f := t.File(int(c.Args[0]))
+	if f == nil || f.Inode() == nil || !f.Inode().IsRegular() || ret <= 0 {
+		return nil, 0, nil
+	}
+	start = c.Args[3]
 	rwf := int64(0)
 	if nr == sim.SYS_PWRITEV2 {
 		rwf = c.Args[4]
 	}
 	switch {
 	case (f.Flags()&unix.O_APPEND != 0 || rwf&unix.RWF_APPEND != 0) && rwf&unix.RWF_NOAPPEND == 0:
-		start = f.Inode().Size() - res.Ret
+		start = f.Inode().Size()
+		if !before {
+			start -= ret
+		}
 	case nr == sim.SYS_WRITE, nr == sim.SYS_WRITEV, nr == sim.SYS_PWRITEV2 && start == -1:
 		start = w.r.curPos
 	}
-	var pieces []piece
 	if nr == sim.SYS_WRITE || nr == sim.SYS_PWRITE64 {
-		pieces = []piece{{res.Ret, int64(len(shown(ev, 1)))}}
+		pieces = []piece{{ret, int64(len(shown(ev, 1)))}}
 	} else {
-		pieces = iovPieces(ev, ev.Arg(1), res.Ret)
+		pieces = iovPieces(ev, ev.Arg(1), ret)
 	}
-	w.wrote(f.Inode(), start, res.Ret, pieces, ev)
+	return f.Inode(), start, pieces
 }
 
-// afterSubmit: the bytes of the write iocbs io_submit queued (IOCB_CMD_PWRITE,
-// IOCB_CMD_PWRITEV) that the trace did not show are unknown, the shown ones
-// known. They are taken at each iocb's aio_offset, as the model writes them
-// once io_submit has returned.
+// afterSubmit: the bytes of the write iocbs io_submit queued that the trace
+// did not show are unknown, the shown ones known.
 func (w *world) afterSubmit(t *sim.Task, ev *strace.Event, res sim.Result) {
+	w.submitted(t, ev, res.Ret, func(ino *vfs.Inode, off, n int64, pieces []piece) { w.wrote(ino, off, n, pieces) })
+}
+
+// submitted calls fn for each write iocb (IOCB_CMD_PWRITE, IOCB_CMD_PWRITEV)
+// of the first ret that io_submit event ev submitted on a regular file: its
+// file, aio_offset, length and pieces. They are taken as written once
+// io_submit has returned, as the model writes them.
+func (w *world) submitted(t *sim.Task, ev *strace.Event, ret int64, fn func(ino *vfs.Inode, off, n int64, pieces []piece)) {
 	arr := ev.Arg(2)
 	if arr == nil || arr.Kind != strace.NodeArray {
 		return
 	}
-	for k := range min(int64(len(arr.Kids)), res.Ret) {
+	for k := range min(int64(len(arr.Kids)), ret) {
 		el := &arr.Kids[k]
 		if el.Kind != strace.NodeStruct {
 			continue
@@ -704,9 +722,9 @@ func (w *world) afterSubmit(t *sim.Task, ev *strace.Event, res sim.Result) {
 		}
 		var n int64
 		for _, p := range pieces {
-			n += p.n
+			n += max(p.n, 0)
 		}
-		w.wrote(f.Inode(), off, n, pieces, ev)
+		fn(f.Inode(), off, n, pieces)
 	}
 }
 
@@ -750,9 +768,16 @@ func iovPieces(ev *strace.Event, arr *strace.Node, ret int64) []piece {
 
 // wrote records a write of n bytes at start of ino, made of pieces in order:
 // the shown prefix of each is known, its rest unknown.
-func (w *world) wrote(ino *vfs.Inode, start, n int64, pieces []piece, ev *strace.Event) {
+func (w *world) wrote(ino *vfs.Inode, start, n int64, pieces []piece) {
 	id := ino.Ino()
 	w.unknown[id] = cut(w.unknown[id], start, start+n)
+	eachUnknown(start, n, pieces, func(s span, _ piece) { w.addUnknown(ino, s) })
+	w.keepShared(id)
+}
+
+// eachUnknown calls fn with each range of a write of n bytes at start, made of
+// pieces in order, that the trace does not show, and the piece it is in.
+func eachUnknown(start, n int64, pieces []piece, fn func(s span, p piece)) {
 	pos, left := start, n
 	for _, p := range pieces {
 		if left <= 0 {
@@ -760,12 +785,11 @@ func (w *world) wrote(ino *vfs.Inode, start, n int64, pieces []piece, ev *strace
 		}
 		m := min(max(p.n, 0), left)
 		if known := min(max(p.shown, 0), m); known < m {
-			w.addUnknown(ino, span{pos + known, pos + m}, cutWrite{ev: ev, shown: known, n: m})
+			fn(span{pos + known, pos + m}, piece{m, known})
 		}
 		pos += m
 		left -= m
 	}
-	w.keepShared(id)
 }
 
 // afterMmap: a shared writable mapping changes the file with stores, which no
@@ -781,13 +805,14 @@ func (w *world) afterMmap(t *sim.Task, ev *strace.Event, c *sim.Call) {
 		if ev.RetKnown && len(w.maps) < maxMaps {
 			w.maps = append(w.maps, mapping{t.Group(), uint64(ev.Ret), uint64(length), id, span{off, off + length}})
 		}
-		w.addUnknown(f.Inode(), span{off, off + length}, mapped{ev})
+		w.addUnknown(f.Inode(), span{off, off + length})
+		w.tell(f.Inode(), span{off, off + length}, mapped{ev})
 	}
 }
 
 // afterCopy: the bytes copy_file_range or sendfile copied are as known as the
 // ones they were copied from.
-func (w *world) afterCopy(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call, res sim.Result) {
+func (w *world) afterCopy(t *sim.Task, nr sim.Sysno, c *sim.Call, res sim.Result) {
 	inFd, inOff, outFd, outOff := c.Args[0], c.Args[1], c.Args[2], c.Args[3]
 	if nr == sim.SYS_SENDFILE {
 		inFd, inOff, outFd, outOff = c.Args[1], c.Args[2], c.Args[0], sim.NullOffset
@@ -802,5 +827,5 @@ func (w *world) afterCopy(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Ca
 	if outOff == sim.NullOffset {
 		outOff = out.Offset() - n
 	}
-	w.copySpans(in.Inode(), inOff, out.Inode(), outOff, n, ev)
+	w.copySpans(in.Inode(), inOff, out.Inode(), outOff, n)
 }

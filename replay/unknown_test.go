@@ -91,7 +91,8 @@ func TestUnknownHook(t *testing.T) {
 	var n int
 	rep, err = Run([]string{recordings + "cutvec.strace"}, Options{Unknown: func(u Unknown) error {
 		n++
-		require.Equal(t, "the trace shows 32 of the 100 bytes this call wrote (strace -s 32 cut the data): record with a -s at least the largest write (strace -s 1048576) or with iosim record", u.Why)
+		require.Equal(t, "the trace shows 32 of the 100 bytes this call wrote (strace -s 32 cut the data)", u.Why)
+		require.Equal(t, "record with a -s at least the largest write (strace -s 1048576) or with iosim record", u.Fix)
 		require.Equal(t, "cutvec.strace:31: writev: "+u.Why, filepath.Base(u.String()))
 		return stop
 	}})

@@ -288,33 +288,28 @@ func device(abs string) (sim.Special, bool) {
 // copySpans makes [doff, doff+n) of dst as unknown as [soff, soff+n) of
 // src, which the model copied there: all of it for an inferred src, whose
 // bytes the model does not know.
-func (w *world) copySpans(src *vfs.Inode, soff int64, dst *vfs.Inode, doff, n int64, ev *strace.Event) {
+func (w *world) copySpans(src *vfs.Inode, soff int64, dst *vfs.Inode, doff, n int64) {
 	from := slices.Clone(w.unknown[src.Ino()])
 	id := dst.Ino()
 	w.unknown[id] = cut(w.unknown[id], doff, doff+n)
 	if w.isExt(src) {
-		w.addUnknown(dst, span{doff, doff + n}, copied{ev: ev, ext: true})
+		w.addUnknown(dst, span{doff, doff + n})
 		w.keepShared(id)
 		return
 	}
 	for _, u := range from {
 		if x, y := max(u.off, soff), min(u.end, soff+n); x < y {
-			w.addUnknown(dst, span{x - soff + doff, y - soff + doff}, copied{ev: ev})
+			w.addUnknown(dst, span{x - soff + doff, y - soff + doff})
 		}
 	}
 	w.keepShared(id)
 }
 
-// addUnknown makes span s of ino unknown, for the reason why (told to
-// Options.Unknown).
-func (w *world) addUnknown(ino *vfs.Inode, s span, why unknownCause) {
+// addUnknown makes span s of ino unknown.
+func (w *world) addUnknown(ino *vfs.Inode, s span) {
 	id := ino.Ino()
 	w.unknown[id] = addSpan(w.unknown[id], s)
 	w.unknownIno[id] = ino
-	if w.r.opts.Unknown != nil && w.r.stop == nil && ino.IsRegular() {
-		ev := why.event()
-		w.r.stop = w.r.opts.Unknown(Unknown{Ino: id, Off: s.off, End: s.end, File: ev.File, Line: ev.Line, Call: ev.Name, Why: why.why()})
-	}
 }
 
 // keepShared makes the ranges of inode id that are mapped shared and
