@@ -35,7 +35,7 @@ func Explore(files []string, opts Options, copts crash.Options) (*crash.Report, 
 	}
 	opts.Unknown = func(u Unknown) error {
 		if !copts.SkipUnknown {
-			return fmt.Errorf("%s:%d: %s: %s: %w (the model holds zeros there, which the program may never have written); %s", u.File, u.Line, u.Call, u.Why, ErrUnknownBytes, u.Fix)
+			return fmt.Errorf("%s:%d: %s: %s: %w (the model has zeros or stale bytes in their place); %s", u.File, u.Line, u.Call, u.Why, ErrUnknownBytes, u.Fix)
 		}
 		e.Unknown(u.Ino, u.Off, u.String())
 		return nil

@@ -70,7 +70,7 @@ func (m mapped) why() string {
 	return "a shared writable mapping: the stores through it are not in the trace"
 }
 
-func (m mapped) fix() string { return "no recording shows stores through a mapping" }
+func (m mapped) fix() string { return "no strace recording shows the stores through a mapping" }
 
 // copied: copy_file_range or sendfile copied bytes the model does not know:
 // of a file from before the trace (ext), or written unseen.

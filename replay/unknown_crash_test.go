@@ -91,3 +91,76 @@ func TestExploreUnknownBytesEveryShape(t *testing.T) {
 	require.Zero(t, rep.Unchecked)
 	require.Empty(t, rep.Vulnerabilities)
 }
+
+// TestExploreUnknownBytesOtherCauses: a copy of a file from before the trace
+// (its bytes are not in the trace), a copy of bytes written unseen and a
+// shared writable mapping (no trace shows its stores) are refused too, at
+// their call; a copy of bytes the trace shows is not.
+func TestExploreUnknownBytesOtherCauses(t *testing.T) {
+	for _, tc := range []struct {
+		name, trace string
+		want        string // "" : explored
+	}{
+		{"copy of a file from before the trace", `openat(AT_FDCWD, "/src", O_RDONLY) = 3
+fstat(3, {st_mode=S_IFREG|0644, st_size=100, ...}) = 0
+openat(AT_FDCWD, "/dst", O_WRONLY|O_CREAT|O_TRUNC, 0644) = 4
+copy_file_range(3, NULL, 4, NULL, 100, 0) = 100
+fsync(4) = 0
+`, "t.strace:4: copy_file_range: copied from a file that existed before the trace, whose bytes it does not show"},
+		{"copy of bytes written unseen", `openat(AT_FDCWD, "/src", O_RDWR|O_CREAT|O_TRUNC, 0644) = 3
+write(3, "0123456789"..., 40) = 40
+openat(AT_FDCWD, "/dst", O_WRONLY|O_CREAT|O_TRUNC, 0644) = 4
+sendfile(4, 3, [0] => [40], 40) = 40
+`, "t.strace:2: write: the trace shows 10 of the 40 bytes this call wrote (strace -s 10 cut the data)"},
+		{"sendfile of bytes the trace shows", `openat(AT_FDCWD, "/src", O_RDWR|O_CREAT|O_TRUNC, 0644) = 3
+write(3, "0123456789", 10) = 10
+openat(AT_FDCWD, "/dst", O_WRONLY|O_CREAT|O_TRUNC, 0644) = 4
+sendfile(4, 3, [0] => [10], 10) = 10
+fsync(4) = 0
+`, ""},
+		{"shared writable mapping", `openat(AT_FDCWD, "/f", O_RDWR|O_CREAT|O_TRUNC, 0644) = 3
+ftruncate(3, 4096) = 0
+mmap(NULL, 4096, PROT_READ|PROT_WRITE, MAP_SHARED, 3, 0) = 0x7f0000000000
+fsync(3) = 0
+`, "t.strace:3: mmap: a shared writable mapping: the stores through it are not in the trace"},
+		{"private mapping", `openat(AT_FDCWD, "/f", O_RDWR|O_CREAT|O_TRUNC, 0644) = 3
+ftruncate(3, 4096) = 0
+mmap(NULL, 4096, PROT_READ|PROT_WRITE, MAP_PRIVATE, 3, 0) = 0x7f0000000000
+fsync(3) = 0
+`, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := writeTrace(t, tc.trace)
+			rep, _, err := Explore([]string{p}, Options{}, crash.Options{})
+			if tc.want == "" {
+				require.NoError(t, err)
+				require.Zero(t, rep.Unchecked)
+				return
+			}
+			require.ErrorIs(t, err, ErrUnknownBytes)
+			require.Contains(t, err.Error(), tc.want)
+		})
+	}
+
+	// The copy of bytes written unseen makes them unseen in its destination.
+	type got struct {
+		line     int
+		off, end int64
+	}
+	var us []got
+	inos := map[uint64]bool{}
+	p := writeTrace(t, `openat(AT_FDCWD, "/src", O_RDWR|O_CREAT|O_TRUNC, 0644) = 3
+write(3, "0123456789"..., 40) = 40
+openat(AT_FDCWD, "/dst", O_WRONLY|O_CREAT|O_TRUNC, 0644) = 4
+sendfile(4, 3, [0] => [40], 40) = 40
+sendfile(4, 3, [0] => [5], 5) = 5
+`)
+	_, err := Run([]string{p}, Options{Unknown: func(u Unknown) error {
+		us = append(us, got{u.Line, u.Off, u.End})
+		inos[u.Ino] = true
+		return nil
+	}})
+	require.NoError(t, err)
+	require.Equal(t, []got{{2, 10, 40}, {4, 10, 40}}, us, "the second sendfile copies shown bytes")
+	require.Len(t, inos, 2)
+}
