@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -47,6 +49,28 @@ func TestCrashUnknownBytes(t *testing.T) {
 	r := run(0, "--unknown-bytes=skip", crashData+"update8k.strace")
 	require.Positive(t, r.Unchecked)
 	require.Contains(t, r.UncheckedWhy, "update8k.strace:31: write:")
+	// shards count their unchecked states, and the merge adds them up (as
+	// it does the checked ones: a state met again at a later crash point
+	// counts once per shard that meets it)
+	dir := t.TempDir()
+	var shards []string
+	sum := 0
+	for i := range 2 {
+		sr := run(0, "--unknown-bytes=skip", fmt.Sprintf("--shard=%d/2", i), crashData+"update8k.strace")
+		require.Positive(t, sr.Unchecked)
+		sum += sr.Unchecked
+		b, err := json.Marshal(sr)
+		require.NoError(t, err)
+		shards = append(shards, filepath.Join(dir, fmt.Sprintf("s%d.json", i)))
+		require.NoError(t, os.WriteFile(shards[i], b, 0o644))
+	}
+	code, out, errOut = runCmd(append([]string{"crash", "--json", "--merge"}, shards...)...)
+	require.Equal(t, 0, code, errOut)
+	var merged report
+	require.NoError(t, json.Unmarshal([]byte(out), &merged))
+	require.Equal(t, sum, merged.Unchecked)
+	require.Equal(t, r.UncheckedWhy, merged.UncheckedWhy)
+
 	full := run(0, crashData+"update8k.s1048576.strace")
 	require.Zero(t, full.Unchecked)
 	require.Empty(t, full.UncheckedWhy)
