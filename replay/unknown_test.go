@@ -2,6 +2,7 @@ package replay
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -106,4 +107,35 @@ func TestUnknownHook(t *testing.T) {
 		return nil
 	}})
 	require.NoError(t, err)
+}
+
+// TestLearnVectored: a vectored read teaches the model the bytes it shows
+// where they were unknown, each iovec's at its place, so a later read is
+// compared there; the bytes no read showed stay unknown.
+func TestLearnVectored(t *testing.T) {
+	trace := `openat(AT_FDCWD, "/f", O_RDWR|O_CREAT|O_TRUNC, 0644) = 3
+pwrite64(3, "AAAAAAAAAA"..., 40, 0) = 40
+preadv(3, [{iov_base="AAAA", iov_len=4}, {iov_base="AAAAAAAAAA"..., iov_len=20}], 2, 10) = 24
+pread64(3, "AAAAAAAAAAAAAAAAAAAAAAAA", 24, 10) = 24
+`
+	rep := replayClean(t, Options{}, writeTrace(t, trace))
+	// preadv: 4 + 10 shown unknown bytes; pread64: the 10 at [24,34) no read showed
+	require.Contains(t, rep.Notes, "24 byte(s) read were written with data the trace does not show (strace -s cut it): not compared")
+	for _, tc := range []struct {
+		at      int // offset in the file of the byte pread64 shows altered
+		diverge bool
+	}{{13, true}, {22, true}, {23, true}, {24, false}, {33, false}} {
+		b := []byte(strings.Repeat("A", 24))
+		b[tc.at-10] = 'B'
+		altered := strings.Replace(trace, `pread64(3, "AAAAAAAAAAAAAAAAAAAAAAAA"`, `pread64(3, "`+string(b)+`"`, 1)
+		rep, err := Run([]string{writeTrace(t, altered)}, Options{Verify: true})
+		require.NoError(t, err)
+		if !tc.diverge {
+			require.Zero(t, rep.Divergences, "byte %d was never shown", tc.at)
+			continue
+		}
+		require.EqualValues(t, 1, rep.Divergences, "byte %d", tc.at)
+		require.Equal(t, 4, rep.DivergenceList[0].Line)
+		require.Equal(t, fmt.Sprintf("byte at file offset %d", tc.at), rep.DivergenceList[0].What)
+	}
 }
