@@ -68,8 +68,12 @@
 // (every shard enumerates all of them and builds its share); Merge combines
 // shard reports into the whole run's (a shard's report lists its groups
 // before folding, so that the union folds as one run does), but for
-// DistinctStates, Checked and Failed, which count a content met at several
-// points once per shard that checks it.
+// DistinctStates, Checked, Unchecked and Failed, which count a content met
+// at several points once per shard that checks it.
+//
+// A state that may hold bytes the workload did not show (Explorer.Unknown: a
+// replayed write whose data strace's -s cut) is given to no check: it is
+// counted in Report.Unchecked.
 //
 // Entry points: ExploreFunc for Go workloads (package crashtest wraps it for
 // tests), NewExplorer for a caller's own stack, and replay.Explore for strace

@@ -47,6 +47,11 @@ type Options struct {
 	Workers int
 	// Progress, when set, is called after each crash point with the states so far.
 	Progress func(points, states int)
+	// SkipUnknown makes replay.Explore go on past bytes the trace does not
+	// show instead of refusing the trace: it tells Explorer.Unknown of them,
+	// and the states that may hold them are counted (Report.Unchecked), not
+	// checked.
+	SkipUnknown bool
 }
 
 // Checker checks a crash state. Check returns the problems it finds (none: the
@@ -140,6 +145,10 @@ type Explorer struct {
 	work      chan func()
 	wg        sync.WaitGroup
 	vmu       sync.Mutex // guards vulns and rep's failure counts from checker goroutines
+	// taint holds, per inode, the lowest offset of the bytes the workload
+	// did not show that it may hold (Unknown); replaced, never changed, so a
+	// point keeps the version it was made with.
+	taint map[uint64]int64
 }
 
 // dataPromise is what a sync acknowledged of a file: its whole content (size

@@ -34,6 +34,12 @@ type Report struct {
 	// Points are the crash points in the order of the trace, with what
 	// was found at each.
 	Points []PointStats `json:"points,omitempty"`
+
+	// Unchecked counts the distinct states not checked because they may
+	// hold bytes the workload did not show (Options.SkipUnknown);
+	// UncheckedWhy says where the first such bytes came from.
+	Unchecked    int    `json:"unchecked"`
+	UncheckedWhy string `json:"unchecked_why,omitempty"`
 }
 
 // PointStats is what the exploration found at one crash point.
@@ -71,9 +77,10 @@ type Vulnerability struct {
 // point (a promise that a change in flight supersedes is not checked there,
 // so one content can fail at a point and pass at the next).
 type verdictKey struct {
-	h      uint64
-	expect uint64
-	act    uint64
+	h       uint64
+	expect  uint64
+	act     uint64
+	unknown bool // the state may hold bytes the workload did not show
 }
 
 type verdict struct {
@@ -100,6 +107,7 @@ type causeOp struct {
 type outcome struct {
 	h        uint64
 	findings []Finding
+	unknown  bool // the state may hold bytes the workload did not show
 }
 
 // run builds and checks the distinct states of x (on several
@@ -156,9 +164,12 @@ func (e *Explorer) run(x *point) {
 				if i == order[lo] {
 					w.init()
 				}
-				o := outcome{h: w.h}
+				o := outcome{h: w.h, unknown: w.holdsUnknown()}
 				s := &State{w: w}
 				for _, c := range builtin {
+					if o.unknown {
+						break
+					}
 					o.findings = append(o.findings, c.Check(s)...)
 				}
 				out[i] = o
@@ -184,7 +195,7 @@ func (e *Explorer) run(x *point) {
 		e.verdictsOf = e.expect
 	}
 	for i, st := range todo {
-		key := verdictKey{h: out[i].h, expect: e.expect, act: x.actID}
+		key := verdictKey{h: out[i].h, expect: e.expect, act: x.actID, unknown: out[i].unknown}
 		if v := e.verdicts[key]; v != nil {
 			st.v = v
 			continue
@@ -196,6 +207,11 @@ func (e *Explorer) run(x *point) {
 		e.verdicts[key] = v
 		st.v = v
 		e.rep.DistinctStates++
+		if out[i].unknown {
+			e.rep.Unchecked++
+			v.done = true
+			continue
+		}
 		e.rep.Checked++
 		fs := out[i].findings
 		if len(custom) > 0 {
@@ -408,6 +424,9 @@ func (e *Explorer) report() *Report {
 	if e.opts.Shards > 1 {
 		r.Shard = fmt.Sprintf("%d/%d", e.opts.Shard, e.opts.Shards)
 	}
+	if r.Unchecked == 0 {
+		r.UncheckedWhy = ""
+	}
 	var vs []*Vulnerability
 	for _, v := range e.vulns {
 		vs = append(vs, v)
@@ -566,6 +585,9 @@ func (r *Report) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "models: %s\n", strings.Join(r.Models, ", "))
 	fmt.Fprintf(w, "crash points: %d   states: %d   distinct: %d   checked: %d   failed: %d   states/s: %.0f\n",
 		r.CrashPoints, r.States, r.DistinctStates, r.Checked, r.Failed, r.StatesPerSecond)
+	if r.Unchecked > 0 {
+		fmt.Fprintf(w, "unchecked: %d distinct state(s) may hold bytes the workload did not show, so no check judged them (first: %s)\n", r.Unchecked, r.UncheckedWhy)
+	}
 	var kinds []string
 	for k, n := range r.ByKind {
 		kinds = append(kinds, fmt.Sprintf("%s %d", k, n))
@@ -668,6 +690,10 @@ func Merge(rs []*Report) *Report {
 		out.States += r.States
 		out.DistinctStates += r.DistinctStates
 		out.Checked += r.Checked
+		out.Unchecked += r.Unchecked
+		if out.UncheckedWhy == "" {
+			out.UncheckedWhy = r.UncheckedWhy
+		}
 		out.Failed += r.Failed
 		out.Seconds = max(out.Seconds, r.Seconds)
 		if useFound {

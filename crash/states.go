@@ -76,6 +76,7 @@ type point struct {
 	dataSeq   map[uint64]uint64     // inode → latest data, allocation or size change in flight
 	metaSeq   map[string]uint64     // path → latest namespace change in flight naming it
 	dataHash  map[string]uint64     // inode and its units' choices → hash of its data
+	taint     map[uint64]int64      // Explorer.taint when the point was made
 }
 
 // subRef is a (state, model) met at the point, in the order met.
@@ -124,6 +125,7 @@ func (e *Explorer) point() {
 	pend := snap.Pending()
 	x := &point{snap: snap, pend: pend, seq: seq, root: e.fs.Root().Ino(), units: e.units(pend), op: e.op(e.nops() - 1), seen: map[string]*seenState{}, replaceOf: map[int]*replaceRec{}, inos: map[uint64]bool{}}
 	x.unitsOf, x.dataSeq, x.metaSeq, x.dataHash = map[uint64][]int{}, map[uint64]uint64{}, map[string]uint64{}, map[string]uint64{}
+	x.taint = e.taint
 	for _, p := range pend {
 		switch p.Kind {
 		case vfs.PendingAttr:

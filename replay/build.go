@@ -205,18 +205,37 @@ func countArg(ev *strace.Event, i int) (int64, string) {
 }
 
 // iovArg fills c.Iov from the iovec array argument i: buffers of the recorded
-// lengths, holding the shown bytes for a call that writes them (in).
+// lengths, holding the shown bytes for a call that writes them (in): the
+// strings, or the `-e write=` dump, which has every byte. An array strace cut
+// after -s elements ("...") ends with one more buffer that makes up the
+// recorded result: the kernel fills or writes iovecs in order, so the bytes
+// the call moved past the shown elements are contiguous. Bytes a write does
+// not show are zeros here; the world marks them unknown (afterWrite).
 func iovArg(ev *strace.Event, i int, in bool, c *sim.Call) string {
 	arr := ev.Arg(i)
 	if arr == nil || arr.Kind != strace.NodeArray {
 		return "iovec array not shown"
 	}
 	c.Iov = c.Iov[:0]
+	dump := ev.Dump
 	total := int64(0)
 	for k := range arr.Kids {
 		el := &arr.Kids[k]
 		if el.Kind == strace.NodeEllipsis {
-			return "iovec array cut"
+			if k != len(arr.Kids)-1 || !ev.RetKnown || ev.Failed() || ev.Ret < 0 {
+				return "iovec array cut"
+			}
+			if rest := ev.Ret - total; rest > 0 {
+				if rest > maxBuf {
+					return "bad iov_len"
+				}
+				buf := make([]byte, rest)
+				if in {
+					copy(buf, dump)
+				}
+				c.Iov = append(c.Iov, buf)
+			}
+			break
 		}
 		ln := el.Field("iov_len")
 		if ln == nil {
@@ -229,7 +248,9 @@ func iovArg(ev *strace.Event, i int, in bool, c *sim.Call) string {
 		total += n
 		buf := make([]byte, n)
 		if in {
-			if base := el.Field("iov_base"); base != nil && base.Kind == strace.NodeStr {
+			if len(ev.Dump) > 0 {
+				dump = dump[copy(buf, dump):]
+			} else if base := el.Field("iov_base"); base != nil && base.Kind == strace.NodeStr {
 				copy(buf, base.Text)
 			}
 		}

@@ -98,6 +98,11 @@ func (r *replayer) replay(t *sim.Task, nr sim.Sysno, ev *strace.Event, st *Sysca
 		// it does not show, which the model runs first (hiddenExec).
 		r.hiddenExec(t, c.Args[fdIdx])
 	}
+	if r.opts.Unknown != nil {
+		if r.world.beforeData(t, nr, ev, c); r.stop != nil {
+			return // refused: the call is not run
+		}
+	}
 	if r.timer != nil {
 		r.timer.recorded(ev)
 	}
@@ -196,27 +201,65 @@ func (r *replayer) advance(nr sim.Sysno, ev *strace.Event) {
 // learn writes into the model the bytes a recorded read shows where the model's
 // content is unknown (written by the trace with strace's -s cutting the string):
 // the recording says what the file held there, and later reads are checked
-// against it. Known bytes are never overwritten.
+// against it. Known bytes are never overwritten. A vectored read shows each
+// iovec's bytes at its place in the file. Under crash exploration
+// (Options.Unknown set) the bytes stay unknown: a write into the model outside
+// the program's calls would change what a crash can leave.
 func (r *replayer) learn(nr sim.Sysno, ev *strace.Event, c *sim.Call) {
-	if (nr != sim.SYS_READ && nr != sim.SYS_PREAD64) || !ev.RetKnown || ev.Failed() || ev.Ret <= 0 {
+	if !ev.RetKnown || ev.Failed() || ev.Ret <= 0 || r.opts.Unknown != nil {
 		return
 	}
 	// r.curIno: the file the kernel or, for an fd it serves, a layer read.
-	spans := r.world.unknown[r.curIno]
-	if len(spans) == 0 || r.curIno == 0 {
+	if len(r.world.unknown[r.curIno]) == 0 || r.curIno == 0 {
 		return
 	}
-	ino := r.world.unknownIno[r.curIno]
 	start := r.curPos
-	if nr == sim.SYS_PREAD64 {
+	switch nr {
+	case sim.SYS_READ, sim.SYS_READV:
+	case sim.SYS_PREAD64, sim.SYS_PREADV:
 		start = c.Args[3]
+	case sim.SYS_PREADV2:
+		if c.Args[3] != -1 {
+			start = c.Args[3]
+		}
+	default:
+		return
 	}
-	b := shown(ev, 1)
-	b = b[:min(int64(len(b)), ev.Ret)]
+	if nr == sim.SYS_READ || nr == sim.SYS_PREAD64 || len(ev.Dump) > 0 {
+		b := shown(ev, 1)
+		r.learnAt(start, b[:min(int64(len(b)), ev.Ret)])
+		return
+	}
+	arr := ev.Arg(1)
+	if arr == nil || arr.Kind != strace.NodeArray {
+		return
+	}
+	left := ev.Ret
+	for k := range arr.Kids {
+		el := &arr.Kids[k]
+		ln := el.Field("iov_len")
+		if el.Kind == strace.NodeEllipsis || ln == nil || left <= 0 {
+			return
+		}
+		n, _ := ln.Value()
+		n = min(max(n, 0), left)
+		if base := el.Field("iov_base"); base != nil && base.Kind == strace.NodeStr {
+			r.learnAt(start, base.Text[:min(int64(len(base.Text)), n)])
+		}
+		start += n
+		left -= n
+	}
+}
+
+// learnAt writes b, which a read showed at start of file r.curIno, where the
+// model's content is unknown.
+func (r *replayer) learnAt(start int64, b []byte) {
+	spans := r.world.unknown[r.curIno]
 	end := start + int64(len(b))
 	if !overlaps(spans, start, end) {
 		return
 	}
+	ino := r.world.unknownIno[r.curIno]
 	for _, u := range spans {
 		x, y := max(u.off, start), min(u.end, end)
 		if x < y {

@@ -1,6 +1,8 @@
 package replay
 
 import (
+	"fmt"
+
 	"github.com/iosim/iosim/crash"
 	"github.com/iosim/iosim/sim"
 	"github.com/iosim/iosim/vfs"
@@ -11,6 +13,12 @@ import (
 // its report: every crash point of the trace explored under copts. What
 // replay infers existed before the trace, and Root's tree, is durable from the
 // start. The explorer's position is the trace line of each call.
+//
+// A crash state must not hold bytes the trace does not show (a write whose
+// data strace's -s cut: the model holds zeros there): Explore refuses such a
+// trace with an error that wraps ErrUnknownBytes and names the first call,
+// before running it; with copts.SkipUnknown it goes on, and the states that
+// may hold such bytes are counted in the report's Unchecked, not checked.
 func Explore(files []string, opts Options, copts crash.Options) (*crash.Report, *Report, error) {
 	var e *crash.Explorer
 	opts.Verify = false
@@ -24,6 +32,13 @@ func Explore(files []string, opts Options, copts crash.Options) (*crash.Report, 
 	opts.Settle = func(ino *vfs.Inode) {
 		ino.FS().Settle(ino)
 		e.Forget(ino.Ino())
+	}
+	opts.Unknown = func(u Unknown) error {
+		if !copts.SkipUnknown {
+			return fmt.Errorf("%s:%d: %s: %s: %w (the model has zeros or stale bytes in their place); %s", u.File, u.Line, u.Call, u.Why, ErrUnknownBytes, u.Fix)
+		}
+		e.Unknown(u.Ino, u.Off, u.String())
+		return nil
 	}
 	rep, err := Run(files, opts)
 	if e == nil {

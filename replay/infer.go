@@ -609,8 +609,10 @@ func (w *world) after(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call, 
 		}
 	case sim.SYS_UNLINK, sim.SYS_RMDIR, sim.SYS_UNLINKAT, sim.SYS_RENAME, sim.SYS_RENAMEAT, sim.SYS_RENAMEAT2:
 		w.removed[w.abs(t, pathDirfd(nr, c), c.Path)] = true
-	case sim.SYS_WRITE, sim.SYS_PWRITE64:
+	case sim.SYS_WRITE, sim.SYS_PWRITE64, sim.SYS_WRITEV, sim.SYS_PWRITEV, sim.SYS_PWRITEV2:
 		w.afterWrite(t, nr, ev, c, res)
+	case sim.SYS_IO_SUBMIT:
+		w.afterSubmit(t, ev, res)
 	case sim.SYS_MMAP:
 		w.afterMmap(t, ev, c)
 	case sim.SYS_COPY_FILE_RANGE, sim.SYS_SENDFILE:
@@ -635,24 +637,159 @@ func (w *world) permKnown(t *sim.Task, nr sim.Sysno, c *sim.Call) {
 // afterWrite: the bytes of a write that the trace did not show (strace -s cut
 // them) are unknown, the shown ones known.
 func (w *world) afterWrite(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call, res sim.Result) {
-	f := t.File(int(c.Args[0]))
-	if f == nil || f.Inode() == nil || res.Ret <= 0 {
-		return
+	if ino, start, pieces := w.written(t, nr, ev, c, res.Ret, false); ino != nil {
+		w.wrote(ino, start, res.Ret, pieces)
 	}
-	start := c.Args[3]
+}
+
+// written returns where a write of ret bytes (the call c of event ev) wrote
+// and its pieces; ino is nil when it wrote no file. Every shape of write is
+// one: write and pwrite64 show one string, writev, pwritev and pwritev2 a
+// string per iovec (and strace may cut the array itself after -s elements).
+// before says that the call has not run yet: an append then starts at the
+// file's size.
+func (w *world) written(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call, ret int64, before bool) (ino *vfs.Inode, start int64, pieces []piece) {
+	f := t.File(int(c.Args[0]))
+	if f == nil || f.Inode() == nil || !f.Inode().IsRegular() || ret <= 0 {
+		return nil, 0, nil
+	}
+	start = c.Args[3]
+	rwf := int64(0)
+	if nr == sim.SYS_PWRITEV2 {
+		rwf = c.Args[4]
+	}
 	switch {
-	case f.Flags()&unix.O_APPEND != 0:
-		start = f.Inode().Size() - res.Ret
-	case nr == sim.SYS_WRITE:
+	case (f.Flags()&unix.O_APPEND != 0 || rwf&unix.RWF_APPEND != 0) && rwf&unix.RWF_NOAPPEND == 0:
+		start = f.Inode().Size()
+		if !before {
+			start -= ret
+		}
+	case nr == sim.SYS_WRITE, nr == sim.SYS_WRITEV, nr == sim.SYS_PWRITEV2 && start == -1:
 		start = w.r.curPos
 	}
-	known := min(int64(len(shown(ev, 1))), res.Ret)
-	id := f.Inode().Ino()
-	w.unknown[id] = cut(w.unknown[id], start, start+known)
-	if known < res.Ret {
-		w.addUnknown(f.Inode(), span{start + known, start + res.Ret})
+	if nr == sim.SYS_WRITE || nr == sim.SYS_PWRITE64 {
+		pieces = []piece{{ret, int64(len(shown(ev, 1)))}}
+	} else {
+		pieces = iovPieces(ev, ev.Arg(1), ret)
 	}
+	return f.Inode(), start, pieces
+}
+
+// afterSubmit: the bytes of the write iocbs io_submit queued that the trace
+// did not show are unknown, the shown ones known.
+func (w *world) afterSubmit(t *sim.Task, ev *strace.Event, res sim.Result) {
+	w.submitted(t, ev, res.Ret, func(ino *vfs.Inode, off, n int64, pieces []piece) { w.wrote(ino, off, n, pieces) })
+}
+
+// submitted calls fn for each write iocb (IOCB_CMD_PWRITE, IOCB_CMD_PWRITEV)
+// of the first ret that io_submit event ev submitted on a regular file: its
+// file, aio_offset, length and pieces. They are taken as written once
+// io_submit has returned, as the model writes them.
+func (w *world) submitted(t *sim.Task, ev *strace.Event, ret int64, fn func(ino *vfs.Inode, off, n int64, pieces []piece)) {
+	arr := ev.Arg(2)
+	if arr == nil || arr.Kind != strace.NodeArray {
+		return
+	}
+	for k := range min(int64(len(arr.Kids)), ret) {
+		el := &arr.Kids[k]
+		if el.Kind != strace.NodeStruct {
+			continue
+		}
+		get := func(name string) int64 {
+			if fl := el.Field(name); fl != nil {
+				v, _ := fl.Value()
+				return v
+			}
+			return 0
+		}
+		op, fd, off := get("aio_lio_opcode"), get("aio_fildes"), get("aio_offset")
+		var pieces []piece
+		switch op {
+		case sim.IOCB_CMD_PWRITE:
+			n := get("aio_nbytes")
+			pieces = []piece{{n, 0}}
+			if b := el.Field("aio_buf"); b != nil && b.Kind == strace.NodeStr {
+				pieces[0].shown = int64(len(b.Text))
+			}
+		case sim.IOCB_CMD_PWRITEV:
+			pieces = iovPieces(nil, el.Field("aio_buf"), -1)
+		default:
+			continue
+		}
+		f := t.File(int(fd))
+		if f == nil || f.Inode() == nil || !f.Inode().IsRegular() {
+			continue
+		}
+		var n int64
+		for _, p := range pieces {
+			n += max(p.n, 0)
+		}
+		fn(f.Inode(), off, n, pieces)
+	}
+}
+
+// piece is one buffer of a write: n bytes, of which the trace shows the
+// first shown.
+type piece struct{ n, shown int64 }
+
+// iovPieces returns the pieces of the iovec array arr that a call wrote, ret
+// bytes in all (-1: every iovec's length). An array strace cut after -s
+// elements ends with a piece of the bytes it does not show (iovArg). With ev's
+// `-e write=` dump, every byte the dump holds is shown.
+func iovPieces(ev *strace.Event, arr *strace.Node, ret int64) []piece {
+	if ev != nil && len(ev.Dump) > 0 {
+		return []piece{{ret, int64(len(ev.Dump))}}
+	}
+	if arr == nil || arr.Kind != strace.NodeArray {
+		return []piece{{max(ret, 0), 0}}
+	}
+	var out []piece
+	var total int64
+	for k := range arr.Kids {
+		el := &arr.Kids[k]
+		if el.Kind == strace.NodeEllipsis {
+			break
+		}
+		var p piece
+		if ln := el.Field("iov_len"); ln != nil {
+			p.n, _ = ln.Value()
+		}
+		if base := el.Field("iov_base"); base != nil && base.Kind == strace.NodeStr {
+			p.shown = int64(len(base.Text))
+		}
+		total += p.n
+		out = append(out, p)
+	}
+	if ret > total {
+		out = append(out, piece{ret - total, 0})
+	}
+	return out
+}
+
+// wrote records a write of n bytes at start of ino, made of pieces in order:
+// the shown prefix of each is known, its rest unknown.
+func (w *world) wrote(ino *vfs.Inode, start, n int64, pieces []piece) {
+	id := ino.Ino()
+	w.unknown[id] = cut(w.unknown[id], start, start+n)
+	eachUnknown(start, n, pieces, func(s span, _ piece) { w.addUnknown(ino, s) })
 	w.keepShared(id)
+}
+
+// eachUnknown calls fn with each range of a write of n bytes at start, made of
+// pieces in order, that the trace does not show, and the piece it is in.
+func eachUnknown(start, n int64, pieces []piece, fn func(s span, p piece)) {
+	pos, left := start, n
+	for _, p := range pieces {
+		if left <= 0 {
+			break
+		}
+		m := min(max(p.n, 0), left)
+		if known := min(max(p.shown, 0), m); known < m {
+			fn(span{pos + known, pos + m}, piece{m, known})
+		}
+		pos += m
+		left -= m
+	}
 }
 
 // afterMmap: a shared writable mapping changes the file with stores, which no
@@ -669,6 +806,7 @@ func (w *world) afterMmap(t *sim.Task, ev *strace.Event, c *sim.Call) {
 			w.maps = append(w.maps, mapping{t.Group(), uint64(ev.Ret), uint64(length), id, span{off, off + length}})
 		}
 		w.addUnknown(f.Inode(), span{off, off + length})
+		w.tell(f.Inode(), span{off, off + length}, mapped{ev})
 	}
 }
 

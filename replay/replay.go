@@ -122,6 +122,13 @@ type Options struct {
 	// when fd 1 is not a file of the model (a terminal, a pipe): what the
 	// program announced.
 	Stdout func(b []byte)
+	// Unknown, when set, is told of every range of a regular file that the
+	// model comes to hold with bytes the trace does not show: a write whose
+	// data strace's -s cut (any shape of write: write, pwrite64, writev,
+	// pwritev, pwritev2, an io_submit write iocb), a shared writable
+	// mapping, a copy of such bytes. A non-nil error stops the replay with
+	// it, after the call.
+	Unknown func(u Unknown) error
 }
 
 // Divergence is one call whose simulated result differs from the recorded one.
@@ -245,6 +252,11 @@ func Run(files []string, opts Options) (*Report, error) {
 			opts.OnEvent(ev.File, ev.Line)
 		}
 		r.event(ev)
+		if r.stop != nil {
+			rep := r.finish(parsers)
+			rep.Error = r.stop.Error()
+			return rep, r.stop
+		}
 		if opts.Progress != nil && r.report.Calls%200000 == 0 && r.report.Calls > 0 {
 			fmt.Fprintf(opts.Progress, "\riosim replay: %d calls", r.report.Calls)
 		}
@@ -282,6 +294,9 @@ func (r *replayer) notes(nfiles int) {
 	}
 	if r.dentsAsRecorded > 0 {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("%d directory listing(s) taken as recorded: tasks or calls the trace does not show may have changed the directories", r.dentsAsRecorded))
+	}
+	if r.unknownReadBytes > 0 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%d byte(s) read were written with data the trace does not show (strace -s cut it): not compared", r.unknownReadBytes))
 	}
 	if r.plan.untimedFiles() && nfiles > 1 {
 		rep.Notes = append(rep.Notes, "the -ff files have no timestamps: they are ordered by their waits, clones, pipes and SIGCHLDs, and the fd numbers of threads in different files are taken as recorded")
@@ -322,6 +337,11 @@ type replayer struct {
 	top    sim.Handler
 	report *Report
 	world  *world
+	// stop, once set, ends the replay after the current event (Options.Unknown).
+	stop error
+	// unknownReadBytes counts the bytes recorded reads showed where the model
+	// held unknown bytes (not compared).
+	unknownReadBytes int64
 
 	tasks map[int]*sim.Task // traced tid → simulated task
 	// attached is the first task with no creator in the trace; the other

@@ -207,6 +207,7 @@ func (r *replayer) fdAllowed(t *sim.Task, ev *strace.Event, got int64) (ok, inhe
 func (r *replayer) verifyBytes(ev *strace.Event, idx int, ino uint64, start int64, got []byte) {
 	want := shown(ev, idx)
 	n := min(len(want), len(got))
+	r.unknownRead(ino, start, int64(n))
 	if bytes.Equal(want[:n], got[:n]) || r.writesHidden() {
 		return
 	}
@@ -248,6 +249,7 @@ func (r *replayer) verifyIov(nr sim.Sysno, ev *strace.Event, c *sim.Call, res si
 		if base := arr.Kids[k].Field("iov_base"); base != nil && base.Kind == strace.NodeStr {
 			want := base.Text
 			n := min(len(want), len(b))
+			r.unknownRead(ino, start, int64(n))
 			for j := 0; j < n; j++ {
 				if want[j] != b[j] && !r.world.unknownAt(ino, start+int64(j)) {
 					r.diverge(ev, fmt.Sprintf("iov %d byte %d", k, j), strconv.QuoteToASCII(string(want[j:j+1])), strconv.QuoteToASCII(string(b[j:j+1])))

@@ -47,6 +47,7 @@ func cmdCrash(args []string, stdout, stderr io.Writer) int {
 	shard := fl.String("shard", "", "check only shard `I/N` of the states (0 <= I < N); merge the reports with --merge")
 	merge := fl.Bool("merge", false, "the arguments are JSON reports of shards: print them merged")
 	listModels := fl.Bool("models", false, "print the persistence models' rules and their sources")
+	unknownBytes := fl.String("unknown-bytes", "refuse", "what to do when a crash state would hold bytes the trace does not show (a write strace's -s cut): `refuse` the trace (exit 2), or skip: check only the states without them and count the others as unchecked")
 	svg := fl.String("svg", "", "also draw the states and vulnerabilities per crash point along the trace into `FILE` (.svg; .png, .pdf by the extension)")
 	fl.Usage = func() {
 		fmt.Fprint(stderr, "usage: iosim crash [flags] TRACE...\n       iosim crash --merge REPORT.json...\n\nExplores the states a power loss at any point of the traced run can leave, under\npersistence models, and reports the vulnerabilities found (exit 1 if any).\n\nflags:\n")
@@ -78,6 +79,14 @@ func cmdCrash(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	copts := crash.Options{Models: ms, Depth: *depth, Sample: *sample, Seed: *seed, EveryCall: *every, Jobs: *jobs}
+	switch *unknownBytes {
+	case "refuse":
+	case "skip":
+		copts.SkipUnknown = true
+	default:
+		fmt.Fprintf(stderr, "iosim crash: --unknown-bytes %q: want refuse or skip\n", *unknownBytes)
+		return 2
+	}
 	for _, c := range checkers {
 		if b, ok := builtinCheckers[c]; ok {
 			copts.Checkers = append(copts.Checkers, b)
@@ -125,6 +134,9 @@ func cmdCrash(args []string, stdout, stderr io.Writer) int {
 	rep, _, err := replay.Explore(fl.Args(), ropts, copts)
 	if err != nil {
 		fmt.Fprintf(stderr, "iosim crash: %v\n", err)
+		if errors.Is(err, replay.ErrUnknownBytes) {
+			fmt.Fprintln(stderr, "iosim crash: or pass --unknown-bytes=skip to check only the states without such bytes")
+		}
 		return 2
 	}
 	return printCrash(rep, *asJSON, *svg, chartTitle(fl.Args()), stdout, stderr)
