@@ -20,7 +20,13 @@ func Explore(files []string, opts Options, copts crash.Options) (*crash.Report, 
 		return e
 	}
 	opts.OnEvent = func(file string, line int) { e.SetPosition(file, line) }
-	opts.Stdout = func(b []byte) { e.Announce(b) }
+	also := opts.Stdout
+	opts.Stdout = func(b []byte) {
+		e.Announce(b)
+		if also != nil {
+			also(b)
+		}
+	}
 	opts.Settle = func(ino *vfs.Inode) {
 		ino.FS().Settle(ino)
 		e.Forget(ino.Ino())
