@@ -49,6 +49,9 @@ func openBundleArg(fl *flag.FlagSet) (*bundleArgs, error) {
 	if b.LongestLine >= strace.DefaultMaxLineLen {
 		ba.maxLineLen = b.LongestLine + 1
 	}
+	if b.CutStrings > 0 {
+		ba.notes = append(ba.notes, fmt.Sprintf("%d string(s) of %s were cut at strace's -s %d: what they held beyond is unknown", b.CutStrings, b.Trace(), b.StringLimit))
+	}
 	given := map[string]string{}
 	fl.Visit(func(f *flag.Flag) { given[f.Name] = f.Value.String() })
 	override := func(name string, dst *string, what string) {

@@ -139,6 +139,17 @@ func TestRecordFailingProgram(t *testing.T) {
 	require.Equal(t, []string{"sh", "-c", "echo partial; echo oops >&2; exit 3"}, b.Argv)
 	code, _, errOut = runCmd("replay", "--verify", out)
 	require.Equal(t, 0, code, errOut)
+	require.NotContains(t, errOut, "note:")
+
+	// a string longer than -s is cut: record and replay say so
+	out = filepath.Join(t.TempDir(), "rec")
+	code, _, errOut = runCmd("record", "-o", out, "--workload-dir", work, "-s", "4", "--", "sh", "-c", "echo partial")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, errOut, "note: ")
+	require.Contains(t, errOut, "longer than -s 4")
+	code, _, errOut = runCmd("replay", out)
+	require.Equal(t, 0, code, errOut)
+	require.Regexp(t, `note: [1-9][0-9]* string\(s\) of .*trace.strace were cut at strace's -s 4`, errOut)
 
 	// killed by a signal: 128+N, and the signal named
 	out = filepath.Join(t.TempDir(), "rec")
