@@ -227,3 +227,25 @@ func TestRecordSymlinkedWorkloadDir(t *testing.T) {
 	require.Len(t, rec.Notes, 1)
 	require.Contains(t, rec.Notes[0], "once symbolic links are resolved")
 }
+
+type failWriter struct{ n int }
+
+func (f *failWriter) Write(b []byte) (int, error) {
+	f.n++
+	return 0, os.ErrClosed
+}
+
+// The program's output reaches the bundle's file whole when passing it on
+// fails.
+func TestTeeKeepsTheFile(t *testing.T) {
+	var file strings.Builder
+	fail := &failWriter{}
+	w := &tee{file: &file, pass: fail}
+	for _, s := range []string{"one\n", "two\n"} {
+		n, err := w.Write([]byte(s))
+		require.NoError(t, err)
+		require.Equal(t, len(s), n)
+	}
+	require.Equal(t, "one\ntwo\n", file.String())
+	require.Equal(t, 1, fail.n, "passing on stops at the first failure")
+}

@@ -120,7 +120,7 @@ func Record(o RecordOptions) (*Recording, error) {
 	cmd.Stdin = o.Stdin
 	cmd.Stdout = stdout
 	if o.Stdout != nil {
-		cmd.Stdout = io.MultiWriter(stdout, o.Stdout)
+		cmd.Stdout = &tee{file: stdout, pass: o.Stdout}
 	}
 	cmd.Stderr = o.Stderr
 	m := Manifest{
@@ -162,6 +162,27 @@ func Record(o RecordOptions) (*Recording, error) {
 	ok = true
 	rec.Bundle = &Bundle{Dir: out, Manifest: m}
 	return rec, nil
+}
+
+// tee writes the program's output to the bundle's file and passes it on;
+// when passing it on fails (a reader that went away), the file still gets
+// all of it and the program sees no error.
+type tee struct {
+	file   io.Writer
+	pass   io.Writer
+	failed bool
+}
+
+func (t *tee) Write(b []byte) (int, error) {
+	if _, err := t.file.Write(b); err != nil {
+		return 0, err
+	}
+	if !t.failed {
+		if _, err := t.pass.Write(b); err != nil {
+			t.failed = true
+		}
+	}
+	return len(b), nil
 }
 
 // workloadDir returns the absolute, symlink-free form of dir (default: the

@@ -96,6 +96,9 @@ func TestRecordThenCrash(t *testing.T) {
 	require.Positive(t, r.DistinctStates)
 	require.Empty(t, r.Vulnerabilities)
 	require.Empty(t, errOut, "the trace's stdout matches the recorded one: no note")
+	code, r, errOut = crashRun(t, safe)
+	require.Equal(t, 0, code, errOut)
+	require.Empty(t, r.Vulnerabilities, "nor do the built-in checks find anything")
 
 	unsafe, checker := recordUpdate(t, "unsafe")
 	code, r, errOut = crashRun(t, "--checker", checker, unsafe)
