@@ -10,7 +10,9 @@ import (
 // Cwd, KeepGoing...) with a crash explorer at the top of the stack, and returns
 // its report: every crash point of the trace explored under copts. What
 // replay infers existed before the trace, and Root's tree, is durable from the
-// start. The explorer's position is the trace line of each call.
+// start. The explorer's position is the trace line of each call. What the
+// program writes to its standard output is announced to the explorer, and
+// also given to opts.Stdout when set.
 func Explore(files []string, opts Options, copts crash.Options) (*crash.Report, *Report, error) {
 	var e *crash.Explorer
 	opts.Verify = false
