@@ -28,6 +28,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/iosim/iosim/strace"
 )
 
 // The names of a bundle's parts, in its directory.
@@ -95,6 +97,15 @@ func (b *Bundle) StdoutPath() string { return filepath.Join(b.Dir, StdoutFile) }
 // Root is the replay's --root for the bundle: the snapshot at the workload
 // directory's path.
 func (b *Bundle) Root() string { return b.Snapshot() + ":" + b.WorkloadDir }
+
+// MaxLineLen is the longest trace line a reader must accept: 0 (the
+// parser's default) when the trace's longest line is within it.
+func (b *Bundle) MaxLineLen() int {
+	if b.LongestLine < strace.DefaultMaxLineLen {
+		return 0
+	}
+	return b.LongestLine + 1
+}
 
 // Is reports whether path is a directory (a bundle, or meant as one: Open
 // says what it lacks).

@@ -14,7 +14,6 @@ import (
 	"github.com/iosim/iosim/fio"
 	"github.com/iosim/iosim/replay"
 	"github.com/iosim/iosim/sim"
-	"github.com/iosim/iosim/strace"
 )
 
 // An arm is a named workload with the setup current when it was defined.
@@ -171,11 +170,7 @@ func (s *Scenario) cmdTrace(td *datadriven.TestData) (string, error) {
 	}
 	w := &traceWork{files: abs, names: files}
 	if b != nil {
-		// the bundle's trace is named by the bundle in reports
-		w.root, w.cwd, w.names = b.Root(), b.Cwd, []string{files[0]}
-		if b.LongestLine >= strace.DefaultMaxLineLen {
-			w.maxLine = b.LongestLine + 1
-		}
+		w.root, w.cwd, w.maxLine = b.Root(), b.Cwd, b.MaxLineLen()
 	}
 	ar := &arm{name: a.words[0], work: w}
 	if err := s.addArm(td, ar); err != nil {

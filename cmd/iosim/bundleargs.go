@@ -8,7 +8,6 @@ import (
 	"os"
 
 	"github.com/iosim/iosim/bundle"
-	"github.com/iosim/iosim/strace"
 )
 
 // bundleArgs is what a bundle given to replay or crash sets: the trace to
@@ -45,10 +44,7 @@ func openBundleArg(fl *flag.FlagSet) (*bundleArgs, error) {
 	if err != nil {
 		return nil, err
 	}
-	ba := &bundleArgs{b: b, files: []string{b.Trace()}, root: b.Root(), cwd: b.Cwd, workDir: b.WorkloadDir}
-	if b.LongestLine >= strace.DefaultMaxLineLen {
-		ba.maxLineLen = b.LongestLine + 1
-	}
+	ba := &bundleArgs{b: b, files: []string{b.Trace()}, root: b.Root(), cwd: b.Cwd, workDir: b.WorkloadDir, maxLineLen: b.MaxLineLen()}
 	if b.CutStrings > 0 {
 		ba.notes = append(ba.notes, fmt.Sprintf("%d string(s) of %s were cut at strace's -s %d: what they held beyond is unknown", b.CutStrings, b.Trace(), b.StringLimit))
 	}

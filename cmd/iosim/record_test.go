@@ -5,11 +5,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/iosim/iosim/bundle"
+	"github.com/iosim/iosim/strace"
 )
 
 // needStrace skips a test that records with the real strace when there is none.
@@ -220,4 +223,29 @@ func TestBundleBad(t *testing.T) {
 	code, _, errOut = runCmd("replay", dir, "../../testdata/traces/oraus.seek.strace")
 	require.Equal(t, 2, code)
 	require.Contains(t, errOut, "a recording bundle is given alone")
+}
+
+// A bundle whose trace has lines longer than the parser's default (a write
+// of more than 16 MiB recorded whole) replays: the manifest's longest_line
+// raises the bound.
+func TestBundleLongLine(t *testing.T) {
+	dir := t.TempDir()
+	n := strace.DefaultMaxLineLen + 10
+	write := `write(3, "` + strings.Repeat("a", n) + `", ` + strconv.Itoa(n) + `) = ` + strconv.Itoa(n) + "\n"
+	trace := `openat(AT_FDCWD, "big", O_WRONLY|O_CREAT, 0644) = 3` + "\n" + write
+	require.NoError(t, os.WriteFile(filepath.Join(dir, bundle.TraceFile), []byte(trace), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, bundle.StdoutFile), nil, 0o644))
+	require.NoError(t, os.Mkdir(filepath.Join(dir, bundle.SnapshotDir), 0o755))
+	m := bundle.Manifest{Format: bundle.Format, Version: bundle.Version, Argv: []string{"w"}, Cwd: "/w", WorkloadDir: "/w",
+		StringLimit: bundle.DefaultStringLimit << 1, LongestLine: len(write)}
+	raw, err := json.Marshal(m)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, bundle.ManifestFile), raw, 0o644))
+
+	code, _, errOut := runCmd("replay", filepath.Join(dir, bundle.TraceFile))
+	require.Equal(t, 2, code, "the trace alone exceeds the default bound")
+	require.NotEmpty(t, errOut)
+	code, out, errOut := runCmd("replay", "--verify", dir)
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "divergences: 0")
 }
