@@ -14,9 +14,10 @@
 // path (--root snapshot:/that/path), starts the program there (--cwd) and
 // gives external crash checkers that directory (--workload-dir).
 //
-// Version 1 is the only version; a reader refuses a manifest of another
-// format or version, or one whose files are missing, with an error naming the
-// file.
+// The manifest is JSON with the fields of Manifest (their json names). Version
+// 1 is the only version; a reader refuses a manifest of another format or
+// version, one with a field it does not know, or a bundle whose files are
+// missing, with an error naming the file.
 package bundle
 
 import (
