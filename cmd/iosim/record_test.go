@@ -249,3 +249,36 @@ func TestBundleLongLine(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	require.Contains(t, out, "divergences: 0")
 }
+
+// The same two steps on a C program (testdata/bundles/update.c), checked by
+// the built-in checks: the unsafe update's renamed file can be empty.
+func TestRecordCProgram(t *testing.T) {
+	needStrace(t)
+	gcc, err := exec.LookPath("gcc")
+	if err != nil {
+		t.Skip("no gcc to build testdata/bundles/update.c")
+	}
+	bin := filepath.Join(t.TempDir(), "update")
+	b, err := exec.Command(gcc, "-O2", "-o", bin, "../../testdata/bundles/update.c").CombinedOutput()
+	require.NoError(t, err, string(b))
+	for _, mode := range []string{"safe", "unsafe"} {
+		work := t.TempDir()
+		require.NoError(t, os.WriteFile(filepath.Join(work, "config"), []byte("old\n"), 0o644))
+		out := filepath.Join(t.TempDir(), "rec")
+		code, stdout, errOut := runCmd("record", "-o", out, "--workload-dir", work, "--", bin, mode)
+		require.Equal(t, 0, code, errOut)
+		require.Equal(t, "Updated\n", stdout)
+		code, r, errOut := crashRun(t, out)
+		if mode == "safe" {
+			require.Equal(t, 0, code, errOut)
+			require.Empty(t, r.Vulnerabilities)
+			continue
+		}
+		require.Equal(t, 1, code, errOut)
+		require.NotEmpty(t, r.Vulnerabilities)
+		for _, v := range r.Vulnerabilities {
+			require.Equal(t, "atomic-replace", v.Kind)
+			require.Contains(t, v.Message, "holds neither the old content nor the new")
+		}
+	}
+}
