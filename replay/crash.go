@@ -12,7 +12,9 @@ import (
 // Cwd, KeepGoing...) with a crash explorer at the top of the stack, and returns
 // its report: every crash point of the trace explored under copts. What
 // replay infers existed before the trace, and Root's tree, is durable from the
-// start. The explorer's position is the trace line of each call.
+// start. The explorer's position is the trace line of each call. What the
+// program writes to its standard output is announced to the explorer, and
+// also given to opts.Stdout when set.
 //
 // A crash state must not hold bytes the trace does not show (a write whose
 // data strace's -s cut: the model holds zeros there): Explore refuses such a
@@ -28,7 +30,13 @@ func Explore(files []string, opts Options, copts crash.Options) (*crash.Report, 
 		return e
 	}
 	opts.OnEvent = func(file string, line int) { e.SetPosition(file, line) }
-	opts.Stdout = func(b []byte) { e.Announce(b) }
+	also := opts.Stdout
+	opts.Stdout = func(b []byte) {
+		e.Announce(b)
+		if also != nil {
+			also(b)
+		}
+	}
 	opts.Settle = func(ino *vfs.Inode) {
 		ino.FS().Settle(ino)
 		e.Forget(ino.Ino())

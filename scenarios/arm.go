@@ -10,6 +10,7 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/cockroachdb/datadriven"
 
+	"github.com/iosim/iosim/bundle"
 	"github.com/iosim/iosim/fio"
 	"github.com/iosim/iosim/replay"
 	"github.com/iosim/iosim/sim"
@@ -124,6 +125,15 @@ func (w *world) finish(r *Result) {
 type traceWork struct {
 	files []string // paths to open
 	names []string // the paths as the scenario gives them (for output)
+	// root and cwd are replay's Root and Cwd (a bundle's snapshot and
+	// directory; empty: inferred); maxLine its MaxLineLen.
+	root, cwd string
+	maxLine   int
+}
+
+// options are the replay options the trace's recording sets.
+func (t *traceWork) options() replay.Options {
+	return replay.Options{Root: t.root, Cwd: t.cwd, MaxLineLen: t.maxLine}
 }
 
 func (t *traceWork) describe() string { return "trace " + strings.Join(t.names, " ") }
@@ -138,10 +148,20 @@ func (s *Scenario) cmdTrace(td *datadriven.TestData) (string, error) {
 		return "", malformed(td, "missing file=PATH (a recorded strace; several for the files of strace -ff)")
 	}
 	var abs []string
+	var b *bundle.Bundle
 	for _, f := range files {
 		p := s.resolve(f)
 		if _, err := os.Stat(p); err != nil {
 			return "", malformed(td, "file=%s: %v", f, err)
+		}
+		if bundle.Is(p) {
+			if len(files) > 1 {
+				return "", malformed(td, "file=%s is a directory: a recording bundle is given alone", f)
+			}
+			if b, err = bundle.Open(p); err != nil {
+				return "", malformed(td, "file=%s: %v", f, err)
+			}
+			p = b.Trace()
 		}
 		abs = append(abs, p)
 	}
@@ -149,6 +169,9 @@ func (s *Scenario) cmdTrace(td *datadriven.TestData) (string, error) {
 		return "", malformed(td, "a trace finds the files it shows (replay infers them): file setup applies to calls and fio arms only")
 	}
 	w := &traceWork{files: abs, names: files}
+	if b != nil {
+		w.root, w.cwd, w.maxLine = b.Root(), b.Cwd, b.MaxLineLen()
+	}
 	ar := &arm{name: a.words[0], work: w}
 	if err := s.addArm(td, ar); err != nil {
 		return "", err
@@ -171,7 +194,9 @@ func (t *traceWork) run(st setup, withStack bool) (*Result, error) {
 	if len(st.faults) > 0 {
 		specs = append(specs, faultSpec(st))
 	}
-	rep, err := replay.Run(t.files, replay.Options{Verify: true, Stack: specs, MaxDivergences: 20, Device: prof})
+	opts := t.options()
+	opts.Verify, opts.Stack, opts.MaxDivergences, opts.Device = true, specs, 20, prof
+	rep, err := replay.Run(t.files, opts)
 	if err != nil {
 		return nil, err
 	}

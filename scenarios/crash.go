@@ -207,7 +207,9 @@ func (s *Scenario) explore(ar *arm, opts crash.Options, disk *vfs.Rules) (*crash
 		if disk != nil {
 			return nil, fmt.Errorf("arm %s: disk fault rules apply to calls and stdio arms (a trace shows the errors it met)", ar.name)
 		}
-		rep, _, err := replay.Explore(w.files, replay.Options{Stack: specs}, opts)
+		ropts := w.options()
+		ropts.Stack = specs
+		rep, _, err := replay.Explore(w.files, ropts, opts)
 		return rep, err
 	case *callsWork, *stdioWork:
 		var e *crash.Explorer

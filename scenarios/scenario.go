@@ -66,7 +66,7 @@ func init() {
 		"stack":   {(*Scenario).cmdStack, "stack: the interposer stack, one spec per input line, the first nearest the program"},
 		"faults":  {(*Scenario).cmdFaults, "faults [seed=N]: fault rules, one per input line (the fault interposer's language)"},
 		"calls":   {(*Scenario).cmdCalls, "calls NAME: an arm whose workload is the input's calls in strace syntax (PID prefix: a thread; cpu(DURATION); repeat N ... end)"},
-		"trace":   {(*Scenario).cmdTrace, "trace NAME file=PATH|(PATH, ...): an arm replaying a recorded strace (-ff: several files)"},
+		"trace":   {(*Scenario).cmdTrace, "trace NAME file=PATH|(PATH, ...)|BUNDLE: an arm replaying a recorded strace (-ff: several files), or the bundle iosim record wrote (its trace on its snapshot, in its directory)"},
 		"fio":     {(*Scenario).cmdFio, "fio NAME [file=PATH]: an arm running a fio job file (input or file)"},
 		"stdio":   {(*Scenario).cmdStdio, "stdio NAME: an arm whose workload is the input's C stdio calls (fopen, fputs, fwrite, fflush, fsync(fileno(f)), fclose) as glibc makes them"},
 		"arm":     {(*Scenario).cmdArm, "arm NAME like=OTHER: an arm with OTHER's workload and the current setup"},

@@ -67,6 +67,8 @@ func TestMalformed(t *testing.T) {
 		{"calls A\nclose(1) = 0\n----\n\nequiv A\n----\n", "x.scen:5: equiv: arm A has no stack"},
 		{"fio J\n[j]\nrw=read\nsize=1m\nbogus_opt=1\n----\n", "x.scen:5: fio: bogus_opt: option not supported"},
 		{"trace T file=nosuch.strace\n----\n", "x.scen:1: trace: file=nosuch.strace:"},
+		{"trace T file=.\n----\n", ": not a bundle: no bundle.json"},
+		{"trace T file=(., x.scen)\n----\n", "x.scen:1: trace: file=. is a directory: a recording bundle is given alone"},
 		{"calls A\nclose(1) = 0\n----\n\ncalls A\nclose(2) = 0\n----\n", `x.scen:5: calls: arm "A" is already defined`},
 		{"run a=(b\n----\n", "x.scen:1: cannot parse directive"},
 		{"stdio S\nfputs(\"x\", g)\n----\n", `x.scen:2: stdio: stream "g" is not open`},

@@ -50,7 +50,7 @@ func cmdCrash(args []string, stdout, stderr io.Writer) int {
 	unknownBytes := fl.String("unknown-bytes", "refuse", "what to do when a crash state would hold bytes the trace does not show (a write strace's -s cut): `refuse` the trace (exit 2), or skip: check only the states without them and count the others as unchecked")
 	svg := fl.String("svg", "", "also draw the states and vulnerabilities per crash point along the trace into `FILE` (.svg; .png, .pdf by the extension)")
 	fl.Usage = func() {
-		fmt.Fprint(stderr, "usage: iosim crash [flags] TRACE...\n       iosim crash --merge REPORT.json...\n\nExplores the states a power loss at any point of the traced run can leave, under\npersistence models, and reports the vulnerabilities found (exit 1 if any).\n\nflags:\n")
+		fmt.Fprint(stderr, "usage: iosim crash [flags] TRACE...\n       iosim crash [flags] BUNDLE\n       iosim crash --merge REPORT.json...\n\nExplores the states a power loss at any point of the traced run can leave, under\npersistence models, and reports the vulnerabilities found (exit 1 if any). A bundle\nof iosim record gives its trace, --root, --cwd and --workload-dir.\n\nflags:\n")
 		fl.PrintDefaults()
 	}
 	if err := fl.Parse(args); err != nil {
@@ -72,6 +72,16 @@ func cmdCrash(args []string, stdout, stderr io.Writer) int {
 	}
 	if *merge {
 		return crashMerge(fl.Args(), *asJSON, *svg, stdout, stderr)
+	}
+	files := fl.Args()
+	ba, err := openBundleArg(fl)
+	if err != nil {
+		fmt.Fprintf(stderr, "iosim crash: %v\n", err)
+		return 2
+	}
+	if ba != nil {
+		files, *workDir = ba.files, ba.workDir
+		printNotes(stderr, ba.notes)
 	}
 	ms, err := crash.ParseModels(strings.Join(modelsF, ","))
 	if err != nil {
@@ -125,19 +135,29 @@ func cmdCrash(args []string, stdout, stderr io.Writer) int {
 		}
 		ropts.Root = snap + ":" + at
 	}
+	var announced []byte
+	if ba != nil {
+		ropts.Root, ropts.Cwd, ropts.MaxLineLen = ba.root, ba.cwd, ba.maxLineLen
+		ropts.Stdout = func(b []byte) { announced = append(announced, b...) }
+	}
 	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		bar := progressbar.NewOptions64(-1, progressbar.OptionSetWriter(stderr), progressbar.OptionSetDescription("crash states"),
 			progressbar.OptionClearOnFinish())
 		copts.Progress = func(points, states int) { _ = bar.Set(states) }
 		defer bar.Finish()
 	}
-	rep, _, err := replay.Explore(fl.Args(), ropts, copts)
+	rep, _, err := replay.Explore(files, ropts, copts)
 	if err != nil {
 		fmt.Fprintf(stderr, "iosim crash: %v\n", err)
 		if errors.Is(err, replay.ErrUnknownBytes) {
 			fmt.Fprintln(stderr, "iosim crash: or pass --unknown-bytes=skip to check only the states without such bytes")
 		}
 		return 2
+	}
+	if ba != nil {
+		if n := ba.checkStdout(announced); n != "" {
+			printNotes(stderr, []string{n})
+		}
 	}
 	return printCrash(rep, *asJSON, *svg, chartTitle(fl.Args()), stdout, stderr)
 }

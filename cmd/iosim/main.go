@@ -5,6 +5,7 @@
 //	iosim replay [flags] TRACE...   replay strace files on the model
 //	iosim run [flags] PATH...       run scenario files (see package scenarios)
 //	iosim fio [flags] JOBFILE       run a fio job file on the model
+//	iosim record -o OUT -- PROG...  record PROG under strace into a bundle
 //	iosim syscalls                  list the syscalls and how far they are modelled
 //	iosim interposers               list the interposers and their parameters
 //	iosim devices                   list the bundled device profiles
@@ -44,6 +45,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdFio(args[1:], stdout, stderr)
 	case "crash":
 		return cmdCrash(args[1:], stdout, stderr)
+	case "record":
+		return cmdRecord(args[1:], os.Stdin, stdout, stderr)
 	case "syscalls":
 		return cmdSyscalls(args[1:], stdout, stderr)
 	case "interposers":
@@ -73,6 +76,8 @@ commands:
   run PATH...       run scenario files (--rewrite regenerates their outputs)
   fio JOBFILE       run a fio job file on the model (--output-format=json as fio)
   crash TRACE...    explore the states a power loss during the traced run can leave
+  record -o OUT -- PROG ARGS...
+                    run PROG under strace and keep a bundle that replay and crash take
   syscalls          list the syscalls and how far the model covers them
   interposers       list the interposers that --stack takes
   devices           list the bundled device profiles that --device takes

@@ -132,12 +132,18 @@ func TestReplayStopNotAPass(t *testing.T) {
 	require.Contains(t, out, "not verified: the replay stopped")
 	require.Contains(t, out, "--keep-going skips malformed lines")
 
-	// A trace that cannot be read is no malformed line: --keep-going would
-	// not help, and is not offered.
-	code, out, _ = runCmd("replay", "--verify", t.TempDir())
+	// A trace that cannot be read (reading /proc/self/mem at 0 fails with
+	// EIO) is no malformed line: --keep-going would not help, and is not
+	// offered.
+	code, out, _ = runCmd("replay", "--verify", "/proc/self/mem")
 	require.Equal(t, 2, code)
-	require.Contains(t, out, "stopped: ")
+	require.Contains(t, out, "stopped: read /proc/self/mem: input/output error")
 	require.NotContains(t, out, "--keep-going")
+	// A directory is taken for a recording bundle.
+	dir := t.TempDir()
+	code, _, errOut = runCmd("replay", "--verify", dir)
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, dir+": not a bundle: no bundle.json")
 
 	code, out, _ = runCmd("replay", "--verify", "--json", p)
 	require.Equal(t, 2, code)

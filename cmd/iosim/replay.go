@@ -41,13 +41,23 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 	fl.Var(&compare, "compare", "replay again with interposer `NAME[:key=value,...]` added to the stack (repeatable) and show both side by side with ratios")
 	fl.Var(&stack, "stack", "interposer `NAME[:key=value,...]`, repeatable; the first is nearest to the program (see 'iosim interposers')")
 	fl.Usage = func() {
-		fmt.Fprint(stderr, "usage: iosim replay [flags] TRACE...\n\nReplays strace files (several files: the per-task files of strace -ff) on the model.\n\nflags:\n")
+		fmt.Fprint(stderr, "usage: iosim replay [flags] TRACE...\n       iosim replay [flags] BUNDLE\n\nReplays strace files (several files: the per-task files of strace -ff) on the model;\na bundle of iosim record gives its trace, --root and --cwd.\n\nflags:\n")
 		fl.PrintDefaults()
 	}
 	if code, done := parseFlags(fl, args, func(n int) bool { return n > 0 }, "iosim replay: no trace files given", stderr); done {
 		return code
 	}
 	opts := replay.Options{Verify: *verify, KeepGoing: *keepGoing, Stack: stack, Root: *root, Cwd: *cwd, MaxDivergences: *maxDiv}
+	files := fl.Args()
+	ba, err := openBundleArg(fl)
+	if err != nil {
+		fmt.Fprintf(stderr, "iosim replay: %v\n", err)
+		return 2
+	}
+	if ba != nil {
+		files, opts.Root, opts.Cwd, opts.MaxLineLen = ba.files, ba.root, ba.cwd, ba.maxLineLen
+		printNotes(stderr, ba.notes)
+	}
 	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		opts.Progress = stderr
 	}
@@ -61,9 +71,9 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if *devName != "" || *vsDevice != "" || len(compare) > 0 {
-		return timedReplay(fl.Args(), opts, *devName, *vsDevice, compare, *asJSON, *verify, *svg, stdout, stderr)
+		return timedReplay(files, opts, *devName, *vsDevice, compare, *asJSON, *verify, *svg, stdout, stderr)
 	}
-	rep, err := replay.Run(fl.Args(), opts)
+	rep, err := replay.Run(files, opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "iosim replay: %v\n", err)
 		if rep == nil {

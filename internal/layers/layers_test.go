@@ -1,5 +1,5 @@
 // Package layers holds the test that keeps iosim's dependency graph pointing down:
-// cmd → scenarios → replay / fio / crashtest → strace / crash → interposer /
+// cmd → scenarios → replay / bundle / fio / crashtest → strace / crash → interposer /
 // stdio → sim → vfs / device → faultrule. A package may
 // import only packages of lower rank (or the same package's test helpers).
 package layers
@@ -29,6 +29,7 @@ var rank = map[string]int{
 	"strace":     4,
 	"crash":      4,
 	"replay":     5,
+	"bundle":     5,
 	"fio":        5,
 	"crashtest":  5,
 	"scenarios":  6,
