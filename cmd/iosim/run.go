@@ -15,7 +15,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	rewrite := fl.Bool("rewrite", false, "replace every expected output with the actual one (review the change with git diff)")
 	svgDir := fl.String("svg", "", "draw each file's comparisons, runs and crash explorations as SVG charts in `DIR`")
 	fl.Usage = func() {
-		fmt.Fprint(stderr, `usage: iosim run [flags] PATH...
+		fmt.Fprint(fl.Output(), `usage: iosim run [flags] PATH...
 
 Runs scenario files (a directory: every *.scen file under it). A scenario is
 commands in the datadriven format, each followed by ---- and its expected
@@ -26,12 +26,12 @@ fails, 2 a file is malformed.
 commands:
 `)
 		for _, c := range scenarios.Commands() {
-			fmt.Fprintf(stderr, "  %s\n", c)
+			fmt.Fprintf(fl.Output(), "  %s\n", c)
 		}
-		fmt.Fprint(stderr, "\nflags:\n")
-		fl.PrintDefaults()
+		fmt.Fprint(fl.Output(), "\nflags:\n")
+		printFlags(fl)
 	}
-	if code, done := parseFlags(fl, args, func(n int) bool { return n > 0 }, "iosim run: no scenario files given", stderr); done {
+	if code, done := parseFlags(fl, args, func(n int) bool { return n > 0 }, "no scenario files given", stdout, stderr); done {
 		return code
 	}
 	files, err := scenarios.Files(fl.Args())
