@@ -72,6 +72,10 @@ func RunFile(path string, opts RunOptions) *FileResult {
 	var out strings.Builder
 	for _, b := range blocks {
 		td := b.td
+		if !b.hasSep && !opts.Rewrite {
+			res.Err = &MalformedError{Pos: td.Pos, Msg: td.Cmd + ": no `----` and expected output follow it ('iosim run --rewrite' writes them)"}
+			return res
+		}
 		actual, err := s.Exec(&td)
 		res.Commands++
 		if err != nil {

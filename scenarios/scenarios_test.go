@@ -99,6 +99,12 @@ func TestMalformed(t *testing.T) {
 		{"file /a size=1k cold warm\n----\n", `x.scen:1: file: unexpected word "warm"`},
 		{"calls A\nclose(1) = 0\n----\n\nexpect lock-waits 0 arm=A\n----\n", "x.scen:5: expect: lock-waits: arm A runs on the default device"},
 		{"fio J\n[j]\nrw=read\nsize=1m\nioengine=libaio\nthinktime=10\n----\n", "fio: thinktime: job j: thinktime is supported with the sync and psync engines only"},
+		// A missing `----` lets the next directive in as input.
+		{"calls A\nclose(1) = 0\n----\n\nrun A\n\nexpect calls=1 arm=A\n----\nok\n", "x.scen:5: run: takes no input, but \"expect calls=1 arm=A\" follows it before `----`: is the `----` after the directive missing?"},
+		{"calls A\nclose(1) = 0\n----\n\ncompare A A\nexpect ratio=1\n----\nok\n", "x.scen:5: compare: takes no input, but \"expect ratio=1\" follows it"},
+		{"calls A\nclose(1) = 0\n\ncalls B\nclose(2) = 0\n----\n", "x.scen:1: calls: its input runs into the directive \"calls B\": is the `----` that ends the input missing?"},
+		{"stack\ncount\n\ncompare A B\n----\n", "x.scen:1: stack: its input runs into the directive \"compare A B\""},
+		{"calls A\nclose(1) = 0\n----\n\nexpect calls=1 arm=A\n", "x.scen:5: expect: no `----` and expected output follow it ('iosim run --rewrite' writes them)"},
 	} {
 		p := writeScen(t, tc.text)
 		r := RunFile(p, RunOptions{})
@@ -339,4 +345,12 @@ func TestCallsProgram(t *testing.T) {
 	require.Equal(t, []string{"open", "cpu 2000", "lseek", "lseek", "lseek", "cpu 2000", "lseek", "lseek", "lseek"}, steps(101))
 	require.Equal(t, []string{"read", "read"}, steps(102))
 	require.Len(t, steps(-1), 11)
+}
+
+// TestFileTextIsNotChecked: a file's text is data, whatever its lines look
+// like; the missing-`----` check leaves it alone.
+func TestFileTextIsNotChecked(t *testing.T) {
+	p := writeScen(t, "file /a\nhello\n\nrun A\n----\nfile /a: 13 bytes, written, text\n")
+	r := RunFile(p, RunOptions{})
+	require.True(t, r.Passed(), "%v %v", r.Err, r.Mismatches)
 }

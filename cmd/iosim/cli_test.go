@@ -245,3 +245,13 @@ func TestPackageDocListsCommands(t *testing.T) {
 		require.Contains(t, doc, "iosim "+c.name+" ", "the package doc lists %s", c.name)
 	}
 }
+
+// TestRunMissingSeparator: a scenario whose `----` is missing is malformed
+// (exit 2, naming file and line), not a mismatch.
+func TestRunMissingSeparator(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "a.scen")
+	require.NoError(t, os.WriteFile(p, []byte("calls a\nclose(1) = 0\n----\narm a: 1 calls in 1 thread(s); device default, no stack\n\nrun a\n\nexpect calls=1 arm=a\n----\nok: a's calls = 1, want 1\n"), 0o644))
+	code, out, _ := runCmd("run", p)
+	require.Equal(t, 2, code)
+	require.Contains(t, out, "FAIL "+p+": "+p+":6: run: takes no input, but \"expect calls=1 arm=a\" follows it before `----`")
+}
