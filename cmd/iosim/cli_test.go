@@ -255,3 +255,18 @@ func TestRunMissingSeparator(t *testing.T) {
 	require.Equal(t, 2, code)
 	require.Contains(t, out, "FAIL "+p+": "+p+":6: run: takes no input, but \"expect calls=1 arm=a\" follows it before `----`")
 }
+
+// TestFioNotAJobFile: a binary file given to iosim fio is one short line,
+// not a dump of its bytes.
+func TestFioNotAJobFile(t *testing.T) {
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	b, err := os.ReadFile(exe)
+	require.NoError(t, err)
+	p := filepath.Join(t.TempDir(), "bin.fio")
+	require.NoError(t, os.WriteFile(p, b[:4096], 0o644))
+	code, out, errOut := runCmd("fio", p)
+	require.Equal(t, 2, code)
+	require.Empty(t, out)
+	require.Equal(t, "iosim fio: "+p+":1: not a fio job file: binary data (byte 0x7f at column 1)\n", errOut)
+}
