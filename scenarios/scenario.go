@@ -24,6 +24,7 @@ type Scenario struct {
 	lastCmp   *comparison // the last compare
 	lastEquiv *equivResult
 	lastCrash *crashRun
+	answers   []Answer
 	// SVG, when set, receives every comparison and run for charts.
 	SVG *Charts
 }
@@ -51,7 +52,11 @@ func (s *Scenario) Exec(td *datadriven.TestData) (string, error) {
 	if err := checkInput(td, h); err != nil {
 		return "", err
 	}
-	return h.run(s, td)
+	out, err := h.run(s, td)
+	if err == nil {
+		s.note(td, out)
+	}
+	return out, err
 }
 
 // checkInput refuses a directive whose input holds what a missing `----`

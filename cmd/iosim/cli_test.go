@@ -270,3 +270,38 @@ func TestFioNotAJobFile(t *testing.T) {
 	require.Empty(t, out)
 	require.Equal(t, "iosim fio: "+p+":1: not a fio job file: binary data (byte 0x7f at column 1)\n", errOut)
 }
+
+// TestRunAnswers: iosim run ends with a line per file holding its answers
+// (the claims checked, with the measured values); -v prints every answer
+// under its file instead: ratios, crash findings with their fix, claims.
+func TestRunAnswers(t *testing.T) {
+	seed, crashScen := "../../scenarios/seed-001-osync.scen", "../../scenarios/crash-file-update.scen"
+	// The answers as the scenario files' expected outputs state them.
+	claims := func(path string) []string {
+		b, err := os.ReadFile(path)
+		require.NoError(t, err)
+		var out []string
+		for _, l := range strings.Split(string(b), "\n") {
+			if c, ok := strings.CutPrefix(l, "ok: "); ok {
+				out = append(out, c)
+			}
+		}
+		require.NotEmpty(t, out)
+		return out
+	}
+	code, out, errOut := runCmd("run", seed, crashScen)
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "\nanswers (iosim run -v prints every one):\n")
+	require.Regexp(t, `\n  seed-001-osync\.scen +`+regexp.QuoteMeta(claims(seed)[0]+"; "+claims(seed)[1])+` \(\+1 more\)\n`, out)
+	require.Regexp(t, `\n  crash-file-update\.scen +`+regexp.QuoteMeta(claims(crashScen)[0]+"; "), out)
+	require.True(t, strings.HasSuffix(out, "\n2 of 2 scenario files passed\n"), out)
+
+	code, out, errOut = runCmd("run", "-v", seed, crashScen)
+	require.Equal(t, 0, code, errOut)
+	require.NotContains(t, out, "answers (")
+	for _, c := range append(claims(seed), claims(crashScen)...) {
+		require.Regexp(t, `\n +\d+  expect `+regexp.QuoteMeta(c)+"\n", out)
+	}
+	require.Regexp(t, `\n +\d+  ratio \(time\) osync/buffered = [0-9.]+\n`, out)
+	require.Regexp(t, `\n +\d+  crash unsafe: [1-9]\d* vulnerabilit(y|ies) \(\d+ of \d+ states failed\)\n +atomic-replace /db/config under [a-z0-9, -]+: .*\n +fix: fsync the file before renaming it over the old one\n`, out)
+}

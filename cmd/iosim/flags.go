@@ -164,7 +164,7 @@ func showDefault(f *flag.Flag) bool {
 func helpText(fl *flag.FlagSet, usage, description string) func() {
 	return func() {
 		w := fl.Output()
-		fmt.Fprintf(w, "%s\n\n%s\n", strings.TrimRight(usage, "\n"), strings.TrimRight(description, "\n"))
+		fmt.Fprintf(w, "%s\n\n%s\n", strings.Trim(usage, "\n"), strings.Trim(description, "\n"))
 		n := 0
 		fl.VisitAll(func(*flag.Flag) { n++ })
 		if n > 0 {
