@@ -180,6 +180,12 @@ func TestNoSystemCalls(t *testing.T) {
 		require.Empty(t, out, "%q", args)
 		require.Equal(t, "iosim "+args[0]+": "+p+": no system calls (an empty file, or not strace output)\n", errOut, "%q", args)
 	}
+	require.NoError(t, os.WriteFile(p, []byte("\x7fELF\x02\x01\n"), 0o644))
+	for _, cmd := range []string{"replay", "crash"} {
+		code, _, errOut := runCmd(cmd, "--keep-going", p)
+		require.Equal(t, 2, code)
+		require.Equal(t, "iosim "+cmd+": "+p+": no system calls (1 malformed line(s) skipped, no other)\n", errOut)
+	}
 }
 
 // TestStopIsAParseError: a replay that stopped at a malformed line counts it.

@@ -106,7 +106,11 @@ func noCalls(rep *replay.Report, cmd string, stderr io.Writer) bool {
 	if rep == nil || rep.Calls > 0 || rep.Error != "" {
 		return false
 	}
-	fmt.Fprintf(stderr, "iosim %s: %s: no system calls (an empty file, or not strace output)\n", cmd, strings.Join(rep.Files, ", "))
+	why := "an empty file, or not strace output"
+	if rep.ParseErrors > 0 {
+		why = fmt.Sprintf("%d malformed line(s) skipped, no other", rep.ParseErrors)
+	}
+	fmt.Fprintf(stderr, "iosim %s: %s: no system calls (%s)\n", cmd, strings.Join(rep.Files, ", "), why)
 	return true
 }
 
