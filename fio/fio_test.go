@@ -103,7 +103,7 @@ func TestParseErrors(t *testing.T) {
 		"[j]\nsize=1m\nbs=4q\n":             "j.fio:3: bs: want a size",
 		"[j]\nsize=1m\niodepth=8\n":         "j.fio:1: iodepth: job j: iodepth=8 needs an async engine",
 		"[j]\nrw=read\n":                    "j.fio:1: size: job j has no size",
-		"rw=read\n":                         "j.fio:1: option \"rw=read\" outside a section",
+		"rw=read\n":                         "j.fio:1: not a fio job file: \"rw=read\" before any section",
 		"[global]\nsize=1m\n":               "no job section",
 		"[j\nsize=1m\n":                     "j.fio:1: malformed section header",
 		"[j]\nsize=1m\nfilename=a:b\n":      "j.fio:3: filename: want one file name",
@@ -111,10 +111,19 @@ func TestParseErrors(t *testing.T) {
 		"[j]\nsize=1m\nrwmixread=101\n":     "j.fio:3: rwmixread: want a percentage",
 		"[j]\nsize=4k\nbs=8k\n":             "j.fio:1: bs: job j: bs=8192 is larger than size=4096",
 		"[j]\nsize=1m\nruntime=soon\n":      "j.fio:3: runtime: want a time",
+		// Files that are not job files: one short line, no dump of their bytes.
+		"\x7fELF\x02\x01\x01\x00\x00[x]":                             "j.fio:1: not a fio job file: binary data (byte 0x7f at column 1)",
+		"; job\n[j]\nsize=1m\x00\x00\n":                              "j.fio:3: not a fio job file: binary data (byte 0x00 at column 8)",
+		"[j]\nsize=1m\n\xff\xfe\n":                                   "j.fio:3: not a fio job file: binary data (byte 0xff at column 1)",
+		"Dear reader, this is a letter and not a job file at all.\n": "j.fio:1: not a fio job file: \"Dear reader, this is a letter and not a \"... before any section",
+		"[letter]\nDear reader, hello\n":                             "j.fio:2: not a fio job file: \"Dear reader, hello\" is no option or option=value",
+		"[j]\nsize=1m\nbs=" + strings.Repeat("4", 2<<20) + "\n":      "j.fio:3: not a fio job file: a line longer than 1 MiB",
 	} {
 		_, err := Parse(strings.NewReader(text), "j.fio")
 		require.Error(t, err, text)
 		require.Contains(t, err.Error(), want, text)
+		require.NotContains(t, err.Error(), "\n", "one line")
+		require.Less(t, len(err.Error()), 200, "a short line")
 	}
 }
 

@@ -41,11 +41,13 @@ package fio
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Job is one job section with the [global] options it inherits.
@@ -126,6 +128,9 @@ func Parse(r io.Reader, name string) ([]*Job, error) {
 	for sc.Scan() {
 		line++
 		text := sc.Text()
+		if col, c, bin := binary(text); bin {
+			return nil, &Error{File: name, Line: line, Msg: fmt.Sprintf("not a fio job file: binary data (byte %#02x at column %d)", c, col)}
+		}
 		if i := strings.IndexAny(text, ";#"); i >= 0 {
 			text = text[:i]
 		}
@@ -135,11 +140,11 @@ func Parse(r io.Reader, name string) ([]*Job, error) {
 		}
 		if strings.HasPrefix(text, "[") {
 			if !strings.HasSuffix(text, "]") || len(text) < 3 {
-				return nil, &Error{File: name, Line: line, Msg: fmt.Sprintf("malformed section header %q: want [name]", text)}
+				return nil, &Error{File: name, Line: line, Msg: fmt.Sprintf("malformed section header %s: want [name]", short(text))}
 			}
 			sec := strings.TrimSpace(text[1 : len(text)-1])
 			if sec == "" || strings.ContainsAny(sec, "[]/ ") {
-				return nil, &Error{File: name, Line: line, Msg: fmt.Sprintf("malformed section name %q", sec)}
+				return nil, &Error{File: name, Line: line, Msg: fmt.Sprintf("malformed section name %s", short(sec))}
 			}
 			inSection = true
 			if sec == "global" {
@@ -153,10 +158,13 @@ func Parse(r io.Reader, name string) ([]*Job, error) {
 			continue
 		}
 		if !inSection {
-			return nil, &Error{File: name, Line: line, Msg: fmt.Sprintf("option %q outside a section: start with [global] or [jobname]", text)}
+			return nil, &Error{File: name, Line: line, Msg: fmt.Sprintf("not a fio job file: %s before any section (a job file starts with [global] or [jobname])", short(text))}
 		}
 		key, val, hasVal := strings.Cut(text, "=")
 		key, val = strings.TrimSpace(key), strings.TrimSpace(val)
+		if key == "" || strings.ContainsAny(key, " \t\"'") {
+			return nil, &Error{File: name, Line: line, Msg: fmt.Sprintf("not a fio job file: %s is no option or option=value", short(text))}
+		}
 		if !hasVal {
 			val = "1"
 		}
@@ -169,7 +177,11 @@ func Parse(r io.Reader, name string) ([]*Job, error) {
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, &Error{File: name, Line: line + 1, Msg: err.Error()}
+		msg := err.Error()
+		if errors.Is(err, bufio.ErrTooLong) {
+			msg = "not a fio job file: a line longer than 1 MiB"
+		}
+		return nil, &Error{File: name, Line: line + 1, Msg: msg}
 	}
 	if len(jobs) == 0 {
 		return nil, &Error{File: name, Line: line, Msg: "no job section (a [name] other than [global])"}
@@ -189,6 +201,26 @@ func Parse(r io.Reader, name string) ([]*Job, error) {
 		}
 	}
 	return jobs, nil
+}
+
+// binary reports whether a line holds what no job file does: a byte that is
+// not UTF-8 or a control character other than tab and carriage return, with
+// its column (from 1) and value.
+func binary(text string) (col int, c byte, bin bool) {
+	for i, r := range text {
+		if r == utf8.RuneError || r < 0x20 && r != '\t' && r != '\r' || r == 0x7f {
+			return i + 1, text[i], true
+		}
+	}
+	return 0, 0, false
+}
+
+// short quotes s for a message, cut to 40 bytes.
+func short(s string) string {
+	if len(s) > 40 {
+		return strconv.Quote(s[:40]) + "..."
+	}
+	return strconv.Quote(s)
 }
 
 // set applies one option to j.

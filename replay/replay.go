@@ -171,7 +171,9 @@ type Report struct {
 	Complete bool `json:"complete"`
 	// Error is why the replay stopped before the end of the input
 	// ("FILE:LINE:COL: ..."), empty when it did not.
-	Error          string                   `json:"error,omitempty"`
+	Error string `json:"error,omitempty"`
+	// ParseErrors counts the malformed lines: those KeepGoing skipped, or
+	// the one the replay stopped at.
 	ParseErrors    int64                    `json:"parse_errors"`
 	ParseErrorList []string                 `json:"parse_error_list,omitempty"`
 	Divergences    int64                    `json:"divergences"`
@@ -246,6 +248,11 @@ func Run(files []string, opts Options) (*Report, error) {
 		if err != nil {
 			rep := r.finish(parsers)
 			rep.Error = err.Error()
+			if se := (*strace.SyntaxError)(nil); errors.As(err, &se) {
+				// The malformed line the replay stopped at is a parse error too.
+				rep.ParseErrors++
+				rep.ParseErrorList = append(rep.ParseErrorList, rep.Error)
+			}
 			return rep, err
 		}
 		if opts.OnEvent != nil {

@@ -243,12 +243,17 @@ func (s *Scenario) cmdCompare(td *datadriven.TestData) (string, error) {
 	}
 	tw.Flush()
 	c := &comparison{a: A, b: B, metric: by, ratio: ratio(metric(A, by), metric(B, by))}
-	fmt.Fprintf(&b, "ratio (%s) %s/%s = %s\n", by, A.Arm, B.Arm, ratioString(metric(A, by), metric(B, by)))
+	fmt.Fprintln(&b, c.line())
 	s.lastCmp = c
 	if s.SVG != nil {
 		s.SVG.addComparison(c)
 	}
 	return b.String(), nil
+}
+
+// line is the comparison's answer: "ratio (METRIC) A/B = R".
+func (c *comparison) line() string {
+	return fmt.Sprintf("ratio (%s) %s/%s = %s", c.metric, c.a.Arm, c.b.Arm, ratioString(metric(c.a, c.metric), metric(c.b, c.metric)))
 }
 
 func ratio(x, y float64) float64 {

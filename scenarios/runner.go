@@ -27,6 +27,8 @@ type FileResult struct {
 	// Rewritten: the file was rewritten with the actual outputs.
 	Rewritten bool
 	Commands  int
+	// Answers are what the commands that ran found (Scenario.Answers).
+	Answers []Answer
 }
 
 // Mismatch is one command whose output is not the expected one.
@@ -69,9 +71,14 @@ func RunFile(path string, opts RunOptions) *FileResult {
 	if opts.Charts != nil {
 		opts.Charts.file = path
 	}
+	defer func() { res.Answers = s.Answers() }()
 	var out strings.Builder
 	for _, b := range blocks {
 		td := b.td
+		if !b.hasSep && !opts.Rewrite {
+			res.Err = &MalformedError{Pos: td.Pos, Msg: td.Cmd + ": no `----` and expected output follow it ('iosim run --rewrite' writes them)"}
+			return res
+		}
 		actual, err := s.Exec(&td)
 		res.Commands++
 		if err != nil {

@@ -24,6 +24,7 @@ type Scenario struct {
 	lastCmp   *comparison // the last compare
 	lastEquiv *equivResult
 	lastCrash *crashRun
+	answers   []Answer
 	// SVG, when set, receives every comparison and run for charts.
 	SVG *Charts
 }
@@ -48,33 +49,72 @@ func (s *Scenario) Exec(td *datadriven.TestData) (string, error) {
 	if !ok {
 		return "", malformed(td, "unknown command (known: %s)", commandNames())
 	}
-	return h.run(s, td)
+	if err := checkInput(td, h); err != nil {
+		return "", err
+	}
+	out, err := h.run(s, td)
+	if err == nil {
+		s.note(td, out)
+	}
+	return out, err
+}
+
+// checkInput refuses a directive whose input holds what a missing `----`
+// let in (the datadriven reader takes every line up to the next `----` as
+// input): any input for a command that takes none, and, in the input of one
+// that takes some (but a file's text), a line after a blank line that is
+// itself a directive of a known command.
+func checkInput(td *datadriven.TestData, h command) error {
+	if td.Input == "" {
+		return nil
+	}
+	lines := strings.Split(td.Input, "\n")
+	if !h.input {
+		return malformed(td, "takes no input, but %q follows it before `----`: is the `----` after the directive missing?", strings.TrimSpace(lines[0]))
+	}
+	if td.Cmd == "file" {
+		return nil
+	}
+	for k := 1; k < len(lines); k++ {
+		if strings.TrimSpace(lines[k-1]) != "" {
+			continue
+		}
+		l := strings.TrimSpace(lines[k])
+		if cmd, _, err := datadriven.ParseLine(l); err == nil && cmd != "" && !strings.HasPrefix(l, "#") {
+			if _, known := commands[cmd]; known {
+				return malformed(td, "its input runs into the directive %q: is the `----` that ends the input missing?", l)
+			}
+		}
+	}
+	return nil
 }
 
 type command struct {
 	run func(*Scenario, *datadriven.TestData) (string, error)
 	doc string
+	// input: the command reads the lines between it and `----`.
+	input bool
 }
 
 var commands map[string]command
 
 func init() {
 	commands = map[string]command{
-		"fs":      {(*Scenario).cmdFS, "fs model=MODEL[,MODEL...]|all: the persistence models crash explores (" + strings.Join(crash.ModelNames(), ", ") + ")"},
-		"device":  {(*Scenario).cmdDevice, "device NAME|FILE [TABLE.KEY=VALUE...]: the device profile that prices calls (default: a constant cost per call), with values of its TOML changed"},
-		"file":    {(*Scenario).cmdFile, "file PATH [size=N] [sparse|prealloc] [content=zero|random] [cold]: a file the workload finds, in the page cache unless cold (input: its text)"},
-		"stack":   {(*Scenario).cmdStack, "stack: the interposer stack, one spec per input line, the first nearest the program"},
-		"faults":  {(*Scenario).cmdFaults, "faults [seed=N]: fault rules, one per input line (the fault interposer's language)"},
-		"calls":   {(*Scenario).cmdCalls, "calls NAME: an arm whose workload is the input's calls in strace syntax (PID prefix: a thread; cpu(DURATION); repeat N ... end)"},
-		"trace":   {(*Scenario).cmdTrace, "trace NAME file=PATH|(PATH, ...)|BUNDLE: an arm replaying a recorded strace (-ff: several files), or the bundle iosim record wrote (its trace on its snapshot, in its directory)"},
-		"fio":     {(*Scenario).cmdFio, "fio NAME [file=PATH]: an arm running a fio job file (input or file)"},
-		"stdio":   {(*Scenario).cmdStdio, "stdio NAME: an arm whose workload is the input's C stdio calls (fopen, fputs, fwrite, fflush, fsync(fileno(f)), fclose) as glibc makes them"},
-		"arm":     {(*Scenario).cmdArm, "arm NAME like=OTHER: an arm with OTHER's workload and the current setup"},
-		"run":     {(*Scenario).cmdRun, "run [NAME...] [show=calls]: run arms and print their reports (show=calls: every call, for calls and stdio arms)"},
-		"compare": {(*Scenario).cmdCompare, "compare A B [by=time|calls|kernel-calls]: two arms side by side, with the ratio A/B"},
-		"equiv":   {(*Scenario).cmdEquiv, "equiv NAME: run a calls arm with and without its stack and compare every result"},
-		"crash":   {(*Scenario).cmdCrash, "crash NAME [models=M,...|all] [depth=N] [checks=(durability, atomic-replace, fsck, stdio)]: the vulnerabilities of the arm's workload when power is lost at any point, under the persistence models (default: fs model=); input: disk fault rules on vfs operations, e.g. writeback@/db/f#nth=1=EIO"},
-		"expect":  {(*Scenario).cmdExpect, "expect METRIC=VALUE|LO..HI ... [arm=NAME]: the claim, checked (ratio, time, calls, kernel-calls, divergences, differ, lock-waits, vulnerabilities)"},
+		"fs":      {(*Scenario).cmdFS, "fs model=MODEL[,MODEL...]|all: the persistence models crash explores (" + strings.Join(crash.ModelNames(), ", ") + ")", false},
+		"device":  {(*Scenario).cmdDevice, "device NAME|FILE [TABLE.KEY=VALUE...]: the device profile that prices calls (default: a constant cost per call), with values of its TOML changed", false},
+		"file":    {(*Scenario).cmdFile, "file PATH [size=N] [sparse|prealloc] [content=zero|random] [cold]: a file the workload finds, in the page cache unless cold (input: its text)", true},
+		"stack":   {(*Scenario).cmdStack, "stack: the interposer stack, one spec per input line, the first nearest the program", true},
+		"faults":  {(*Scenario).cmdFaults, "faults [seed=N]: fault rules, one per input line (the fault interposer's language)", true},
+		"calls":   {(*Scenario).cmdCalls, "calls NAME: an arm whose workload is the input's calls in strace syntax (PID prefix: a thread; cpu(DURATION); repeat N ... end)", true},
+		"trace":   {(*Scenario).cmdTrace, "trace NAME file=PATH|(PATH, ...)|BUNDLE: an arm replaying a recorded strace (-ff: several files), or the bundle iosim record wrote (its trace on its snapshot, in its directory)", false},
+		"fio":     {(*Scenario).cmdFio, "fio NAME [file=PATH]: an arm running a fio job file (input or file)", true},
+		"stdio":   {(*Scenario).cmdStdio, "stdio NAME: an arm whose workload is the input's C stdio calls (fopen, fputs, fwrite, fflush, fsync(fileno(f)), fclose) as glibc makes them", true},
+		"arm":     {(*Scenario).cmdArm, "arm NAME like=OTHER: an arm with OTHER's workload and the current setup", false},
+		"run":     {(*Scenario).cmdRun, "run [NAME...] [show=calls]: run arms and print their reports (show=calls: every call, for calls and stdio arms)", false},
+		"compare": {(*Scenario).cmdCompare, "compare A B [by=time|calls|kernel-calls]: two arms side by side, with the ratio A/B", false},
+		"equiv":   {(*Scenario).cmdEquiv, "equiv NAME: run a calls arm with and without its stack and compare every result", false},
+		"crash":   {(*Scenario).cmdCrash, "crash NAME [models=M,...|all] [depth=N] [checks=(durability, atomic-replace, fsck, stdio)]: the vulnerabilities of the arm's workload when power is lost at any point, under the persistence models (default: fs model=); input: disk fault rules on vfs operations, e.g. writeback@/db/f#nth=1=EIO", true},
+		"expect":  {(*Scenario).cmdExpect, "expect METRIC=VALUE|LO..HI ... [arm=NAME]: the claim, checked (ratio, time, calls, kernel-calls, divergences, differ, lock-waits, vulnerabilities)", false},
 	}
 }
 

@@ -101,6 +101,12 @@ func TestMalformed(t *testing.T) {
 		{"file /a size=1k cold warm\n----\n", `x.scen:1: file: unexpected word "warm"`},
 		{"calls A\nclose(1) = 0\n----\n\nexpect lock-waits 0 arm=A\n----\n", "x.scen:5: expect: lock-waits: arm A runs on the default device"},
 		{"fio J\n[j]\nrw=read\nsize=1m\nioengine=libaio\nthinktime=10\n----\n", "fio: thinktime: job j: thinktime is supported with the sync and psync engines only"},
+		// A missing `----` lets the next directive in as input.
+		{"calls A\nclose(1) = 0\n----\n\nrun A\n\nexpect calls=1 arm=A\n----\nok\n", "x.scen:5: run: takes no input, but \"expect calls=1 arm=A\" follows it before `----`: is the `----` after the directive missing?"},
+		{"calls A\nclose(1) = 0\n----\n\ncompare A A\nexpect ratio=1\n----\nok\n", "x.scen:5: compare: takes no input, but \"expect ratio=1\" follows it"},
+		{"calls A\nclose(1) = 0\n\ncalls B\nclose(2) = 0\n----\n", "x.scen:1: calls: its input runs into the directive \"calls B\": is the `----` that ends the input missing?"},
+		{"stack\ncount\n\ncompare A B\n----\n", "x.scen:1: stack: its input runs into the directive \"compare A B\""},
+		{"calls A\nclose(1) = 0\n----\n\nexpect calls=1 arm=A\n", "x.scen:5: expect: no `----` and expected output follow it ('iosim run --rewrite' writes them)"},
 	} {
 		p := writeScen(t, tc.text)
 		r := RunFile(p, RunOptions{})
@@ -341,4 +347,88 @@ func TestCallsProgram(t *testing.T) {
 	require.Equal(t, []string{"open", "cpu 2000", "lseek", "lseek", "lseek", "cpu 2000", "lseek", "lseek", "lseek"}, steps(101))
 	require.Equal(t, []string{"read", "read"}, steps(102))
 	require.Len(t, steps(-1), 11)
+}
+
+// TestFileTextIsNotChecked: a file's text is data, whatever its lines look
+// like; the missing-`----` check leaves it alone.
+func TestFileTextIsNotChecked(t *testing.T) {
+	p := writeScen(t, "file /a\nhello\n\nrun A\n----\nfile /a: 13 bytes, written, text\n")
+	r := RunFile(p, RunOptions{})
+	require.True(t, r.Passed(), "%v %v", r.Err, r.Mismatches)
+}
+
+// TestAnswers: a run keeps what each comparison, equivalence check, crash
+// exploration and expect found, with its position, in file order.
+func TestAnswers(t *testing.T) {
+	p := writeScen(t, `calls slow
+open("/a", O_WRONLY|O_CREAT|O_SYNC, 0644) = 3
+write(3, "x", 1) = 1
+close(3) = 0
+----
+
+calls fast
+open("/a", O_WRONLY|O_CREAT, 0644) = 3
+write(3, "x", 1) = 1
+close(3) = 0
+----
+
+compare slow fast by=calls
+----
+
+expect ratio=1
+----
+
+file /c
+old
+----
+
+calls unsafe
+open("/c.tmp", O_WRONLY|O_CREAT|O_TRUNC, 0644) = 3
+write(3, "new\n", 4) = 4
+close(3) = 0
+rename("/c.tmp", "/c") = 0
+----
+
+crash unsafe models=posix checks=atomic-replace
+----
+
+stack
+count
+----
+
+calls counted
+close(9) = -1 EBADF (Bad file descriptor)
+----
+
+equiv counted
+----
+`)
+	r := RunFile(p, RunOptions{Rewrite: true})
+	require.NoError(t, r.Err)
+	var got []string
+	for _, a := range r.Answers {
+		line := strings.TrimPrefix(a.Pos, p+":") + " " + a.Text
+		if a.Claim {
+			line += " (claim)"
+		}
+		got = append(got, line)
+		for _, d := range a.Detail {
+			got = append(got, "  "+d)
+		}
+	}
+	// The crash's vulnerabilities as its output states them, each a
+	// detail line and its fix.
+	text, err := os.ReadFile(p)
+	require.NoError(t, err)
+	n := strings.Count(string(text), "\nvulnerability ")
+	require.Positive(t, n)
+	require.Len(t, got, 4+2*n, "%q", got)
+	require.Equal(t, "13 ratio (calls) slow/fast = 1.00", got[0])
+	require.Equal(t, "16 ratio (calls) slow/fast = 1.00, want 1 (claim)", got[1])
+	require.Regexp(t, fmt.Sprintf(`^30 crash unsafe: %d vulnerabilit(y|ies) \(\d+ of \d+ states failed\)$`, n), got[2])
+	for k := range n {
+		require.True(t, strings.HasPrefix(got[3+2*k], "  atomic-replace /c under posix: replaced by unsafe:4: rename /c.tmp -> /c: "), got[3+2*k])
+		require.Equal(t, "    fix: fsync the file before renaming it over the old one", got[4+2*k])
+	}
+	require.Equal(t, "41 equiv counted: 0 of 1 calls differ with the stack", got[3+2*n])
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -41,19 +40,12 @@ func cmdCalibrate(args []string, stdout, stderr io.Writer) int {
 	out := fl.String("o", "", "write the profile to `FILE` (default: standard output)")
 	budget := fl.Duration("duration", time.Minute, "how long to measure at most")
 	name := fl.String("name", "calibrated", "the profile's name")
-	fl.Usage = func() {
-		fmt.Fprint(stderr, "usage: iosim calibrate [-o FILE] [-duration D] DIR\n\nMeasures this machine on a scratch file in DIR and prints a device profile for --device.\n\nflags:\n")
-		fl.PrintDefaults()
+	fl.Usage = helpText(fl, "usage: iosim calibrate [-o FILE] [--duration D] DIR", "Measures this machine on a scratch file in DIR and prints a device profile for --device.")
+	if code, done := parseFlags(fl, args, func(n int) bool { return n == 1 }, "want one directory to measure in", stdout, stderr); done {
+		return code
 	}
-	if err := fl.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	if fl.NArg() != 1 {
-		fl.Usage()
-		return 2
+	if *budget <= 0 {
+		return usageError(stderr, "calibrate", fmt.Sprintf("--duration %v: want a positive duration", *budget))
 	}
 	var bar *progressbar.ProgressBar
 	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {

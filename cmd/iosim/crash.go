@@ -34,12 +34,12 @@ func cmdCrash(args []string, stdout, stderr io.Writer) int {
 	fl.Var(&modelsF, "model", "persistence `MODEL` ("+strings.Join(crash.ModelNames(), ", ")+", or all; comma-separated or repeated; default all)")
 	fl.Var(&checkers, "checker", "`NAME` of a built-in check (durability, atomic-replace, fsck) or a command line run through the shell with CRASHED_DIR STDOUT_FILE appended (exit 0: consistent); repeatable; default: the three built-in checks")
 	fl.Var(&stack, "stack", "interposer `NAME[:key=value,...]` between the program and the model, repeatable")
-	depth := fl.Int("depth", 1, "at most `K` calls lost, torn or reordered per state")
-	sample := fl.Int("sample", 0, "draw `N` more states per crash point at random, beyond the depth")
+	depth := intAtLeast(fl, "depth", 1, 1, "at most `K` calls lost, torn or reordered per state")
+	sample := intAtLeast(fl, "sample", 0, 0, "draw `N` more states per crash point at random, beyond the depth")
 	seed := fl.Uint64("seed", 1, "seed of --sample")
 	every := fl.Bool("every-call", false, "a crash point after every call, not only after calls that change what could become durable")
 	workDir := fl.String("workload-dir", "", "the traced `DIR` the program owns: what an external checker gets, materialised")
-	jobs := fl.Int("jobs", 1, "external checkers run at once")
+	jobs := intAtLeast(fl, "jobs", 1, 1, "run at most `N` external checkers at once")
 	root := fl.String("root", "", "initial state: `SNAPSHOT:/traced/path`, a host copy of the program's directory made before the run (default: inferred from the trace)")
 	cwd := fl.String("cwd", "", "the traced program's initial working directory (default: inferred)")
 	keepGoing := fl.Bool("keep-going", false, "count malformed trace lines and go on")
@@ -49,26 +49,16 @@ func cmdCrash(args []string, stdout, stderr io.Writer) int {
 	listModels := fl.Bool("models", false, "print the persistence models' rules and their sources")
 	unknownBytes := fl.String("unknown-bytes", "refuse", "what to do when a crash state would hold bytes the trace does not show (a write strace's -s cut): `refuse` the trace (exit 2), or skip: check only the states without them and count the others as unchecked")
 	svg := fl.String("svg", "", "also draw the states and vulnerabilities per crash point along the trace into `FILE` (.svg; .png, .pdf by the extension)")
-	fl.Usage = func() {
-		fmt.Fprint(stderr, "usage: iosim crash [flags] TRACE...\n       iosim crash [flags] BUNDLE\n       iosim crash --merge REPORT.json...\n\nExplores the states a power loss at any point of the traced run can leave, under\npersistence models, and reports the vulnerabilities found (exit 1 if any). A bundle\nof iosim record gives its trace, --root, --cwd and --workload-dir.\n\nflags:\n")
-		fl.PrintDefaults()
-	}
-	if err := fl.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	fl.Usage = helpText(fl, "usage: iosim crash [flags] TRACE...\n       iosim crash [flags] BUNDLE\n       iosim crash --merge REPORT.json...",
+		"Explores the states a power loss at any point of the traced run can leave, under\npersistence models, and reports the vulnerabilities found. Exit status: 0 none\nfound, 1 vulnerabilities found, 2 bad usage or input. A bundle of iosim record gives its trace, --root,\n--cwd and --workload-dir.")
+	if code, done := parseFlags(fl, args, func(n int) bool { return n > 0 || *listModels }, "no trace files given", stdout, stderr); done {
+		return code
 	}
 	if *listModels {
 		for _, m := range crash.Models() {
 			fmt.Fprintln(stdout, m.Describe())
 		}
 		return 0
-	}
-	if fl.NArg() == 0 {
-		fmt.Fprintln(stderr, "iosim crash: no trace files given")
-		fl.Usage()
-		return 2
 	}
 	if *merge {
 		return crashMerge(fl.Args(), *asJSON, *svg, stdout, stderr)
@@ -146,12 +136,15 @@ func cmdCrash(args []string, stdout, stderr io.Writer) int {
 		copts.Progress = func(points, states int) { _ = bar.Set(states) }
 		defer bar.Finish()
 	}
-	rep, _, err := replay.Explore(files, ropts, copts)
+	rep, rrep, err := replay.Explore(files, ropts, copts)
 	if err != nil {
 		fmt.Fprintf(stderr, "iosim crash: %v\n", err)
 		if errors.Is(err, replay.ErrUnknownBytes) {
 			fmt.Fprintln(stderr, "iosim crash: or pass --unknown-bytes=skip to check only the states without such bytes")
 		}
+		return 2
+	}
+	if noCalls(rrep, "crash", stderr) {
 		return 2
 	}
 	if ba != nil {
@@ -216,6 +209,10 @@ func crashMerge(files []string, asJSON bool, svg string, stdout, stderr io.Write
 			return 2
 		}
 		rs = append(rs, &r)
+	}
+	if err := crash.CheckShards(files, rs); err != nil {
+		fmt.Fprintf(stderr, "iosim crash --merge: %v\n", err)
+		return 2
 	}
 	return printCrash(crash.Merge(rs), asJSON, svg, chartTitle(files), stdout, stderr)
 }

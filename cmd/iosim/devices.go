@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -11,7 +12,7 @@ import (
 // cmdDevices lists the bundled device profiles: name, kind, write cache, the
 // headline numbers and the description.
 func cmdDevices(args []string, stdout, stderr io.Writer) int {
-	if code, ok := noArgs("devices", args, stderr); !ok {
+	if code, ok := noArgs("devices", "Lists the bundled device profiles --device takes: kind, write cache, headline\nnumbers, file system and description. --device also takes a TOML file (see\npackage device, or write one with 'iosim calibrate').", args, stdout, stderr); !ok {
 		return code
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
@@ -41,15 +42,12 @@ func cmdDevices(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// noArgs checks that a command that takes no arguments got none: ok is false
-// when it must stop with code (0 for -h, else 2), its usage printed.
-func noArgs(cmd string, args []string, stderr io.Writer) (code int, ok bool) {
-	if len(args) == 0 {
-		return 0, true
-	}
-	fmt.Fprintln(stderr, "usage: iosim "+cmd)
-	if args[0] == "-h" || args[0] == "--help" {
-		return 0, false
-	}
-	return 2, false
+// noArgs checks that a command that takes no arguments and no flags got
+// none: ok is false when it must stop with code (0 after --help, its help on
+// stdout; 2 for anything else, see parseFlags).
+func noArgs(cmd, description string, args []string, stdout, stderr io.Writer) (code int, ok bool) {
+	fl := flag.NewFlagSet(cmd, flag.ContinueOnError)
+	fl.Usage = helpText(fl, "usage: iosim "+cmd, description)
+	code, done := parseFlags(fl, args, func(n int) bool { return n == 0 }, "takes no arguments", stdout, stderr)
+	return code, !done
 }

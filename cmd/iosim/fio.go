@@ -21,22 +21,15 @@ func cmdFio(args []string, stdout, stderr io.Writer) int {
 	devName := fl.String("device", "", "price every call with the time model of device profile `NAME|FILE` (see 'iosim devices'; a file from 'iosim calibrate'); default: a constant cost per call")
 	var stack stackFlag
 	fl.Var(&stack, "stack", "interposer `NAME[:key=value,...]`, repeatable; the first is nearest the program (see 'iosim interposers')")
-	fl.Usage = func() {
-		fmt.Fprint(stderr, `usage: iosim fio [flags] JOBFILE
-
+	fl.Usage = helpText(fl, "usage: iosim fio [flags] JOBFILE", `
 Runs a fio job file on the model: each job (each of numjobs clones) is a
 process, its latencies read from the virtual clock. Options: [global] and job
 sections with rw, rwmixread, bs, size, filename, directory, numjobs, iodepth,
 ioengine (sync, psync, libaio), direct, buffered, sync, fsync, fdatasync,
 end_fsync, fallocate, runtime, time_based, randseed, io_size, thinktime,
-zero_buffers. Any other option is an error.
-
-flags:
-`)
-		fl.PrintDefaults()
-	}
+zero_buffers. Any other option is an error.`)
 	// fio's own spelling, --output-format json, is accepted by the flag package.
-	if code, done := parseFlags(fl, args, func(n int) bool { return n == 1 }, "iosim fio: want one job file", stderr); done {
+	if code, done := parseFlags(fl, args, func(n int) bool { return n == 1 }, "want one job file", stdout, stderr); done {
 		return code
 	}
 	if *format != "normal" && *format != "json" {

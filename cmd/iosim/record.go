@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"strings"
 	"syscall"
 
@@ -21,28 +20,19 @@ func cmdRecord(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	out := fl.String("o", "", "write the bundle into directory `OUT` (new, or empty; not inside the workload directory)")
 	dir := fl.String("workload-dir", "", "the `DIR` the program runs in and the snapshot copies (default: the current directory)")
 	limit := fl.Int("s", bundle.DefaultStringLimit, "strace's -s: the longest string recorded whole, in `BYTES`")
-	fl.Usage = func() {
-		fmt.Fprintf(stderr, `usage: iosim record -o OUT [--workload-dir DIR] [-s BYTES] -- PROG [ARGS...]
-
-Copies DIR, then runs PROG in DIR under strace (%s -s BYTES), and
+	fl.Usage = helpText(fl, "usage: iosim record -o OUT [--workload-dir DIR] [-s BYTES] -- PROG [ARGS...]",
+		fmt.Sprintf(`Copies DIR, then runs PROG in DIR under strace (%s -s BYTES), and
 writes the bundle OUT: bundle.json (argv, cwd, exit status, strace and kernel
 versions), trace.strace, snapshot/ (DIR before the run) and stdout (PROG's
 standard output, which also goes to iosim's). 'iosim replay OUT' and
 'iosim crash OUT --checker CMD' take the bundle with no other flag.
 The exit status is PROG's (128+N when signal N killed it); 2 when no bundle
-could be made.
-
-flags:
-`, strings.Join(bundle.StraceArgs, " "))
-		fl.PrintDefaults()
-	}
-	if code, done := parseFlags(fl, args, func(n int) bool { return n > 0 }, "iosim record: no program given (iosim record -o OUT -- PROG ARGS...)", stderr); done {
+could be made.`, strings.Join(bundle.StraceArgs, " ")))
+	if code, done := parseFlags(fl, args, func(n int) bool { return n > 0 }, "no program given (iosim record -o OUT -- PROG ARGS...)", stdout, stderr); done {
 		return code
 	}
 	if *out == "" {
-		fmt.Fprintln(stderr, "iosim record: -o OUT is required: the bundle directory to write")
-		fl.Usage()
-		return 2
+		return usageError(stderr, "record", "-o OUT is required: the bundle directory to write")
 	}
 	if f, ok := stdout.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		fmt.Fprintln(stderr, "note: the program's standard output is a pipe, not this terminal (iosim keeps a copy): a program that buffers its output (C stdio, Python) writes it in blocks, not line by line")
@@ -54,7 +44,7 @@ flags:
 	defer signal.Stop(sigs)
 	rec, err := bundle.Record(bundle.RecordOptions{
 		Out: *out, WorkloadDir: *dir, Argv: fl.Args(), StringLimit: *limit,
-		Stdin: stdin, Stdout: stdout, Stderr: stderr, Version: iosimVersion(),
+		Stdin: stdin, Stdout: stdout, Stderr: stderr, Version: versionLine(),
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "iosim record: %v\n", err)
@@ -71,29 +61,4 @@ flags:
 	fmt.Fprintf(stderr, "iosim record: %s: %d trace lines, snapshot of %s (%d files, %d directories, %d symlinks, %d bytes), %s\n",
 		b.Dir, rec.Lines, b.WorkloadDir, rec.Snapshot.Files+rec.Snapshot.HardLinks, rec.Snapshot.Dirs, rec.Snapshot.Symlinks, rec.Snapshot.Bytes, status)
 	return b.ExitStatus
-}
-
-// iosimVersion is the module version the binary was built from, with the
-// commit when the go command stamped one.
-func iosimVersion() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "unknown"
-	}
-	v := bi.Main.Version
-	var rev, dirty string
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			if s.Value == "true" {
-				dirty = "+dirty"
-			}
-		}
-	}
-	if rev != "" {
-		v += " " + rev + dirty
-	}
-	return v
 }

@@ -32,7 +32,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 	asJSON := fl.Bool("json", false, "print the report as JSON")
 	root := fl.String("root", "", "seed the model with a copy of a host directory (read only): `DIR` at the same paths in the model, DIR:/MOUNT at /MOUNT")
 	cwd := fl.String("cwd", "", "the traced program's initial working directory (default: inferred from the trace)")
-	maxDiv := fl.Int("max-divergences", 100, "how many divergences to list (all are counted)")
+	maxDiv := intAtLeast(fl, "max-divergences", 100, 0, "list at most `N` divergences (all are counted)")
 	devName := fl.String("device", "", "price every call with the time model of device profile `NAME|FILE` (see 'iosim devices'); the report says where the time went")
 	vsDevice := fl.String("vs-device", "", "with --device: replay again on profile `NAME|FILE` and show both side by side with ratios")
 	svg := fl.String("svg", "", "with --compare or --vs-device: draw the two runs (virtual time with the ratio, where the time went) into `FILE` (.svg, .png, .pdf)")
@@ -40,11 +40,8 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 	var stack, compare stackFlag
 	fl.Var(&compare, "compare", "replay again with interposer `NAME[:key=value,...]` added to the stack (repeatable) and show both side by side with ratios")
 	fl.Var(&stack, "stack", "interposer `NAME[:key=value,...]`, repeatable; the first is nearest to the program (see 'iosim interposers')")
-	fl.Usage = func() {
-		fmt.Fprint(stderr, "usage: iosim replay [flags] TRACE...\n       iosim replay [flags] BUNDLE\n\nReplays strace files (several files: the per-task files of strace -ff) on the model;\na bundle of iosim record gives its trace, --root and --cwd.\n\nflags:\n")
-		fl.PrintDefaults()
-	}
-	if code, done := parseFlags(fl, args, func(n int) bool { return n > 0 }, "iosim replay: no trace files given", stderr); done {
+	fl.Usage = helpText(fl, "usage: iosim replay [flags] TRACE...\n       iosim replay [flags] BUNDLE", "Replays strace files (several files: the per-task files of strace -ff) on the model;\na bundle of iosim record gives its trace, --root and --cwd.\nExit status: 0 clean, 1 a divergence (--verify), 2 bad usage or input.")
+	if code, done := parseFlags(fl, args, func(n int) bool { return n > 0 }, "no trace files given", stdout, stderr); done {
 		return code
 	}
 	opts := replay.Options{Verify: *verify, KeepGoing: *keepGoing, Stack: stack, Root: *root, Cwd: *cwd, MaxDivergences: *maxDiv}
@@ -79,6 +76,8 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 		if rep == nil {
 			return 2
 		}
+	} else if noCalls(rep, "replay", stderr) {
+		return 2
 	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
@@ -108,6 +107,21 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// noCalls reports whether a replay that read its input to the end found no
+// system call in it (an empty file, or text that is not strace output), and
+// then says so on stderr: such input is an input error, not a clean run.
+func noCalls(rep *replay.Report, cmd string, stderr io.Writer) bool {
+	if rep == nil || rep.Calls > 0 || rep.Error != "" {
+		return false
+	}
+	why := "an empty file, or not strace output"
+	if rep.ParseErrors > 0 {
+		why = fmt.Sprintf("%d malformed line(s) skipped, no other", rep.ParseErrors)
+	}
+	fmt.Fprintf(stderr, "iosim %s: %s: no system calls (%s)\n", cmd, strings.Join(rep.Files, ", "), why)
+	return true
 }
 
 // writeReport prints the terminal summary, in the spirit of strace -c.
@@ -152,12 +166,17 @@ func writeReport(w io.Writer, rep *replay.Report, verify, malformed bool) {
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintf(w, "parse errors: %d", rep.ParseErrors)
-	if rep.ParseErrors > 0 {
+	switch {
+	case rep.Error != "" && malformed:
+		fmt.Fprintf(w, " (the replay stopped at the malformed line)")
+	case rep.ParseErrors > 0:
 		fmt.Fprintf(w, " (lines skipped, not replayed)")
 	}
 	fmt.Fprintln(w)
 	for _, e := range rep.ParseErrorList {
-		fmt.Fprintf(w, "  %s\n", e)
+		if e != rep.Error { // printed as stopped: above
+			fmt.Fprintf(w, "  %s\n", e)
+		}
 	}
 	if rep.StackReport != "" {
 		fmt.Fprintf(w, "\n%s\n", rep.StackReport)
@@ -182,7 +201,7 @@ func writeReport(w io.Writer, rep *replay.Report, verify, malformed bool) {
 }
 
 func cmdSyscalls(args []string, stdout, stderr io.Writer) int {
-	if code, ok := noArgs("syscalls", args, stderr); !ok {
+	if code, ok := noArgs("syscalls", "Lists every x86-64 syscall: its number, whether the model supports it (fully,\nin part, or not), and a note on what it leaves out.", args, stdout, stderr); !ok {
 		return code
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
@@ -195,7 +214,7 @@ func cmdSyscalls(args []string, stdout, stderr io.Writer) int {
 }
 
 func cmdInterposers(args []string, stdout, stderr io.Writer) int {
-	if code, ok := noArgs("interposers", args, stderr); !ok {
+	if code, ok := noArgs("interposers", "Lists the interposers --stack takes (NAME[:key=value,...]) and their parameters.", args, stdout, stderr); !ok {
 		return code
 	}
 	fmt.Fprint(stdout, interposer.Usage())

@@ -44,6 +44,9 @@ func timedReplay(files []string, opts replay.Options, devName, vsDevice string, 
 		fmt.Fprintf(stderr, "iosim replay: %v\n", err)
 		return 2
 	}
+	if noCalls(base, "replay", stderr) {
+		return 2
+	}
 	if vsDevice == "" && len(compare) == 0 {
 		if asJSON {
 			return writeJSON(stdout, stderr, base)
