@@ -134,12 +134,12 @@ type Explorer struct {
 	callers   map[string]fileLine // goCaller's cache: call stack → the workload's frame
 	pcs       [32]uintptr         // goCaller's scratch (calls are serialised)
 	stateNo   int
-	vulns     map[string]*Vulnerability
+	found     map[string]*FoundCause // failing states by deviation
 	rep       Report
 	start     time.Time
 	work      chan func()
 	wg        sync.WaitGroup
-	vmu       sync.Mutex // guards vulns and rep's failure counts from checker goroutines
+	vmu       sync.Mutex // guards found and rep's failure counts from checker goroutines
 }
 
 // dataPromise is what a sync acknowledged of a file: its whole content (size
@@ -234,7 +234,7 @@ func NewExplorer(fs *vfs.FS, next sim.Handler, opts Options) *Explorer {
 		opts.Jobs = 1
 	}
 	e := &Explorer{fs: fs, next: next, opts: opts, promises: map[uint64][]dataPromise{}, names: map[string]namePromise{},
-		truncated: map[uint64]bool{}, aioSync: map[[2]uint64]aioSync{}, aioCount: map[uint64]uint64{}, hseed: maphash.MakeSeed(), dataHash: map[uint64]uint64{}, callers: map[string]fileLine{}, verdicts: map[verdictKey]*verdict{}, vulns: map[string]*Vulnerability{}, start: time.Now()}
+		truncated: map[uint64]bool{}, aioSync: map[[2]uint64]aioSync{}, aioCount: map[uint64]uint64{}, hseed: maphash.MakeSeed(), dataHash: map[uint64]uint64{}, callers: map[string]fileLine{}, verdicts: map[verdictKey]*verdict{}, found: map[string]*FoundCause{}, start: time.Now()}
 	for _, m := range opts.Models {
 		e.rep.Models = append(e.rep.Models, m.Name)
 	}

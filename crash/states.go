@@ -76,6 +76,8 @@ type point struct {
 	dataSeq   map[uint64]uint64     // inode → latest data, allocation or size change in flight
 	metaSeq   map[string]uint64     // path → latest namespace change in flight naming it
 	dataHash  map[string]uint64     // inode and its units' choices → hash of its data
+	relevant  []bool                // classify's: units a state can lose that a check can see
+	stdout    []byte                // what the program had written to its standard output
 }
 
 // subRef is a (state, model) met at the point, in the order met.
@@ -508,6 +510,7 @@ func (cl *closer) keepLazy(ino uint64, op int, set func(int, choice)) {
 type seenState struct {
 	name  string
 	devs  []dev
+	id    StateID
 	build bool     // this shard's
 	model int      // the index in Options.Models of the first model that met it
 	v     *verdict // nil: not built
@@ -525,7 +528,7 @@ func (e *Explorer) admit(x *point, m *Model, c closed) {
 	}
 	st, ok := x.seen[string(e.key)]
 	if !ok {
-		st = &seenState{name: e.stateName(x, devs, label), devs: devs, model: slices.Index(e.opts.Models, m)}
+		st = &seenState{name: e.stateName(x, devs, label), devs: devs, model: slices.Index(e.opts.Models, m), id: StateID{x.op.Index, len(x.vecs)}}
 		x.seen[string(e.key)] = st
 		e.stateNo++
 		st.build = e.opts.Shards <= 1 || (e.stateNo-1)%e.opts.Shards == e.opts.Shard

@@ -82,7 +82,7 @@ func Explore(t *testing.T, model string, workload func(env *crash.Env) error, ch
 	if err != nil {
 		t.Fatalf("workload: %v", err)
 	}
-	if len(rep.Vulnerabilities) > 0 {
+	if len(rep.Findings) > 0 {
 		var b strings.Builder
 		rep.WriteText(&b)
 		t.Errorf("crash states fail:\n%s", b.String())

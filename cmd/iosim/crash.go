@@ -154,7 +154,7 @@ func printCrash(rep *crash.Report, asJSON bool, svg, title string, stdout, stder
 	} else {
 		rep.WriteText(stdout)
 	}
-	if len(rep.Vulnerabilities) > 0 {
+	if len(rep.Findings) > 0 {
 		return 1
 	}
 	return 0
