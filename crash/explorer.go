@@ -47,6 +47,15 @@ type Options struct {
 	Workers int
 	// Progress, when set, is called after each crash point with the states so far.
 	Progress func(points, states int)
+	// Only, when set, explores only the crash point of this state, checks
+	// nothing, and gives the state to Visit (not called when the run has no
+	// such state). The other options must be those of the run that named it.
+	Only  *StateID
+	Visit func(s *State)
+	// Failed, when set, is called with every failing state of the run (of
+	// this shard), by ID, once each; from several goroutines at once when
+	// checkers run in parallel. The state is valid during the call only.
+	Failed func(s *State)
 }
 
 // Checker checks a crash state. Check returns the problems it finds (none: the
@@ -81,6 +90,8 @@ type State struct {
 	Point Op
 	// Name is a stable name of the state (crash point, model's choice).
 	Name string
+	// ID identifies the state in reports (StateID's text form).
+	ID string
 
 	e  *Explorer
 	x  *point

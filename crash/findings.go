@@ -283,6 +283,16 @@ func (e *Explorer) describeCause(fc *FoundCause, v *verdict, sb sub) {
 	for _, rc := range fc.Calls {
 		parts = append(parts, staticCall(Op{Call: rc.Call, Path: rc.Path, File: rc.File, Line: rc.Line}))
 	}
+	if c.a < 0 && durable {
+		// nothing lost, acknowledged data missing: one cause per file,
+		// whatever the crash point
+		parts = []string{fc.Property, "nothing lost"}
+		for _, f := range v.findings {
+			if f.Kind == "durability" {
+				parts = append(parts, f.Path)
+			}
+		}
+	}
 	fc.Static = strings.Join(parts, "\x00")
 	var f Finding
 	if len(v.findings) > 0 {

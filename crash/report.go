@@ -62,6 +62,14 @@ type verdict struct {
 	done     bool
 	findings []Finding
 	subs     []sub
+	// pending are the states of this verdict met before it was done, for
+	// Options.Failed
+	pending []pendingState
+}
+
+type pendingState struct {
+	x  *point
+	st *seenState
 }
 
 // sub is one (state, model) waiting for a verdict.
@@ -170,6 +178,17 @@ func (e *Explorer) run(x *point) {
 		key := verdictKey{h: out[i].h, expect: e.expect, act: x.actID}
 		if v := e.verdicts[key]; v != nil {
 			st.v = v
+			if e.opts.Failed != nil {
+				e.vmu.Lock()
+				done, failed := v.done, len(v.findings) > 0
+				if !done {
+					v.pending = append(v.pending, pendingState{x, st})
+				}
+				e.vmu.Unlock()
+				if done && failed {
+					e.opts.Failed(e.stateAt(x, st))
+				}
+			}
 			continue
 		}
 		if len(e.verdicts) >= maxVerdicts {
@@ -189,20 +208,23 @@ func (e *Explorer) run(x *point) {
 			} else {
 				cw.goTo(st.devs, true)
 			}
-			s := &State{Stdout: slices.Clone(e.stdout), Point: x.op, Name: st.name, e: e, x: x, w: cw}
+			s := &State{Stdout: slices.Clone(x.stdout), Point: x.op, Name: st.name, ID: st.id.String(), e: e, x: x, w: cw}
 			for _, c := range serial {
 				fs = append(fs, c.Check(s)...)
 			}
 			if len(parallel) > 0 {
 				// the state moves on: the parallel checkers get a file system
 				s.FS()
-				e.queue(v, s, fs, parallel)
+				e.queue(v, s, x, st, fs, parallel)
 				continue
 			}
 		}
 		v.done, v.findings = true, fs
 		if len(fs) > 0 {
 			e.rep.Failed++
+			if e.opts.Failed != nil {
+				e.opts.Failed(e.stateAt(x, st))
+			}
 		}
 	}
 	for _, sb := range x.subs {
@@ -210,6 +232,14 @@ func (e *Explorer) run(x *point) {
 			e.attribute(sb.st.v, x, sb.m, sb.st)
 		}
 	}
+}
+
+// stateAt builds state st of x on a walker of its own, for Options.Visit
+// and Failed: safe beside the explorer's own walkers.
+func (e *Explorer) stateAt(x *point, st *seenState) *State {
+	w := newWalker(e, x, x.snap.State())
+	w.goTo(st.devs, false)
+	return &State{Stdout: slices.Clone(x.stdout), Point: x.op, Name: st.name, ID: st.id.String(), e: e, x: x, w: w}
 }
 
 // workers is the number of goroutines exploring a point.
@@ -228,7 +258,7 @@ var minPerWorker = 64
 const maxVerdicts = 1 << 20
 
 // queue runs the parallel checkers of a state on the checker goroutines.
-func (e *Explorer) queue(v *verdict, s *State, fs []Finding, parallel []Checker) {
+func (e *Explorer) queue(v *verdict, s *State, x *point, st *seenState, fs []Finding, parallel []Checker) {
 	e.wg.Add(1)
 	e.work <- func() {
 		all := fs
@@ -236,7 +266,6 @@ func (e *Explorer) queue(v *verdict, s *State, fs []Finding, parallel []Checker)
 			all = append(all, c.Check(s)...)
 		}
 		e.vmu.Lock()
-		defer e.vmu.Unlock()
 		v.done, v.findings = true, all
 		if len(all) > 0 {
 			e.rep.Failed++
@@ -245,6 +274,14 @@ func (e *Explorer) queue(v *verdict, s *State, fs []Finding, parallel []Checker)
 			e.record(v, sb)
 		}
 		v.subs = nil
+		pending := append(v.pending, pendingState{x, st})
+		v.pending = nil
+		e.vmu.Unlock()
+		if len(all) > 0 && e.opts.Failed != nil {
+			for _, p := range pending {
+				e.opts.Failed(e.stateAt(p.x, p.st))
+			}
+		}
 	}
 }
 

@@ -124,7 +124,12 @@ func (e *Explorer) point() {
 	seq := e.fs.Seq()
 	snap := e.fs.Snapshot()
 	pend := snap.Pending()
+	if o := e.opts.Only; o != nil && e.nops()-1 != o.Point {
+		e.forget(&point{pend: pend})
+		return
+	}
 	x := &point{snap: snap, pend: pend, seq: seq, root: e.fs.Root().Ino(), units: e.units(pend), op: e.op(e.nops() - 1), seen: map[string]*seenState{}, replaceOf: map[int]*replaceRec{}, inos: map[uint64]bool{}}
+	x.stdout = e.stdout[:len(e.stdout):len(e.stdout)] // appends never write within it
 	x.unitsOf, x.dataSeq, x.metaSeq, x.dataHash = map[uint64][]int{}, map[uint64]uint64{}, map[string]uint64{}, map[string]uint64{}
 	for _, p := range pend {
 		switch p.Kind {
@@ -177,6 +182,13 @@ func (e *Explorer) point() {
 		for _, c := range lists[k] {
 			e.admit(x, m, c)
 		}
+	}
+	if o := e.opts.Only; o != nil {
+		if o.K < len(x.vecs) && e.opts.Visit != nil {
+			e.opts.Visit(e.stateAt(x, x.vecs[o.K]))
+		}
+		e.forget(x)
+		return
 	}
 	e.run(x)
 	e.forget(x)

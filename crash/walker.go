@@ -606,12 +606,9 @@ func (w *walker) evalRepl(i int) {
 			return
 		}
 	}
-	what := "a mix of the old and new content"
-	if len(bytes.Trim(have, "\x00")) == 0 {
-		what = fmt.Sprintf("%d zero bytes", len(have))
-	}
 	w.replF[i] = Finding{Kind: "atomic-replace", Path: r.dst, Message: fmt.Sprintf(
-		"replaced by %s: holds neither the old content nor the new (%d bytes) but %s", e.op(r.op), len(r.allowed[r.newIndex]), what)}
+		"replaced by %s: holds neither the old content nor the new (%d bytes): %s", e.op(r.op), len(r.allowed[r.newIndex]),
+		describeContent(have, r.allowed[r.newIndex], r.allowed[:r.newIndex]))}
 }
 
 func (w *walker) isRegular(id uint64, p string) bool {

@@ -97,7 +97,7 @@ func TestCrashCharts(t *testing.T) {
 		require.Contains(t, svg, series)
 	}
 	rep := c.crashes[0].rep
-	require.Positive(t, rep.Points[len(rep.Points)-1].Vulnerabilities+rep.Points[0].Vulnerabilities+rep.Points[1].Vulnerabilities)
+	require.Positive(t, rep.Points[len(rep.Points)-1].Findings+rep.Points[0].Findings+rep.Points[1].Findings)
 	for _, pt := range rep.Points {
 		require.Contains(t, svg, fmt.Sprintf(">%d<", pt.Point.Line), "the axis names the call before each crash point")
 	}

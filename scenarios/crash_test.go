@@ -68,7 +68,7 @@ func TestCrashTrace(t *testing.T) {
 	require.True(t, r.Passed(), "%v %v", r.Err, r.Mismatches)
 	out := fileText(t, p)
 	require.Contains(t, out, "crash T: models posix; depth 1; checks durability, atomic-replace, fsck\n")
-	require.Contains(t, out, "    lost fdtable.namespace.strace:")
+	require.Regexp(t, `\n  persisted: rename \S+ -> \S+ \(fdtable.namespace.strace:\d+\)\n`, out)
 	require.Contains(t, out, "ok: findings of T = ")
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -11,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
@@ -47,6 +49,9 @@ func cmdCrash(args []string, stdout, stderr io.Writer) int {
 	shard := fl.String("shard", "", "check only shard `I/N` of the states (0 <= I < N); merge the reports with --merge")
 	merge := fl.Bool("merge", false, "the arguments are JSON reports of shards: print them merged")
 	listModels := fl.Bool("models", false, "print the persistence models' rules and their sources")
+	stateF := fl.String("state", "", "write the state `ID` (a finding's example: POINT.K) into --out instead of checking; the other flags must be the run's")
+	outF := fl.String("out", "", "with --state: the `DIR` to create, holding crashed/ (the --workload-dir, or /, of the state) and stdout")
+	keepFailed := fl.String("keep-failed", "", "write every failing state into `DIR`/ID (crashed/ and stdout, as --out)")
 	svg := fl.String("svg", "", "also draw the states and vulnerabilities per crash point along the trace into `FILE` (.svg; .png, .pdf by the extension)")
 	fl.Usage = func() {
 		fmt.Fprint(stderr, "usage: iosim crash [flags] TRACE...\n       iosim crash --merge REPORT.json...\n\nExplores the states a power loss at any point of the traced run can leave, under\npersistence models, and reports the vulnerabilities found (exit 1 if any).\n\nflags:\n")
@@ -70,7 +75,15 @@ func cmdCrash(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if *merge {
+		if *stateF != "" || *keepFailed != "" {
+			fmt.Fprintln(stderr, "iosim crash: --merge reads reports: --state and --keep-failed need the traces")
+			return 2
+		}
 		return crashMerge(fl.Args(), *asJSON, *svg, stdout, stderr)
+	}
+	if (*stateF == "") != (*outF == "") {
+		fmt.Fprintln(stderr, "iosim crash: --state ID and --out DIR go together")
+		return 2
 	}
 	ms, err := crash.ParseModels(strings.Join(modelsF, ","))
 	if err != nil {
@@ -103,6 +116,43 @@ func cmdCrash(args []string, stdout, stderr io.Writer) int {
 		}
 		copts.Shard, copts.Shards = i, n
 	}
+	stateDir := *workDir
+	if stateDir == "" && (*stateF != "" || *keepFailed != "") {
+		stateDir = "/"
+		fmt.Fprintln(stderr, "note: no --workload-dir: a state is written whole, from /")
+	}
+	var visited bool
+	var visitErr error
+	if *stateF != "" {
+		id, err := crash.ParseStateID(*stateF)
+		if err != nil {
+			fmt.Fprintf(stderr, "iosim crash: --state: %v\n", err)
+			return 2
+		}
+		if _, err := os.Stat(*outF); err == nil {
+			fmt.Fprintf(stderr, "iosim crash: --out %s: exists (a state is written into a new directory)\n", *outF)
+			return 2
+		}
+		copts.Only = &id
+		copts.Visit = func(s *crash.State) {
+			visited = true
+			visitErr = crash.WriteState(s, stateDir, *outF)
+		}
+	}
+	if *keepFailed != "" {
+		if err := os.MkdirAll(*keepFailed, 0o755); err != nil {
+			fmt.Fprintf(stderr, "iosim crash: --keep-failed: %v\n", err)
+			return 2
+		}
+		var mu sync.Mutex
+		copts.Failed = func(s *crash.State) {
+			if err := crash.WriteState(s, stateDir, filepath.Join(*keepFailed, s.ID)); err != nil {
+				mu.Lock()
+				visitErr = cmp.Or(visitErr, err)
+				mu.Unlock()
+			}
+		}
+	}
 	ropts := replay.Options{KeepGoing: *keepGoing, Stack: stack, Cwd: *cwd}
 	if *root != "" {
 		snap, at, ok := strings.Cut(*root, ":")
@@ -126,6 +176,18 @@ func cmdCrash(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "iosim crash: %v\n", err)
 		return 2
+	}
+	if visitErr != nil {
+		fmt.Fprintf(stderr, "iosim crash: writing a state: %v\n", visitErr)
+		return 2
+	}
+	if *stateF != "" {
+		if !visited {
+			fmt.Fprintf(stderr, "iosim crash: --state %s: no such state in this run (its crash points: %d; the flags must be the run's)\n", *stateF, rep.CrashPoints)
+			return 2
+		}
+		fmt.Fprintf(stdout, "state %s written to %s (crashed/, stdout)\n", *stateF, *outF)
+		return 0
 	}
 	return printCrash(rep, *asJSON, *svg, chartTitle(fl.Args()), stdout, stderr)
 }
