@@ -154,21 +154,20 @@ type class struct {
 	how     string
 }
 
-// classify reads the closed deviations devs of a state of x.
-func (e *Explorer) classify(x *point, devs []dev) class {
+// classify reads a state of x: the deviations chosen, and what the model's
+// rules closed them to.
+func (e *Explorer) classify(x *point, chosen, closed []dev) class {
 	c := class{a: -1, b: -1}
-	if len(devs) == 0 {
+	if len(chosen) == 0 {
 		return c
 	}
 	us := x.units
-	dev := make(map[int32]choice, len(devs))
-	for _, d := range devs {
-		dev[d.k] = d.c
+	for _, d := range chosen {
 		if op := us[d.k].op; c.a < 0 || op < c.a {
 			c.a = op
 		}
 	}
-	for _, d := range devs {
+	for _, d := range chosen {
 		if us[d.k].op == c.a && d.c != drop {
 			c.partial, c.how = true, d.c.verb()
 		}
@@ -180,8 +179,12 @@ func (e *Explorer) classify(x *point, devs []dev) class {
 			x.relevant[k] = u.op >= 0 && (u.kind != vfs.PendingAttr || e.permChange(u.op))
 		}
 	}
+	dev := make(map[int32]bool, len(closed))
+	for _, d := range closed {
+		dev[d.k] = true
+	}
 	for k := range us {
-		if _, ok := dev[int32(k)]; ok || !x.relevant[k] {
+		if dev[int32(k)] || !x.relevant[k] {
 			continue
 		}
 		switch op := us[k].op; {
@@ -266,15 +269,28 @@ func (e *Explorer) describeCause(fc *FoundCause, v *verdict, sb sub) {
 	case c.a < 0:
 		fc.Property = "consistency"
 		fc.Calls = []rawCall{call("crash after", sb.point)}
-	case c.b >= 0:
-		fc.Property = "ordering"
-		fc.Calls = []rawCall{call("lost", e.op(c.a)), call("persisted", e.op(c.b))}
-	case c.partial:
-		fc.Property = "atomicity"
-		fc.Calls = []rawCall{call("lost", e.op(c.a))}
 	default:
 		fc.Property = "durability"
+		if c.b >= 0 {
+			fc.Property = "ordering"
+		} else if c.partial {
+			fc.Property = "atomicity"
+		}
 		fc.Calls = []rawCall{call("lost", e.op(c.a))}
+		// the other calls the state chose to lose or tear, in order
+		var more []causeOp
+		for _, co := range sb.cause {
+			if co.op != c.a && !slices.ContainsFunc(more, func(m causeOp) bool { return m.op == co.op }) {
+				more = append(more, co)
+			}
+		}
+		slices.SortFunc(more, func(a, b causeOp) int { return a.op - b.op })
+		for _, co := range more {
+			fc.Calls = append(fc.Calls, call(co.verb, e.op(co.op)))
+		}
+		if c.b >= 0 {
+			fc.Calls = append(fc.Calls, call("persisted", e.op(c.b)))
+		}
 	}
 	if c.a >= 0 {
 		fc.How = []string{c.how}
@@ -438,6 +454,7 @@ func foldCauses(fcs []*FoundCause, pointText func(int) string) []*Cause {
 		ex     []StateID
 		msgs   []msgAt
 		first  StateID
+		lost   bool
 	}
 	byStatic := map[string]*acc{}
 	var order []string
@@ -445,7 +462,7 @@ func foldCauses(fcs []*FoundCause, pointText func(int) string) []*Cause {
 		rep := fcs[owner[k]]
 		a := byStatic[rep.Static]
 		if a == nil {
-			a = &acc{c: &Cause{Property: rep.Property, Relies: rep.Relies, Fix: rep.Fix, key: rep.Static}, points: map[int]bool{}, first: rep.First}
+			a = &acc{c: &Cause{Property: rep.Property, Relies: rep.Relies, Fix: rep.Fix, key: rep.Static}, points: map[int]bool{}, first: rep.First, lost: lostFirst(rep)}
 			for _, rc := range rep.Calls {
 				a.c.Calls = append(a.c.Calls, CauseCall{Role: rc.Role, Call: rc.Call, Path: rc.Path, File: rc.File})
 			}
@@ -453,8 +470,11 @@ func foldCauses(fcs []*FoundCause, pointText func(int) string) []*Cause {
 			byStatic[rep.Static] = a
 			order = append(order, rep.Static)
 		}
-		if rep.First.less(a.first) {
-			a.first, a.c.Relies, a.c.Fix = rep.First, rep.Relies, rep.Fix
+		if better(rep, a.first, a.lost) {
+			// what it relies on and the fix are the earliest state's, a
+			// state that lost the call first: a lost call is the case a
+			// torn one adds to
+			a.first, a.lost, a.c.Relies, a.c.Fix = rep.First, lostFirst(rep), rep.Relies, rep.Fix
 		}
 		if owner[k] == k {
 			for i, rc := range f.Calls {
@@ -513,6 +533,17 @@ func foldCauses(fcs []*FoundCause, pointText func(int) string) []*Cause {
 		out = append(out, c)
 	}
 	return out
+}
+
+func lostFirst(f *FoundCause) bool { return len(f.How) > 0 && f.How[0] == "lost" }
+
+// better reports whether found cause f describes a finding better than the
+// one of state first (lost: whether that one lost its first call).
+func better(f *FoundCause, first StateID, lost bool) bool {
+	if lostFirst(f) != lost {
+		return lostFirst(f)
+	}
+	return f.First.less(first)
 }
 
 // WriteFindings prints each finding for people: its property and the calls

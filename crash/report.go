@@ -76,9 +76,10 @@ type pendingState struct {
 type sub struct {
 	model string
 	point Op
-	id    StateID
-	cause []causeOp
-	class class
+	id     StateID
+	cause  []causeOp // the deviations chosen
+	closed []causeOp // and what the model's rules made of them
+	class  class
 }
 
 type causeOp struct {
@@ -229,7 +230,7 @@ func (e *Explorer) run(x *point) {
 	}
 	for _, sb := range x.subs {
 		if sb.st.v != nil {
-			e.attribute(sb.st.v, x, sb.m, sb.st)
+			e.attribute(sb.st.v, x, sb.m, sb.st, sb.chosen)
 		}
 	}
 }
@@ -286,16 +287,19 @@ func (e *Explorer) queue(v *verdict, s *State, x *point, st *seenState, fs []Fin
 }
 
 // attribute records that model m reaches the state cur, whose verdict is v.
-func (e *Explorer) attribute(v *verdict, x *point, m *Model, st *seenState) {
+func (e *Explorer) attribute(v *verdict, x *point, m *Model, st *seenState, chosen []dev) {
 	e.vmu.Lock()
 	passed := v.done && len(v.findings) == 0
 	e.vmu.Unlock()
 	if passed {
 		return // nothing to record
 	}
-	sb := sub{model: m.Name, point: x.op, id: st.id, class: e.classify(x, st.devs)}
-	for _, d := range st.devs {
+	sb := sub{model: m.Name, point: x.op, id: st.id, class: e.classify(x, chosen, st.devs)}
+	for _, d := range chosen {
 		sb.cause = append(sb.cause, causeOp{verb: d.c.verb(), op: x.units[d.k].op, unit: &x.units[d.k]})
+	}
+	for _, d := range st.devs {
+		sb.closed = append(sb.closed, causeOp{verb: d.c.verb(), op: x.units[d.k].op, unit: &x.units[d.k]})
 	}
 	e.vmu.Lock()
 	defer e.vmu.Unlock()
@@ -322,7 +326,7 @@ func (e *Explorer) record(v *verdict, sb sub) {
 // relied on, and a fix where the pattern is known.
 func (e *Explorer) explain(f Finding, sb sub) (property, fix string) {
 	var lostMeta, lostData, torn, split bool
-	for _, c := range sb.cause {
+	for _, c := range sb.closed {
 		switch {
 		case c.verb == "split":
 			split = true
@@ -342,7 +346,7 @@ func (e *Explorer) explain(f Finding, sb sub) (property, fix string) {
 			continue
 		}
 		kept, data := true, false
-		for _, c := range sb.cause {
+		for _, c := range sb.closed {
 			if c.unit.kind == vfs.PendingMeta && c.op == r.op {
 				kept = false
 			}
@@ -357,9 +361,9 @@ func (e *Explorer) explain(f Finding, sb sub) (property, fix string) {
 		return "ordering: a file's data persists before the rename that replaces another with it", "fsync the file before renaming it over the old one"
 	case split:
 		return "atomicity of rename", "keep the old file until the new one is durable under another name, or recover from either name"
-	case len(sb.cause) == 0 && f.Kind != "durability":
+	case len(sb.closed) == 0 && f.Kind != "durability":
 		return "atomicity across calls: the state between two calls is inconsistent even with nothing lost", "make the calls' effect atomic (write a new file and rename it) or let recovery repair the intermediate state"
-	case f.Kind == "durability" && len(sb.cause) == 0:
+	case f.Kind == "durability" && len(sb.closed) == 0:
 		return "durability of acknowledged data (a writeback error was reported once, the retried fsync succeeded)", "treat a failed fsync as lost data: do not retry it, rewrite the data from a copy (or crash and recover from a log)"
 	case f.Kind == "durability":
 		return "durability of a name", "fsync the directory after creating, renaming or unlinking"

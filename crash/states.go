@@ -82,8 +82,9 @@ type point struct {
 
 // subRef is a (state, model) met at the point, in the order met.
 type subRef struct {
-	st *seenState
-	m  *Model
+	st     *seenState
+	m      *Model
+	chosen []dev
 }
 
 func (e *Explorer) units(pend []vfs.Pending) []unit {
@@ -209,6 +210,9 @@ type dev struct {
 type closed struct {
 	devs  []dev
 	label string
+	// chosen are the deviations enumerated, before the model's rules
+	// closed them: the cause a failing state is reported by
+	chosen []dev
 }
 
 // exploreModel enumerates the states of x under m: their closed deviations,
@@ -229,7 +233,7 @@ func (e *Explorer) exploreModel(x *point, m *Model) []closed {
 		if e.closeHook != nil {
 			e.closeHook(x, m, forced, devs, c)
 		}
-		out = append(out, closed{c, label})
+		out = append(out, closed{c, label, slices.Clone(devs)})
 	}
 	emit(nil, "all")
 	var strict []dev
@@ -546,7 +550,7 @@ func (e *Explorer) admit(x *point, m *Model, c closed) {
 		st.build = e.opts.Shards <= 1 || (e.stateNo-1)%e.opts.Shards == e.opts.Shard
 		x.vecs = append(x.vecs, st)
 	}
-	x.subs = append(x.subs, subRef{st, m})
+	x.subs = append(x.subs, subRef{st, m, c.chosen})
 }
 
 // stateName is a stable name for a state: the crash point and its deviations.
