@@ -74,8 +74,8 @@ type pendingState struct {
 
 // sub is one (state, model) waiting for a verdict.
 type sub struct {
-	model string
-	point Op
+	model  string
+	point  Op
 	id     StateID
 	cause  []causeOp // the deviations chosen
 	closed []causeOp // and what the model's rules made of them
