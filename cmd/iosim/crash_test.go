@@ -324,3 +324,71 @@ func TestCrashDeterministic(t *testing.T) {
 	_, dflt, _ := runCmd("crash", "--json", root, crashData+"update.unsafe.strace")
 	require.Greater(t, strip(every)["crash_points"].(float64), strip(dflt)["crash_points"].(float64))
 }
+
+// treeHash hashes the files under dir (names and contents), as the checker
+// in TestCrashStateOut does.
+func treeHash(t *testing.T, dir string) string {
+	out, err := exec.Command("sh", "-c", `cd "$0" && find . -type f | sort | xargs -r sha256sum | sha256sum | cut -c1-16`, dir).Output()
+	require.NoError(t, err)
+	return strings.TrimSpace(string(out))
+}
+
+// --keep-failed writes every failing state into a directory named by its
+// ID, and --state ID --out DIR writes one state again: both hold what the
+// checker saw (a checker that fails every state and records the hash of the
+// directory it got), and the same state twice is the same files.
+func TestCrashStateOut(t *testing.T) {
+	dir := t.TempDir()
+	seen := filepath.Join(dir, "seen")
+	checker := `sh -c 'cd "$0" && h=$(find . -type f | sort | xargs -r sha256sum | sha256sum | cut -c1-16) && echo $h >> ` + seen + ` && echo "h=$h" && exit 1'`
+	keep := filepath.Join(dir, "kept")
+	args := []string{"--root=" + crashData + "update.snapshot:/tmp/rec/unsafe/app", "--workload-dir=/tmp/rec/unsafe/app", "--model=posix"}
+	code, r, errOut := crashRun(t, append(args, "--checker", checker, "--keep-failed", keep, crashData+"update.unsafe.strace")...)
+	require.Equal(t, 1, code, errOut)
+	b, err := os.ReadFile(seen)
+	require.NoError(t, err)
+	hashes := map[string]bool{}
+	for _, h := range strings.Fields(string(b)) {
+		hashes[h] = true
+	}
+	ents, err := os.ReadDir(keep)
+	require.NoError(t, err)
+	kept := map[string]bool{}
+	for _, e := range ents {
+		_, err := crash.ParseStateID(e.Name())
+		require.NoError(t, err, "named by state ID")
+		kept[e.Name()] = true
+		require.True(t, hashes[treeHash(t, filepath.Join(keep, e.Name(), "crashed"))], "state %s: what the checker saw", e.Name())
+		require.FileExists(t, filepath.Join(keep, e.Name(), "stdout"))
+	}
+	states := 0
+	for _, f := range r.Findings {
+		states += f.States
+		for _, id := range f.Examples {
+			require.True(t, kept[id], "example %s kept", id)
+		}
+	}
+	require.Equal(t, r.States, states, "every state fails this checker, each in one finding")
+	require.GreaterOrEqual(t, len(kept), r.DistinctStates)
+
+	// one state again, alone: the same files and stdout as kept
+	id := r.Findings[len(r.Findings)-1].Examples[0]
+	out := filepath.Join(dir, "one")
+	code, stdout, errOut := runCmd(append(append([]string{"crash", "--state", id, "--out", out}, args...), crashData+"update.unsafe.strace")...)
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, stdout, "state "+id+" written to "+out)
+	require.Equal(t, treeHash(t, filepath.Join(keep, id)), treeHash(t, out))
+
+	// bad IDs, a state the run does not have, --state without --out
+	for _, c := range [][]string{
+		{"--state", "x", "--out", filepath.Join(dir, "x")},
+		{"--state", "999.0", "--out", filepath.Join(dir, "y")},
+		{"--state", id},
+		{"--state", id, "--out", out}, // exists
+	} {
+		code, _, errOut := runCmd(append(append(append([]string{"crash"}, c...), args...), crashData+"update.unsafe.strace")...)
+		require.Equal(t, 2, code, "%v", c)
+		require.NotEmpty(t, errOut)
+	}
+	require.NoDirExists(t, filepath.Join(dir, "y"))
+}
