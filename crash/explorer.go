@@ -101,7 +101,7 @@ type State struct {
 
 // Explorer observes a program's calls, and at each crash point builds the crash
 // states the models allow, checks each distinct one and groups what fails into
-// vulnerabilities. It implements sim.Handler over the kernel (or the top of an
+// findings. It implements sim.Handler over the kernel (or the top of an
 // interposer stack); Go workloads and replay feed it calls. Calls are explored
 // one at a time (the explorer serialises them).
 type Explorer struct {

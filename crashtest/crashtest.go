@@ -8,7 +8,7 @@
 // workload's source line) and the calls whose changes it lost (l), tore (t),
 // wrote in part (p) or split (s), so `go test -run 'TestX/p004-line57-l52m'`
 // checks that state again. When states fail, the test also prints the
-// vulnerabilities they show, each shrunk to the fewest lost or reordered calls
+// findings they show, one per cause, each with the fewest lost or reordered calls
 // and printed as the workload's lines that made them.
 package crashtest
 
@@ -91,7 +91,7 @@ func Explore(t *testing.T, model string, workload func(env *crash.Env) error, ch
 }
 
 // recorder is the *testing.T given to check: what it reports also goes into
-// the vulnerability's message.
+// the finding's messages.
 type recorder struct {
 	testing.TB
 	msg strings.Builder

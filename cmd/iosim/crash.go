@@ -52,9 +52,9 @@ func cmdCrash(args []string, stdout, stderr io.Writer) int {
 	stateF := fl.String("state", "", "write the state `ID` (a finding's example: POINT.K) into --out instead of checking; the other flags must be the run's")
 	outF := fl.String("out", "", "with --state: the `DIR` to create, holding crashed/ (the --workload-dir, or /, of the state) and stdout")
 	keepFailed := fl.String("keep-failed", "", "write every failing state into `DIR`/ID (crashed/ and stdout, as --out)")
-	svg := fl.String("svg", "", "also draw the states and vulnerabilities per crash point along the trace into `FILE` (.svg; .png, .pdf by the extension)")
+	svg := fl.String("svg", "", "also draw the states and findings per crash point along the trace into `FILE` (.svg; .png, .pdf by the extension)")
 	fl.Usage = func() {
-		fmt.Fprint(stderr, "usage: iosim crash [flags] TRACE...\n       iosim crash --merge REPORT.json...\n\nExplores the states a power loss at any point of the traced run can leave, under\npersistence models, and reports the vulnerabilities found (exit 1 if any).\n\nflags:\n")
+		fmt.Fprint(stderr, "usage: iosim crash [flags] TRACE...\n       iosim crash --merge REPORT.json...\n\nExplores the states a power loss at any point of the traced run can leave, under\npersistence models, and reports the findings, one per cause (exit 1 if any).\n\nflags:\n")
 		fl.PrintDefaults()
 	}
 	if err := fl.Parse(args); err != nil {
