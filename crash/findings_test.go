@@ -8,11 +8,14 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 	"pgregory.net/rapid"
+
+	"github.com/iosim/iosim/vfs"
 )
 
 // lineOf returns the line of this file holding marker.
@@ -212,3 +215,50 @@ func TestFailedGetsEveryFailingState(t *testing.T) {
 }
 
 func readHostFile(name string) ([]byte, error) { return os.ReadFile(name) }
+
+// parallelFail is a parallel checker that fails states holding the config
+// in neither version (reading the state's file system, as a parallel
+// checker does).
+type parallelFail struct{}
+
+func (parallelFail) Name() string { return "parallel" }
+func (parallelFail) Parallel()    {}
+func (parallelFail) Check(s *State) []Finding {
+	got := fsRead(s.FS(), "/data/config")
+	if bytes.Equal(got, newConfig) || bytes.Equal(got, oldConfig) {
+		return nil
+	}
+	return []Finding{{Kind: "parallel", Message: "neither"}}
+}
+
+// With checkers on several goroutines, Failed gets the same states as with
+// one serial checker, each once, each the state checked.
+func TestFailedWithParallelCheckers(t *testing.T) {
+	serial := CheckFunc{ID: "parallel", F: parallelFail{}.Check}
+	collect := func(c Checker, jobs int) map[string][]byte {
+		var mu sync.Mutex
+		got := map[string][]byte{}
+		_, err := ExploreFunc(Options{Depth: 2, Jobs: jobs, Checkers: []Checker{c}, Failed: func(s *State) {
+			b := fsRead(s.FS(), "/data/config")
+			mu.Lock()
+			defer mu.Unlock()
+			_, dup := got[s.ID]
+			require.False(t, dup, s.ID)
+			got[s.ID] = b
+		}}, configSetup, unsafeUpdate)
+		require.NoError(t, err)
+		return got
+	}
+	want := collect(serial, 1)
+	require.NotEmpty(t, want)
+	require.Equal(t, want, collect(parallelFail{}, 3))
+}
+
+// fsRead returns the content of regular file p of fs (nil: none).
+func fsRead(fs *vfs.FS, p string) []byte {
+	ino, err := fs.Root().Resolve(p, true)
+	if err != nil || !ino.IsRegular() {
+		return nil
+	}
+	return readAll(ino)
+}
