@@ -233,7 +233,11 @@ func (e *Explorer) exploreModel(x *point, m *Model) []closed {
 		if e.closeHook != nil {
 			e.closeHook(x, m, forced, devs, c)
 		}
-		out = append(out, closed{c, label, slices.Clone(devs)})
+		chosen := c // most often the rules change nothing: no copy
+		if !slices.Equal(c, devs) {
+			chosen = slices.Clone(devs) // devs is the caller's scratch
+		}
+		out = append(out, closed{c, label, chosen})
 	}
 	emit(nil, "all")
 	var strict []dev
