@@ -14,7 +14,8 @@ import (
 // other bytes, each with its length: "empty", "zeros (6000 bytes)", "new
 // bytes, then zeros (4096 + 1904 bytes)". A sector is new when it equals
 // the new content at its offset, old when it equals an old one's, zeros
-// when every byte is 0 (new first: a sector both new and old is new).
+// when every byte is 0 (new first: a sector both new and old is new), other
+// bytes else (with no new or old content given: every sector not zeros).
 func describeContent(have, new []byte, old [][]byte) string {
 	if len(have) == 0 {
 		return "empty"

@@ -553,9 +553,18 @@ func (w *walker) evalData(id uint64) {
 			ok = bytes.Equal(w.scratch(id, p)[pr.off:end], pr.data)
 		}
 		if !ok {
+			// what the acknowledged range holds: against the bytes
+			// acknowledged when they were kept, else as zeros or other bytes
+			have := w.scratch(id, p)
+			var what string
+			if pr.whole {
+				what = describeContent(have, nil, nil)
+			} else {
+				what = describeContent(have[min(pr.off, int64(len(have))):min(end, int64(len(have)))], pr.data, nil)
+			}
 			out = append(out, Finding{Kind: "durability", Path: p, Message: fmt.Sprintf(
-				"%d bytes acknowledged durable by %s read back differently after the crash (size %d, want %d)",
-				n, e.op(pr.op), f.size, end)})
+				"%d bytes acknowledged durable by %s read back differently after the crash (size %d, want %d): %s",
+				n, e.op(pr.op), f.size, end, what)})
 		}
 	}
 	if out != nil {
