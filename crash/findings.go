@@ -554,7 +554,7 @@ func (r *Report) WriteFindings(w io.Writer, st TextStyle) {
 	for k, c := range r.Findings {
 		fmt.Fprintf(w, "finding %d: %s (models: %s", k+1, c.Property, strings.Join(c.Models, ", "))
 		if st.States {
-			fmt.Fprintf(w, "; %d of %d states, at %d crash points", c.States, r.States, c.CrashPoints)
+			fmt.Fprintf(w, "; %d of %d states, at %d crash point%s", c.States, r.States, c.CrashPoints, plural(c.CrashPoints))
 		}
 		fmt.Fprintln(w, ")")
 		for _, cc := range c.Calls {
@@ -599,4 +599,11 @@ func (cc CauseCall) text() string {
 		s += fmt.Sprintf(" and %d more", more)
 	}
 	return s + ")"
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }

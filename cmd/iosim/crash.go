@@ -85,6 +85,10 @@ func cmdCrash(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "iosim crash: --state ID and --out DIR go together")
 		return 2
 	}
+	if *stateF != "" && *keepFailed != "" {
+		fmt.Fprintln(stderr, "iosim crash: --state writes one state without checking any: --keep-failed keeps the failing states of a run")
+		return 2
+	}
 	ms, err := crash.ParseModels(strings.Join(modelsF, ","))
 	if err != nil {
 		fmt.Fprintf(stderr, "iosim crash: --model: %v\n", err)

@@ -385,6 +385,7 @@ func TestCrashStateOut(t *testing.T) {
 		{"--state", "999.0", "--out", filepath.Join(dir, "y")},
 		{"--state", id},
 		{"--state", id, "--out", out}, // exists
+		{"--state", id, "--out", filepath.Join(dir, "z"), "--keep-failed", filepath.Join(dir, "k2")},
 	} {
 		code, _, errOut := runCmd(append(append(append([]string{"crash"}, c...), args...), crashData+"update.unsafe.strace")...)
 		require.Equal(t, 2, code, "%v", c)
