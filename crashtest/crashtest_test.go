@@ -128,4 +128,10 @@ func TestUnsafeSaveIsCaught(t *testing.T) {
 	again := goTest("^TestUnsafeSaveExample$/^" + regexp.QuoteMeta(name) + "$")
 	require.Equal(t, 1, strings.Count(again, "--- FAIL: TestUnsafeSaveExample/"), again)
 	require.Contains(t, again, name)
+
+	// a finding's example state, by its ID, is a subtest of its own
+	ex := regexp.MustCompile(`\n\s*states: ([0-9.]+)`).FindStringSubmatch(out)
+	require.NotNil(t, ex, out)
+	again = goTest("^TestUnsafeSaveExample$/^" + regexp.QuoteMeta(ex[1]) + "-")
+	require.Equal(t, 1, strings.Count(again, "--- FAIL: TestUnsafeSaveExample/"+ex[1]+"-"), again)
 }
