@@ -102,8 +102,12 @@ func (s StateID) less(t StateID) bool {
 // lost or torn, by trace line), before grouping by static cause: what a
 // shard reports so that Merge groups the union as one run does.
 type FoundCause struct {
-	Key      string    `json:"key"`
-	Ops      []string  `json:"ops"` // "VERB OPINDEX", the deviation
+	Key string   `json:"key"`
+	Ops []string `json:"ops"` // "VERB OPINDEX", the deviations chosen
+	// Closed are the deviations of its first state once the model's rules
+	// closed them (a journal cut loses every later call): a found cause
+	// whose closed deviations include another's joins its finding.
+	Closed   []string  `json:"closed"`
 	Static   string    `json:"static"`
 	Property string    `json:"property"`
 	Calls    []rawCall `json:"calls"`
@@ -208,29 +212,20 @@ func (e *Explorer) classify(x *point, chosen, closed []dev) class {
 // recordCause adds a failing (state, model) to the found cause of its
 // deviations. vmu held.
 func (e *Explorer) recordCause(v *verdict, sb sub) {
-	var sig []string
-	seen := map[string]bool{}
-	for _, c := range sb.cause {
-		k := c.verb + " " + strconv.Itoa(c.op)
-		if !seen[k] {
-			seen[k] = true
-			sig = append(sig, k)
-		}
-	}
-	slices.Sort(sig)
+	sig := sigOf(sb.cause)
 	key := strings.Join(sig, ",")
 	if len(sig) == 0 {
 		key = "@" + strconv.Itoa(sb.point.Index)
 	}
 	fc := e.found[key]
 	if fc == nil {
-		fc = &FoundCause{Key: key, Ops: sig, First: sb.id}
+		fc = &FoundCause{Key: key, Ops: sig, First: sb.id, Closed: sigOf(sb.closed)}
 		e.describeCause(fc, v, sb)
 		e.found[key] = fc
 	} else if sb.id.less(fc.First) {
 		// the earliest state gives the cause, whatever order parallel
 		// checkers finish in
-		fc.First = sb.id
+		fc.First, fc.Closed = sb.id, sigOf(sb.closed)
 		e.describeCause(fc, v, sb)
 	}
 	fc.States++
@@ -249,6 +244,16 @@ func (e *Explorer) recordCause(v *verdict, sb sub) {
 		fc.Points = append(fc.Points, sb.point.Index)
 	}
 	fc.Examples = addExample(fc.Examples, sb.id)
+}
+
+// sigOf lists deviations as "VERB OPINDEX", sorted, without repeats.
+func sigOf(cs []causeOp) []string {
+	sig := make([]string, 0, len(cs))
+	for _, c := range cs {
+		sig = append(sig, c.verb+" "+strconv.Itoa(c.op))
+	}
+	slices.Sort(sig)
+	return slices.Compact(sig)
 }
 
 // describeCause sets what fc is, from its state sb.
@@ -379,7 +384,7 @@ func mergeFoundCauses(lists ...[]*FoundCause) []*FoundCause {
 				continue
 			}
 			if f.First.less(w.First) {
-				w.First, w.Static, w.Property, w.Calls, w.How, w.Relies, w.Fix = f.First, f.Static, f.Property, f.Calls, f.How, f.Relies, f.Fix
+				w.First, w.Closed, w.Static, w.Property, w.Calls, w.How, w.Relies, w.Fix = f.First, f.Closed, f.Static, f.Property, f.Calls, f.How, f.Relies, f.Fix
 			}
 			w.States += f.States
 			for _, m := range f.Models {
@@ -406,7 +411,8 @@ func mergeFoundCauses(lists ...[]*FoundCause) []*FoundCause {
 }
 
 // foldCauses groups found causes into findings: a found cause whose
-// deviation includes another's (the same calls lost or torn, and more)
+// closed deviations include another's (the same calls lost or torn, and
+// more: a journal cut at an earlier call includes the cut at a later one)
 // joins the smallest such one's finding; the others are grouped by static
 // cause. Every found cause joins exactly one finding, so a finding's states
 // are a count of the run's failing states. points gives a crash point's
@@ -414,10 +420,10 @@ func mergeFoundCauses(lists ...[]*FoundCause) []*FoundCause {
 func foldCauses(fcs []*FoundCause, pointText func(int) string) []*Cause {
 	fcs = slices.Clone(fcs)
 	slices.SortFunc(fcs, func(a, b *FoundCause) int { return strings.Compare(a.Key, b.Key) })
-	// which found causes hold each deviation
+	// which found causes hold each closed deviation
 	holders := map[string][]int{}
 	for k, f := range fcs {
-		for _, o := range f.Ops {
+		for _, o := range f.Closed {
 			holders[o] = append(holders[o], k)
 		}
 	}
@@ -428,7 +434,7 @@ func foldCauses(fcs []*FoundCause, pointText func(int) string) []*Cause {
 			continue
 		}
 		count := map[int]int{}
-		for _, o := range f.Ops {
+		for _, o := range f.Closed {
 			for _, j := range holders[o] {
 				count[j]++
 			}
@@ -436,10 +442,10 @@ func foldCauses(fcs []*FoundCause, pointText func(int) string) []*Cause {
 		best := -1
 		for j, n := range count {
 			g := fcs[j]
-			if j == k || n != len(g.Ops) || len(g.Ops) >= len(f.Ops) {
+			if j == k || len(g.Ops) == 0 || n != len(g.Closed) || len(g.Closed) >= len(f.Closed) {
 				continue
 			}
-			if best < 0 || len(g.Ops) < len(fcs[best].Ops) || len(g.Ops) == len(fcs[best].Ops) && j < best {
+			if best < 0 || len(g.Closed) < len(fcs[best].Closed) || len(g.Closed) == len(fcs[best].Closed) && j < best {
 				best = j
 			}
 		}
