@@ -574,7 +574,10 @@ func (r *Report) WriteFindings(w io.Writer, st TextStyle) {
 			fmt.Fprintf(w, "  found: %s\n", m)
 		}
 		if st.States {
-			fmt.Fprintf(w, "  first crash after %s\n", c.Points[0])
+			fmt.Fprintf(w, "  crash points: %d, the first after\n", c.CrashPoints)
+			for _, p := range c.Points {
+				fmt.Fprintf(w, "    %s\n", p)
+			}
 		}
 		fmt.Fprintf(w, "  relies on: %s\n", c.Relies)
 		if c.Fix != "" {
