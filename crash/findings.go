@@ -32,10 +32,14 @@ import (
 //   - consistency: the state lost nothing, yet fails: the program's own
 //     state between two calls (Calls[0], the crash point) is inconsistent.
 //
-// A state belongs to one finding: the one of its own deviations, or when a
-// state with fewer deviations (a subset of its lost and torn calls) also
-// fails, the smallest such one's. States counts the run's states (a state
-// per model, as Report.States counts them), so it never exceeds them.
+// The calls are the deviations the explorer chose for a failing state (a
+// call lost, torn, written in part, a rename split), before the model's
+// rules closed them (a journal cut at a call loses every later one). A
+// failing state belongs to one finding: its own deviations', or when a state
+// whose closed deviations are a part of its own also fails, the smallest
+// such one's. States counts the run's states (a state per model, as
+// Report.States counts them), so the findings' states add up to the failing
+// ones and never exceed the run's.
 type Cause struct {
 	Property string      `json:"property"`
 	Calls    []CauseCall `json:"calls"`
@@ -407,6 +411,12 @@ func mergeFoundCauses(lists ...[]*FoundCause) []*FoundCause {
 		}
 	}
 	slices.SortFunc(out, func(a, b *FoundCause) int { return strings.Compare(a.Key, b.Key) })
+	for _, f := range out {
+		// joined in the order met, which parallel checkers vary
+		slices.SortFunc(f.Models, func(a, b string) int { return modelOrder(a) - modelOrder(b) })
+		slices.Sort(f.Checks)
+		slices.Sort(f.Points)
+	}
 	return out
 }
 
