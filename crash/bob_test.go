@@ -174,7 +174,7 @@ func TestBOB(t *testing.T) {
 					t.Fatal(err)
 				}
 				verdict := "holds"
-				if len(rep.Vulnerabilities) > 0 {
+				if len(rep.Findings) > 0 {
 					verdict = "BREAKS"
 				}
 				fmt.Fprintf(&b, " %-14s", verdict)

@@ -57,19 +57,32 @@
 //
 // Checkers (Durability, AtomicReplace, Fsck, External in ALICE's convention,
 // or any Checker) see each distinct state once. What fails is grouped into
-// Vulnerabilities by cause, as ALICE groups its dynamic vulnerabilities: the
-// finding and the calls whose changes the state lost, tore or split; a group
-// whose cause contains another's with the same finding is folded into the
-// smaller one. Each names the persistence property relied on, the models under
-// which it breaks and, where the pattern is known, a fix.
+// Findings, one per cause, as ALICE groups its vulnerabilities (see Cause):
+// the property the program relied on (ordering of two calls, atomicity of
+// one, durability, or the consistency of the state between two calls) and
+// the calls involved, by static identity (a Go workload's source line; a
+// trace's call and path), so a pattern repeated is one finding. A failing
+// state's cause is the deviations the explorer chose for it (the calls lost,
+// torn or split, before the model's rules close them), or the smallest
+// failing deviation within them; each failing state is counted in exactly one
+// finding, which lists its models, checks, what they found, its crash points,
+// a fix where the pattern is known, and the IDs of example states.
+//
+// A state's ID (StateID, "POINT.K") is its crash point's call index and its
+// number among the distinct states met there; the same input, options and
+// seed give the same IDs. Options.Only and Visit give one state by its ID
+// without checking any (iosim crash --state ID --out DIR), Options.Failed
+// every failing state (--keep-failed DIR); WriteState writes one as an
+// external checker gets it.
 //
 // Report fields are deterministic for the same input, options and seed, but
 // for StatesPerSecond and Seconds. Options.Shard/Shards split the states
 // (every shard enumerates all of them and builds its share); Merge combines
-// shard reports into the whole run's (a shard's report lists its groups
-// before folding, so that the union folds as one run does), but for
-// DistinctStates, Checked, Unchecked and Failed, which count a content met
-// at several points once per shard that checks it.
+// shard reports into the whole run's (a shard's report lists its failing
+// states by deviation before grouping, so that the union groups as one run
+// does: the same findings, states and examples), but for
+// DistinctStates, Checked, Unchecked and Failed, which count a content met at several
+// points once per shard that checks it.
 //
 // A state that may hold bytes the workload did not show (Explorer.Unknown: a
 // replayed write whose data strace's -s cut) is given to no check: it is

@@ -52,6 +52,15 @@ type Options struct {
 	// and the states that may hold them are counted (Report.Unchecked), not
 	// checked.
 	SkipUnknown bool
+	// Only, when set, explores only the crash point of this state, checks
+	// nothing, and gives the state to Visit (not called when the run has no
+	// such state). The other options must be those of the run that named it.
+	Only  *StateID
+	Visit func(s *State)
+	// Failed, when set, is called with every failing state of the run (of
+	// this shard), by ID, once each; from several goroutines at once when
+	// checkers run in parallel. The state is valid during the call only.
+	Failed func(s *State)
 }
 
 // Checker checks a crash state. Check returns the problems it finds (none: the
@@ -86,6 +95,8 @@ type State struct {
 	Point Op
 	// Name is a stable name of the state (crash point, model's choice).
 	Name string
+	// ID identifies the state in reports (StateID's text form).
+	ID string
 
 	e  *Explorer
 	x  *point
@@ -95,7 +106,7 @@ type State struct {
 
 // Explorer observes a program's calls, and at each crash point builds the crash
 // states the models allow, checks each distinct one and groups what fails into
-// vulnerabilities. It implements sim.Handler over the kernel (or the top of an
+// findings. It implements sim.Handler over the kernel (or the top of an
 // interposer stack); Go workloads and replay feed it calls. Calls are explored
 // one at a time (the explorer serialises them).
 type Explorer struct {
@@ -139,12 +150,12 @@ type Explorer struct {
 	callers   map[string]fileLine // goCaller's cache: call stack → the workload's frame
 	pcs       [32]uintptr         // goCaller's scratch (calls are serialised)
 	stateNo   int
-	vulns     map[string]*Vulnerability
+	found     map[string]*FoundCause // failing states by deviation
 	rep       Report
 	start     time.Time
 	work      chan func()
 	wg        sync.WaitGroup
-	vmu       sync.Mutex // guards vulns and rep's failure counts from checker goroutines
+	vmu       sync.Mutex // guards found and rep's failure counts from checker goroutines
 	// taint holds, per inode, the lowest offset of the bytes the workload
 	// did not show that it may hold (Unknown); replaced, never changed, so a
 	// point keeps the version it was made with.
@@ -243,7 +254,7 @@ func NewExplorer(fs *vfs.FS, next sim.Handler, opts Options) *Explorer {
 		opts.Jobs = 1
 	}
 	e := &Explorer{fs: fs, next: next, opts: opts, promises: map[uint64][]dataPromise{}, names: map[string]namePromise{},
-		truncated: map[uint64]bool{}, aioSync: map[[2]uint64]aioSync{}, aioCount: map[uint64]uint64{}, hseed: maphash.MakeSeed(), dataHash: map[uint64]uint64{}, callers: map[string]fileLine{}, verdicts: map[verdictKey]*verdict{}, vulns: map[string]*Vulnerability{}, start: time.Now()}
+		truncated: map[uint64]bool{}, aioSync: map[[2]uint64]aioSync{}, aioCount: map[uint64]uint64{}, hseed: maphash.MakeSeed(), dataHash: map[uint64]uint64{}, callers: map[string]fileLine{}, verdicts: map[verdictKey]*verdict{}, found: map[string]*FoundCause{}, start: time.Now()}
 	for _, m := range opts.Models {
 		e.rep.Models = append(e.rep.Models, m.Name)
 	}

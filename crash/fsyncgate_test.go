@@ -1,6 +1,8 @@
 package crash
 
 import (
+	"slices"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -58,21 +60,22 @@ func TestFsyncgate(t *testing.T) {
 		return checkpoint(env)
 	})
 	require.NoError(t, err)
-	var found *Vulnerability
-	for _, v := range rep.Vulnerabilities {
-		if v.Kind == "durability" && v.Path == "/pg/base/1" {
-			found = v
+	var found *Cause
+	for _, c := range rep.Findings {
+		if slices.Contains(c.Checks, "durability") && strings.Contains(strings.Join(c.Messages, "\n"), "/pg/base/1") {
+			found = c
 		}
 	}
 	require.NotNil(t, found, "the retried fsync succeeded over lost data")
+	require.Equal(t, "durability", found.Property)
 	require.Equal(t, ModelNames(), found.Models)
-	require.Contains(t, found.Message, "fsync")
+	require.Contains(t, found.Messages[0], "fsync")
 	require.Contains(t, found.Fix, "do not retry")
 
 	// Without the fault nothing is lost.
 	rep, err = ExploreFunc(Options{}, pgSetup, checkpoint)
 	require.NoError(t, err)
-	require.Empty(t, rep.Vulnerabilities)
+	require.Empty(t, rep.Findings)
 	require.Equal(t, ModelNames(), rep.Models)
 }
 
@@ -111,11 +114,11 @@ func TestFsyncgateAIO(t *testing.T) {
 		return checkpointAIO(env)
 	})
 	require.NoError(t, err)
-	require.Len(t, rep.Vulnerabilities, 1)
-	require.Equal(t, "durability", rep.Vulnerabilities[0].Kind)
-	require.Contains(t, rep.Vulnerabilities[0].Message, "io_getevents")
+	require.Len(t, rep.Findings, 1)
+	require.Equal(t, "durability", rep.Findings[0].Property)
+	require.Contains(t, rep.Findings[0].Messages[0], "io_getevents")
 
 	rep, err = ExploreFunc(Options{}, pgSetup, checkpointAIO)
 	require.NoError(t, err)
-	require.Empty(t, rep.Vulnerabilities)
+	require.Empty(t, rep.Findings)
 }

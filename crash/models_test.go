@@ -24,7 +24,7 @@ func breaksUnder(t *testing.T, setup Setup, workload func(*Env) error, holds fun
 		}}
 		rep, err := ExploreFunc(Options{Models: []*Model{m}, Depth: 2, Checkers: []Checker{check}}, setup, workload)
 		require.NoError(t, err)
-		if len(rep.Vulnerabilities) > 0 {
+		if len(rep.Findings) > 0 {
 			out = append(out, m.Name)
 		}
 	}
@@ -146,7 +146,7 @@ func TestDurabilityOfNames(t *testing.T) {
 	}
 	rep, err := ExploreFunc(Options{}, setup, dirSynced)
 	require.NoError(t, err)
-	require.Empty(t, rep.Vulnerabilities)
+	require.Empty(t, rep.Findings)
 
 	// The same name removed by a later unsynced unlink is no longer promised.
 	rep, err = ExploreFunc(Options{}, setup, func(env *Env) error {
@@ -156,7 +156,7 @@ func TestDurabilityOfNames(t *testing.T) {
 		return env.Proc.Unlink("/d/a")
 	})
 	require.NoError(t, err)
-	require.Empty(t, rep.Vulnerabilities)
+	require.Empty(t, rep.Findings)
 }
 
 // An O_DSYNC write promises the bytes it wrote, not the rest of the file:
@@ -181,7 +181,7 @@ func TestDurabilityOfDsyncWrites(t *testing.T) {
 	setup := func(fs *vfs.FS) error { return writeFile(fs, "/f", fill('a', 16384)) }
 	rep, err := ExploreFunc(Options{}, setup, workload)
 	require.NoError(t, err)
-	require.Empty(t, rep.Vulnerabilities)
+	require.Empty(t, rep.Findings)
 
 	rules, err := vfs.ParseRules(1, "writeback@/f#nth=1=EIO")
 	require.NoError(t, err)
@@ -198,5 +198,5 @@ func TestDurabilityOfDsyncWrites(t *testing.T) {
 		return err
 	})
 	require.NoError(t, err)
-	require.Empty(t, rep.Vulnerabilities, "the retried O_DSYNC write made its bytes durable")
+	require.Empty(t, rep.Findings, "the retried O_DSYNC write made its bytes durable")
 }

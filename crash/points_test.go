@@ -2,6 +2,7 @@ package crash
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -16,7 +17,7 @@ func TestReportPoints(t *testing.T) {
 	opts := Options{Depth: 1, Checkers: checkers}
 	rep, err := ExploreFunc(opts, configSetup, unsafeUpdate)
 	require.NoError(t, err)
-	require.NotEmpty(t, rep.Vulnerabilities)
+	require.NotEmpty(t, rep.Findings)
 	require.Len(t, rep.Points, rep.CrashPoints)
 	states, vulns := 0, 0
 	for k, p := range rep.Points {
@@ -25,17 +26,17 @@ func TestReportPoints(t *testing.T) {
 		}
 		require.LessOrEqual(t, p.Failed, p.States)
 		states += p.States
-		vulns += p.Vulnerabilities
-		if p.Vulnerabilities > 0 {
-			require.Positive(t, p.Failed, "a vulnerability's first crash point has failing states")
+		vulns += p.Findings
+		if p.Findings > 0 {
+			require.Positive(t, p.Failed, "a finding's first crash point has failing states")
 		}
 	}
 	require.Equal(t, rep.States, states)
-	require.Equal(t, len(rep.Vulnerabilities), vulns)
-	for _, v := range rep.Vulnerabilities {
-		k := rep.pointAt(v.pointIdx)
+	require.Equal(t, len(rep.Findings), vulns)
+	for _, c := range rep.Findings {
+		k := rep.pointAt(c.pointIdx)
 		require.GreaterOrEqual(t, k, 0)
-		require.Equal(t, v.Point, rep.Points[k].Point.String())
+		require.Equal(t, c.Points[0], rep.Points[k].Point.String())
 	}
 
 	var shards []*Report
@@ -60,20 +61,31 @@ func TestReportPoints(t *testing.T) {
 
 // A shard can hold only a larger loss (a write lost and another torn) whose
 // smaller one (the write lost alone) another shard found: merged, the larger
-// folds into the smaller, as in one run, whatever the order of the shards.
-func TestMergeShrinksAcrossShards(t *testing.T) {
-	vuln := func(models []string, ops ...string) *Vulnerability {
-		return &Vulnerability{Kind: "atomic-replace", Lines: []int{3}, Models: models, Message: "empty", Path: "/f", Ops: ops, States: 1}
+// folds into the smaller's finding, as in one run, whatever the order of the
+// shards; the same deviation found by two shards is one, its states added.
+func TestMergeFoldsAcrossShards(t *testing.T) {
+	found := func(static, model string, states int, ops ...string) *FoundCause {
+		return &FoundCause{Key: strings.Join(ops, ","), Ops: ops, Static: static, Property: "ordering", Models: []string{model},
+			Checks: []string{"atomic-replace"}, Points: []int{5}, States: states, Examples: []StateID{{5, states}}}
 	}
-	a := &Report{Vulnerabilities: []*Vulnerability{vuln([]string{"xfs"}, "lost t:3: write /f", "torn t:5: write /f")}}
-	b := &Report{Vulnerabilities: []*Vulnerability{vuln([]string{"posix"}, "lost t:3: write /f")}}
-	c := &Report{Vulnerabilities: []*Vulnerability{vuln([]string{"btrfs"}, "torn t:3: write /f")}}
+	pts := []PointStats{{Point: Op{Index: 5, Line: 6, Call: "rename"}}}
+	a := &Report{Found: []*FoundCause{found("S1", "xfs", 2, "lost 3", "torn 5")}, Points: pts}
+	b := &Report{Found: []*FoundCause{found("S1", "posix", 3, "lost 3")}, Points: pts}
+	c := &Report{Found: []*FoundCause{found("S2", "btrfs", 4, "torn 3"), found("S1", "alice", 5, "lost 3")}, Points: pts}
 	for _, rs := range [][]*Report{{a, b, c}, {c, b, a}} {
 		m := Merge(rs)
-		require.Len(t, m.Vulnerabilities, 2)
-		for _, v := range m.Vulnerabilities {
-			require.Len(t, v.Ops, 1)
-			require.Contains(t, v.Models, "xfs", "the larger loss's model goes to every smaller one")
+		require.Len(t, m.Findings, 2)
+		byStatic := map[string]*Cause{}
+		for _, f := range m.Findings {
+			byStatic[f.key] = f
 		}
+		s1, s2 := byStatic["S1"], byStatic["S2"]
+		require.NotNil(t, s1)
+		require.NotNil(t, s2)
+		require.Equal(t, 2+3+5, s1.States, "every deviation's states counted once")
+		require.ElementsMatch(t, []string{"xfs", "posix", "alice"}, s1.Models, "the larger loss's model joins the smaller's finding")
+		require.Equal(t, 4, s2.States)
+		require.Equal(t, []string{"btrfs"}, s2.Models)
+		require.Equal(t, []string{"5.2", "5.3", "5.5"}, s1.Examples)
 	}
 }

@@ -17,20 +17,22 @@ import (
 // Report is what an exploration found. Every field but StatesPerSecond and
 // Seconds is the same for the same input, options and seed.
 type Report struct {
-	Models          []string         `json:"models"`
-	CrashPoints     int              `json:"crash_points"`
-	States          int              `json:"states"`
-	DistinctStates  int              `json:"distinct_states"`
-	Checked         int              `json:"checked"`
-	Failed          int              `json:"failed"`
-	StatesPerSecond float64          `json:"states_per_second"`
-	Seconds         float64          `json:"seconds"`
-	ByKind          map[string]int   `json:"vulnerabilities_by_kind"`
-	Vulnerabilities []*Vulnerability `json:"vulnerabilities"`
-	Shard           string           `json:"shard,omitempty"`
-	// Found are a shard's vulnerabilities as found, before shrinking
-	// (Merge shrinks the union: a smaller cause may be another shard's).
-	Found []*FoundVulnerability `json:"found,omitempty"`
+	Models          []string       `json:"models"`
+	CrashPoints     int            `json:"crash_points"`
+	States          int            `json:"states"`
+	DistinctStates  int            `json:"distinct_states"`
+	Checked         int            `json:"checked"`
+	Failed          int            `json:"failed"`
+	StatesPerSecond float64        `json:"states_per_second"`
+	Seconds         float64        `json:"seconds"`
+	ByProperty      map[string]int `json:"findings_by_property"`
+	// Findings are the failing states grouped by cause (see Cause).
+	Findings []*Cause `json:"findings"`
+	Shard    string   `json:"shard,omitempty"`
+	// Found are a shard's failing states by exact deviation, before
+	// grouping (Merge groups the union: a smaller deviation that fails may
+	// be another shard's).
+	Found []*FoundCause `json:"found,omitempty"`
 	// Points are the crash points in the order of the trace, with what
 	// was found at each.
 	Points []PointStats `json:"points,omitempty"`
@@ -47,29 +49,9 @@ type PointStats struct {
 	Point  Op  `json:"point"`  // the last call before the crash
 	States int `json:"states"` // states the models allow there (a state per model)
 	Failed int `json:"failed"` // of which a check failed
-	// Vulnerabilities counts the vulnerabilities first found here (their
-	// crash_point).
-	Vulnerabilities int `json:"vulnerabilities"`
-}
-
-// Vulnerability is a group of failing states with one cause: the calls whose
-// changes were lost, torn or reordered, and what a checker found.
-type Vulnerability struct {
-	Kind     string   `json:"kind"`
-	Lines    []int    `json:"lines"`
-	Models   []string `json:"models"`
-	Message  string   `json:"message"`
-	Path     string   `json:"path,omitempty"`
-	Ops      []string `json:"ops"`
-	Property string   `json:"property"`
-	Fix      string   `json:"fix,omitempty"`
-	Point    string   `json:"crash_point"`
-	State    string   `json:"state"`
-	States   int      `json:"states"`
-
-	key      string
-	cause    []int // op indexes, for shrinking
-	pointIdx int
+	// Findings counts the findings first found here (their first crash
+	// point).
+	Findings int `json:"findings"`
 }
 
 // verdictKey is what a state's findings depend on: its content, the
@@ -87,14 +69,24 @@ type verdict struct {
 	done     bool
 	findings []Finding
 	subs     []sub
+	// pending are the states of this verdict met before it was done, for
+	// Options.Failed
+	pending []pendingState
+}
+
+type pendingState struct {
+	x  *point
+	st *seenState
 }
 
 // sub is one (state, model) waiting for a verdict.
 type sub struct {
-	model string
-	point Op
-	name  string
-	cause []causeOp
+	model  string
+	point  Op
+	id     StateID
+	cause  []causeOp // the deviations chosen
+	closed []causeOp // and what the model's rules made of them
+	class  class
 }
 
 type causeOp struct {
@@ -198,6 +190,17 @@ func (e *Explorer) run(x *point) {
 		key := verdictKey{h: out[i].h, expect: e.expect, act: x.actID, unknown: out[i].unknown}
 		if v := e.verdicts[key]; v != nil {
 			st.v = v
+			if e.opts.Failed != nil {
+				e.vmu.Lock()
+				done, failed := v.done, len(v.findings) > 0
+				if !done {
+					v.pending = append(v.pending, pendingState{x, st})
+				}
+				e.vmu.Unlock()
+				if done && failed {
+					e.opts.Failed(e.stateAt(x, st))
+				}
+			}
 			continue
 		}
 		if len(e.verdicts) >= maxVerdicts {
@@ -222,27 +225,38 @@ func (e *Explorer) run(x *point) {
 			} else {
 				cw.goTo(st.devs, true)
 			}
-			s := &State{Stdout: slices.Clone(e.stdout), Point: x.op, Name: st.name, e: e, x: x, w: cw}
+			s := &State{Stdout: slices.Clone(x.stdout), Point: x.op, Name: st.name, ID: st.id.String(), e: e, x: x, w: cw}
 			for _, c := range serial {
 				fs = append(fs, c.Check(s)...)
 			}
 			if len(parallel) > 0 {
 				// the state moves on: the parallel checkers get a file system
 				s.FS()
-				e.queue(v, s, fs, parallel)
+				e.queue(v, s, x, st, fs, parallel)
 				continue
 			}
 		}
 		v.done, v.findings = true, fs
 		if len(fs) > 0 {
 			e.rep.Failed++
+			if e.opts.Failed != nil {
+				e.opts.Failed(e.stateAt(x, st))
+			}
 		}
 	}
 	for _, sb := range x.subs {
 		if sb.st.v != nil {
-			e.attribute(sb.st.v, x, sb.m, sb.st.devs, sb.st.name)
+			e.attribute(sb.st.v, x, sb.m, sb.st, sb.chosen)
 		}
 	}
+}
+
+// stateAt builds state st of x on a walker of its own, for Options.Visit
+// and Failed: safe beside the explorer's own walkers.
+func (e *Explorer) stateAt(x *point, st *seenState) *State {
+	w := newWalker(e, x, x.snap.State())
+	w.goTo(st.devs, false)
+	return &State{Stdout: slices.Clone(x.stdout), Point: x.op, Name: st.name, ID: st.id.String(), e: e, x: x, w: w}
 }
 
 // workers is the number of goroutines exploring a point.
@@ -261,7 +275,7 @@ var minPerWorker = 64
 const maxVerdicts = 1 << 20
 
 // queue runs the parallel checkers of a state on the checker goroutines.
-func (e *Explorer) queue(v *verdict, s *State, fs []Finding, parallel []Checker) {
+func (e *Explorer) queue(v *verdict, s *State, x *point, st *seenState, fs []Finding, parallel []Checker) {
 	e.wg.Add(1)
 	e.work <- func() {
 		all := fs
@@ -269,7 +283,6 @@ func (e *Explorer) queue(v *verdict, s *State, fs []Finding, parallel []Checker)
 			all = append(all, c.Check(s)...)
 		}
 		e.vmu.Lock()
-		defer e.vmu.Unlock()
 		v.done, v.findings = true, all
 		if len(all) > 0 {
 			e.rep.Failed++
@@ -278,20 +291,31 @@ func (e *Explorer) queue(v *verdict, s *State, fs []Finding, parallel []Checker)
 			e.record(v, sb)
 		}
 		v.subs = nil
+		pending := append(v.pending, pendingState{x, st})
+		v.pending = nil
+		e.vmu.Unlock()
+		if len(all) > 0 && e.opts.Failed != nil {
+			for _, p := range pending {
+				e.opts.Failed(e.stateAt(p.x, p.st))
+			}
+		}
 	}
 }
 
 // attribute records that model m reaches the state cur, whose verdict is v.
-func (e *Explorer) attribute(v *verdict, x *point, m *Model, devs []dev, name string) {
+func (e *Explorer) attribute(v *verdict, x *point, m *Model, st *seenState, chosen []dev) {
 	e.vmu.Lock()
 	passed := v.done && len(v.findings) == 0
 	e.vmu.Unlock()
 	if passed {
 		return // nothing to record
 	}
-	sb := sub{model: m.Name, point: x.op, name: name}
-	for _, d := range devs {
+	sb := sub{model: m.Name, point: x.op, id: st.id, class: e.classify(x, chosen, st.devs)}
+	for _, d := range chosen {
 		sb.cause = append(sb.cause, causeOp{verb: d.c.verb(), op: x.units[d.k].op, unit: &x.units[d.k]})
+	}
+	for _, d := range st.devs {
+		sb.closed = append(sb.closed, causeOp{verb: d.c.verb(), op: x.units[d.k].op, unit: &x.units[d.k]})
 	}
 	e.vmu.Lock()
 	defer e.vmu.Unlock()
@@ -302,65 +326,23 @@ func (e *Explorer) attribute(v *verdict, x *point, m *Model, devs []dev, name st
 	e.record(v, sb)
 }
 
-// record adds a failing (state, model) to its vulnerabilities. vmu held.
+// record adds a failing (state, model) to the failures of its crash point
+// and to the found cause of its deviations. vmu held.
 func (e *Explorer) record(v *verdict, sb sub) {
-	if len(v.findings) > 0 {
-		if k := e.rep.pointAt(sb.point.Index); k >= 0 {
-			e.rep.Points[k].Failed++
-		}
+	if len(v.findings) == 0 {
+		return
 	}
-	for _, f := range v.findings {
-		var sig []string
-		lines, opsText := []int{}, []string{}
-		var cause []int
-		seen := map[string]bool{}
-		maxKept := -1
-		for _, c := range sb.cause {
-			maxKept = max(maxKept, c.op)
-		}
-		for _, c := range sb.cause {
-			k := fmt.Sprintf("%s %d", c.verb, c.op)
-			if seen[k] {
-				continue
-			}
-			seen[k] = true
-			sig = append(sig, k)
-			cause = append(cause, c.op)
-			if c.op >= 0 {
-				o := e.op(c.op)
-				lines = append(lines, o.Line)
-				opsText = append(opsText, c.verb+" "+o.String())
-			} else {
-				opsText = append(opsText, c.verb+" (state from before the trace)")
-			}
-		}
-		sort.Ints(lines)
-		lines = slices.Compact(lines)
-		key := f.Kind + "\x00" + f.Path + "\x00" + f.Message + "\x00" + strings.Join(sig, ",")
-		vu := e.vulns[key]
-		if vu == nil {
-			vu = &Vulnerability{Kind: f.Kind, Lines: lines, Message: f.Message, Path: f.Path, Ops: opsText,
-				Point: sb.point.String(), State: sb.name, key: key, cause: cause, pointIdx: sb.point.Index}
-			vu.Property, vu.Fix = e.explain(f, sb)
-			e.vulns[key] = vu
-		}
-		if p := sb.point.Index; p < vu.pointIdx || p == vu.pointIdx && sb.name < vu.State {
-			// the earliest state shows the group, whatever order parallel
-			// checkers finish in
-			vu.Point, vu.State, vu.pointIdx = sb.point.String(), sb.name, p
-		}
-		vu.States++
-		if !slices.Contains(vu.Models, sb.model) {
-			vu.Models = append(vu.Models, sb.model)
-		}
+	if k := e.rep.pointAt(sb.point.Index); k >= 0 {
+		e.rep.Points[k].Failed++
 	}
+	e.recordCause(v, sb)
 }
 
 // explain names the persistence property a failing state shows the program
 // relied on, and a fix where the pattern is known.
 func (e *Explorer) explain(f Finding, sb sub) (property, fix string) {
 	var lostMeta, lostData, torn, split bool
-	for _, c := range sb.cause {
+	for _, c := range sb.closed {
 		switch {
 		case c.verb == "split":
 			split = true
@@ -380,7 +362,7 @@ func (e *Explorer) explain(f Finding, sb sub) (property, fix string) {
 			continue
 		}
 		kept, data := true, false
-		for _, c := range sb.cause {
+		for _, c := range sb.closed {
 			if c.unit.kind == vfs.PendingMeta && c.op == r.op {
 				kept = false
 			}
@@ -395,9 +377,9 @@ func (e *Explorer) explain(f Finding, sb sub) (property, fix string) {
 		return "ordering: a file's data persists before the rename that replaces another with it", "fsync the file before renaming it over the old one"
 	case split:
 		return "atomicity of rename", "keep the old file until the new one is durable under another name, or recover from either name"
-	case len(sb.cause) == 0 && f.Kind != "durability":
+	case len(sb.closed) == 0 && f.Kind != "durability":
 		return "atomicity across calls: the state between two calls is inconsistent even with nothing lost", "make the calls' effect atomic (write a new file and rename it) or let recovery repair the intermediate state"
-	case f.Kind == "durability" && len(sb.cause) == 0:
+	case f.Kind == "durability" && len(sb.closed) == 0:
 		return "durability of acknowledged data (a writeback error was reported once, the retried fsync succeeded)", "treat a failed fsync as lost data: do not retry it, rewrite the data from a copy (or crash and recover from a log)"
 	case f.Kind == "durability":
 		return "durability of a name", "fsync the directory after creating, renaming or unlinking"
@@ -427,147 +409,38 @@ func (e *Explorer) report() *Report {
 	if r.Unchecked == 0 {
 		r.UncheckedWhy = ""
 	}
-	var vs []*Vulnerability
-	for _, v := range e.vulns {
-		vs = append(vs, v)
+	var fcs []*FoundCause
+	for _, f := range e.found {
+		fcs = append(fcs, f)
 	}
+	fcs = mergeFoundCauses(fcs)
 	if e.opts.Shards > 1 {
-		sort.Slice(vs, func(a, b int) bool { return vs[a].key < vs[b].key })
-		for _, v := range vs {
-			r.Found = append(r.Found, found(v))
-		}
+		r.Found = fcs
 	}
-	r.Vulnerabilities = shrink(vs)
-	for _, v := range r.Vulnerabilities {
-		if k := r.pointAt(v.pointIdx); k >= 0 {
-			r.Points[k].Vulnerabilities++
-		}
-	}
+	r.Findings = foldCauses(fcs, r.pointText)
 	r.finish()
 	return &r
 }
 
-// FoundVulnerability is a vulnerability as a shard found it, with what
-// Merge needs to group and shrink it with the other shards'.
-type FoundVulnerability struct {
-	Vulnerability
-	Key        string `json:"key"`
-	Cause      []int  `json:"cause"`
-	PointIndex int    `json:"point_index"`
-}
-
-// found copies v (before shrink changes it).
-func found(v *Vulnerability) *FoundVulnerability {
-	c := *v
-	c.Models = slices.Clone(v.Models)
-	return &FoundVulnerability{Vulnerability: c, Key: v.key, Cause: slices.Clone(v.cause), PointIndex: v.pointIdx}
-}
-
-// mergeFound groups the shards' found vulnerabilities as one run's
-// exploration would (states added, models joined, the earliest state shown)
-// and shrinks them.
-func mergeFound(rs []*Report) []*Vulnerability {
-	byKey := map[string]*Vulnerability{}
-	var vs []*Vulnerability
-	for _, r := range rs {
-		for _, f := range r.Found {
-			w := byKey[f.Key]
-			if w == nil {
-				c := f.Vulnerability
-				c.Models = slices.Clone(f.Models)
-				c.key, c.cause, c.pointIdx = f.Key, slices.Clone(f.Cause), f.PointIndex
-				w = &c
-				byKey[f.Key] = w
-				vs = append(vs, w)
-				continue
-			}
-			if f.PointIndex < w.pointIdx || f.PointIndex == w.pointIdx && f.State < w.State {
-				w.Point, w.State, w.pointIdx = f.Point, f.State, f.PointIndex
-			}
-			w.States += f.States
-			for _, m := range f.Models {
-				if !slices.Contains(w.Models, m) {
-					w.Models = append(w.Models, m)
-				}
-			}
-		}
-	}
-	return shrink(vs)
-}
-
-// shrink keeps, of the vulnerabilities with one finding, those whose cause
-// includes no other's: the fewest lost or reordered calls that fail. A
-// vulnerability dropped gives its models and states to the smaller ones (the
-// smaller loss is a state of the same models, or lies beyond their depth).
-func shrink(vs []*Vulnerability) []*Vulnerability {
-	sort.Slice(vs, func(a, b int) bool { return vs[a].key < vs[b].key })
-	var out []*Vulnerability
-	for _, v := range vs {
-		minimal := true
-		for _, w := range vs {
-			if w != v && w.Kind == v.Kind && w.Path == v.Path && w.Message == v.Message && len(w.cause) < len(v.cause) && subset(w.cause, v.cause) {
-				minimal = false
-				for _, m := range v.Models {
-					if !slices.Contains(w.Models, m) {
-						w.Models = append(w.Models, m)
-					}
-				}
-				w.States += v.States
-			}
-		}
-		if minimal {
-			out = append(out, v)
-		}
-	}
-	return out
-}
-
-// callIDs numbers the calls of merged reports' Ops lines ("VERB CALL"), as
-// the op indexes of a vulnerability's cause.
-type callIDs map[string]int
-
-func (c callIDs) id(op string) int {
-	for _, ch := range []choice{drop, tornH, prefixB, splitRn} {
-		if rest, ok := strings.CutPrefix(op, ch.verb()+" "); ok {
-			op = rest
-			break
-		}
-	}
-	k, ok := c[op]
-	if !ok {
-		k = len(c)
-		c[op] = k
-	}
-	return k
-}
-
-func subset(a, b []int) bool {
-	for _, x := range a {
-		if !slices.Contains(b, x) {
-			return false
-		}
-	}
-	return true
-}
-
-// finish sorts the vulnerabilities and counts them by kind.
+// finish sorts the findings (by their first call's lines, then property),
+// counts them by property and at their first crash point.
 func (r *Report) finish() {
-	for _, v := range r.Vulnerabilities {
-		sort.Slice(v.Models, func(a, b int) bool { return modelOrder(v.Models[a]) < modelOrder(v.Models[b]) })
+	for _, c := range r.Findings {
+		sort.Slice(c.Models, func(a, b int) bool { return modelOrder(c.Models[a]) < modelOrder(c.Models[b]) })
 	}
-	sort.SliceStable(r.Vulnerabilities, func(a, b int) bool {
-		va, vb := r.Vulnerabilities[a], r.Vulnerabilities[b]
-		if c := slices.Compare(va.Lines, vb.Lines); c != 0 {
-			return c < 0
+	sort.SliceStable(r.Findings, func(a, b int) bool {
+		ca, cb := r.Findings[a], r.Findings[b]
+		if ca.pointIdx != cb.pointIdx {
+			return ca.pointIdx < cb.pointIdx
 		}
-		if va.Kind != vb.Kind {
-			return va.Kind < vb.Kind
-		}
-		return va.Path+va.Message < vb.Path+vb.Message
+		return ca.key < cb.key
 	})
-	r.ByKind = map[string]int{}
-	for _, v := range r.Vulnerabilities {
-		r.ByKind[v.Kind]++
+	r.ByProperty = map[string]int{}
+	for _, c := range r.Findings {
+		r.ByProperty[c.Property]++
+		if k := r.pointAt(c.pointIdx); k >= 0 {
+			r.Points[k].Findings++
+		}
 	}
 }
 
@@ -580,24 +453,28 @@ func modelOrder(name string) int {
 
 // WriteText prints the report for people.
 func (r *Report) WriteText(w io.Writer) {
-	r.WriteVulnerabilities(w, TextStyle{States: true,
-		NoOps: "(nothing in flight was lost: what the program announced or was acknowledged is not durable)"})
+	r.WriteFindings(w, TextStyle{States: true})
 	fmt.Fprintf(w, "models: %s\n", strings.Join(r.Models, ", "))
 	fmt.Fprintf(w, "crash points: %d   states: %d   distinct: %d   checked: %d   failed: %d   states/s: %.0f\n",
 		r.CrashPoints, r.States, r.DistinctStates, r.Checked, r.Failed, r.StatesPerSecond)
 	if r.Unchecked > 0 {
 		fmt.Fprintf(w, "unchecked: %d distinct state(s) may hold bytes the workload did not show, so no check judged them (first: %s)\n", r.Unchecked, r.UncheckedWhy)
 	}
-	var kinds []string
-	for k, n := range r.ByKind {
-		kinds = append(kinds, fmt.Sprintf("%s %d", k, n))
-	}
-	sort.Strings(kinds)
-	fmt.Fprintf(w, "vulnerabilities: %d", len(r.Vulnerabilities))
-	if len(kinds) > 0 {
-		fmt.Fprintf(w, " (%s)", strings.Join(kinds, ", "))
-	}
+	r.WriteCount(w)
 	fmt.Fprintln(w)
+}
+
+// WriteCount prints the number of findings and their count by property.
+func (r *Report) WriteCount(w io.Writer) {
+	var props []string
+	for k, n := range r.ByProperty {
+		props = append(props, fmt.Sprintf("%s %d", k, n))
+	}
+	sort.Strings(props)
+	fmt.Fprintf(w, "findings: %d", len(r.Findings))
+	if len(props) > 0 {
+		fmt.Fprintf(w, " (%s)", strings.Join(props, ", "))
+	}
 }
 
 // pointAt returns the position in r.Points of the crash point after call
@@ -612,44 +489,19 @@ func (r *Report) pointAt(index int) int {
 	return k
 }
 
-// TextStyle is what WriteVulnerabilities prints beside the fixed lines.
-type TextStyle struct {
-	// States adds each vulnerability's count of failing states and the
-	// name of its first one.
-	States bool
-	// NoOps is the line under "crash after" of a vulnerability whose states
-	// lost no call's changes.
-	NoOps string
+// pointText is the text of the crash point after call index.
+func (r *Report) pointText(index int) string {
+	if k := r.pointAt(index); k >= 0 {
+		return r.Points[k].Point.String()
+	}
+	return fmt.Sprintf("call %d", index)
 }
 
-// WriteVulnerabilities prints each vulnerability for people: its kind, file
-// and models, the finding, the crash point, the calls whose changes the
-// state lost, the property the program relied on and the fix.
-func (r *Report) WriteVulnerabilities(w io.Writer, st TextStyle) {
-	for k, v := range r.Vulnerabilities {
-		fmt.Fprintf(w, "vulnerability %d: %s", k+1, v.Kind)
-		if v.Path != "" {
-			fmt.Fprintf(w, " %s", v.Path)
-		}
-		fmt.Fprintf(w, " (models: %s", strings.Join(v.Models, ", "))
-		if st.States {
-			fmt.Fprintf(w, "; %d states", v.States)
-		}
-		fmt.Fprintf(w, ")\n  %s\n  crash after %s\n", v.Message, v.Point)
-		for _, o := range v.Ops {
-			fmt.Fprintf(w, "    %s\n", o)
-		}
-		if len(v.Ops) == 0 {
-			fmt.Fprintf(w, "    %s\n", st.NoOps)
-		}
-		fmt.Fprintf(w, "  relies on: %s\n", v.Property)
-		if v.Fix != "" {
-			fmt.Fprintf(w, "  fix: %s\n", v.Fix)
-		}
-		if st.States {
-			fmt.Fprintf(w, "  state: %s\n", v.State)
-		}
-	}
+// TextStyle is what WriteFindings prints beside the fixed lines.
+type TextStyle struct {
+	// States adds each finding's count of failing states, its crash points
+	// and example state IDs (which vary with the models explored).
+	States bool
 }
 
 // WriteJSON prints the report as JSON.
@@ -659,27 +511,13 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	return enc.Encode(r)
 }
 
-// Merge combines shard reports into one: counts add up, vulnerabilities with
-// the same kind, path and operations merge their models and state counts,
-// and those whose cause includes another's give it their models and states
-// (as in one run: see shrink). DistinctStates, Checked and Failed are sums
-// over the shards: a state met again at a later crash point is checked once
-// per shard that meets it, where a whole run checks it once.
+// Merge combines shard reports into one: counts add up, and the failing
+// states the shards found are grouped into findings as one run groups them
+// (mergeShardFindings). DistinctStates, Checked and Failed are sums over
+// the shards: a state met again at a later crash point is checked once per
+// shard that meets it, where a whole run checks it once.
 func Merge(rs []*Report) *Report {
 	out := &Report{}
-	byKey := map[string]*Vulnerability{}
-	// Shards list what they found before shrinking: the union is shrunk
-	// as the whole run's would be.
-	useFound := true
-	for _, r := range rs {
-		if len(r.Vulnerabilities) > 0 && len(r.Found) == 0 {
-			useFound = false // reports without it: grouped as they are
-		}
-	}
-	if useFound {
-		out.Vulnerabilities = mergeFound(rs)
-	}
-	calls := callIDs{}
 	for _, r := range rs {
 		for _, m := range r.Models {
 			if !slices.Contains(out.Models, m) {
@@ -696,33 +534,6 @@ func Merge(rs []*Report) *Report {
 		}
 		out.Failed += r.Failed
 		out.Seconds = max(out.Seconds, r.Seconds)
-		if useFound {
-			continue
-		}
-		for _, v := range r.Vulnerabilities {
-			k := v.Kind + "\x00" + v.Path + "\x00" + v.Message + "\x00" + strings.Join(v.Ops, "\x00")
-			if w := byKey[k]; w != nil {
-				w.States += v.States
-				for _, m := range v.Models {
-					if !slices.Contains(w.Models, m) {
-						w.Models = append(w.Models, m)
-					}
-				}
-				continue
-			}
-			c := *v
-			c.Models = slices.Clone(v.Models)
-			c.key = k
-			for _, o := range v.Ops {
-				c.cause = append(c.cause, calls.id(o))
-			}
-			byKey[k] = &c
-			out.Vulnerabilities = append(out.Vulnerabilities, &c)
-		}
-	}
-	if !useFound {
-		// a shard may hold a larger loss whose smaller one another shard found
-		out.Vulnerabilities = shrink(out.Vulnerabilities)
 	}
 	if len(rs) > 0 {
 		out.States /= len(rs) // every shard enumerates every state; each checks its share
@@ -738,14 +549,35 @@ func Merge(rs []*Report) *Report {
 			}
 		}
 	}
-	for _, v := range out.Vulnerabilities {
-		if k := slices.IndexFunc(out.Points, func(p PointStats) bool { return p.Point.String() == v.Point }); k >= 0 {
-			out.Points[k].Vulnerabilities++
-		}
-	}
+	out.Findings = mergeShardFindings(rs, out.pointText)
 	if out.Seconds > 0 {
 		out.StatesPerSecond = float64(out.States) / out.Seconds
 	}
 	out.finish()
 	return out
+}
+
+// mergeShardFindings groups the shards' found causes as one run groups its
+// own: the same deviation found in two shards is one, with their states
+// added, and a finding holds every deviation of its cause whichever shard
+// found it. A report without found causes (not a shard's) gives its
+// findings as they are.
+func mergeShardFindings(rs []*Report, pointText func(int) string) []*Cause {
+	var lists [][]*FoundCause
+	var as []*Cause
+	for _, r := range rs {
+		if len(r.Found) == 0 {
+			for _, c := range r.Findings {
+				cc := *c
+				cc.key = c.Property + "\x00" + fmt.Sprint(c.Calls)
+				if k := slices.IndexFunc(r.Points, func(p PointStats) bool { return len(c.Points) > 0 && p.Point.String() == c.Points[0] }); k >= 0 {
+					cc.pointIdx = r.Points[k].Point.Index
+				}
+				as = append(as, &cc)
+			}
+			continue
+		}
+		lists = append(lists, r.Found)
+	}
+	return append(foldCauses(mergeFoundCauses(lists...), pointText), as...)
 }

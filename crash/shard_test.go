@@ -11,14 +11,14 @@ import (
 	"pgregory.net/rapid"
 )
 
-// vulnSummary lists a report's vulnerabilities by what they are and how many
+// vulnSummary lists a report's findings by what they are and how many
 // states show them, sorted, for comparing runs split differently.
 func vulnSummary(r *Report) []string {
 	var out []string
-	for _, v := range r.Vulnerabilities {
-		ms := slices.Clone(v.Models)
+	for _, c := range r.Findings {
+		ms := slices.Clone(c.Models)
 		slices.Sort(ms)
-		out = append(out, fmt.Sprintf("%s %s %q %v %v states=%d point=%s", v.Kind, v.Path, v.Message, v.Ops, ms, v.States, v.Point))
+		out = append(out, fmt.Sprintf("%s %v %v %v %q states=%d points=%d %v %v", c.Property, c.Calls, c.How, ms, c.Messages, c.States, c.CrashPoints, c.Points, c.Examples))
 	}
 	slices.Sort(out)
 	return out

@@ -77,12 +77,15 @@ type point struct {
 	metaSeq   map[string]uint64     // path → latest namespace change in flight naming it
 	dataHash  map[string]uint64     // inode and its units' choices → hash of its data
 	taint     map[uint64]int64      // Explorer.taint when the point was made
+	relevant  []bool                // classify's: units a state can lose that a check can see
+	stdout    []byte                // what the program had written to its standard output
 }
 
 // subRef is a (state, model) met at the point, in the order met.
 type subRef struct {
-	st *seenState
-	m  *Model
+	st     *seenState
+	m      *Model
+	chosen []dev
 }
 
 func (e *Explorer) units(pend []vfs.Pending) []unit {
@@ -123,7 +126,12 @@ func (e *Explorer) point() {
 	seq := e.fs.Seq()
 	snap := e.fs.Snapshot()
 	pend := snap.Pending()
+	if o := e.opts.Only; o != nil && e.nops()-1 != o.Point {
+		e.forget(&point{pend: pend})
+		return
+	}
 	x := &point{snap: snap, pend: pend, seq: seq, root: e.fs.Root().Ino(), units: e.units(pend), op: e.op(e.nops() - 1), seen: map[string]*seenState{}, replaceOf: map[int]*replaceRec{}, inos: map[uint64]bool{}}
+	x.stdout = e.stdout[:len(e.stdout):len(e.stdout)] // appends never write within it
 	x.unitsOf, x.dataSeq, x.metaSeq, x.dataHash = map[uint64][]int{}, map[uint64]uint64{}, map[string]uint64{}, map[string]uint64{}
 	x.taint = e.taint
 	for _, p := range pend {
@@ -178,6 +186,13 @@ func (e *Explorer) point() {
 			e.admit(x, m, c)
 		}
 	}
+	if o := e.opts.Only; o != nil {
+		if o.K < len(x.vecs) && e.opts.Visit != nil {
+			e.opts.Visit(e.stateAt(x, x.vecs[o.K]))
+		}
+		e.forget(x)
+		return
+	}
 	e.run(x)
 	e.forget(x)
 	if e.opts.Progress != nil {
@@ -197,6 +212,9 @@ type dev struct {
 type closed struct {
 	devs  []dev
 	label string
+	// chosen are the deviations enumerated, before the model's rules
+	// closed them: the cause a failing state is reported by
+	chosen []dev
 }
 
 // exploreModel enumerates the states of x under m: their closed deviations,
@@ -217,7 +235,11 @@ func (e *Explorer) exploreModel(x *point, m *Model) []closed {
 		if e.closeHook != nil {
 			e.closeHook(x, m, forced, devs, c)
 		}
-		out = append(out, closed{c, label})
+		chosen := c // most often the rules change nothing: no copy
+		if !slices.Equal(c, devs) {
+			chosen = slices.Clone(devs) // devs is the caller's scratch
+		}
+		out = append(out, closed{c, label, chosen})
 	}
 	emit(nil, "all")
 	var strict []dev
@@ -510,6 +532,7 @@ func (cl *closer) keepLazy(ino uint64, op int, set func(int, choice)) {
 type seenState struct {
 	name  string
 	devs  []dev
+	id    StateID
 	build bool     // this shard's
 	model int      // the index in Options.Models of the first model that met it
 	v     *verdict // nil: not built
@@ -527,13 +550,13 @@ func (e *Explorer) admit(x *point, m *Model, c closed) {
 	}
 	st, ok := x.seen[string(e.key)]
 	if !ok {
-		st = &seenState{name: e.stateName(x, devs, label), devs: devs, model: slices.Index(e.opts.Models, m)}
+		st = &seenState{name: e.stateName(x, devs, label), devs: devs, model: slices.Index(e.opts.Models, m), id: StateID{x.op.Index, len(x.vecs)}}
 		x.seen[string(e.key)] = st
 		e.stateNo++
 		st.build = e.opts.Shards <= 1 || (e.stateNo-1)%e.opts.Shards == e.opts.Shard
 		x.vecs = append(x.vecs, st)
 	}
-	x.subs = append(x.subs, subRef{st, m})
+	x.subs = append(x.subs, subRef{st, m, c.chosen})
 }
 
 // stateName is a stable name for a state: the crash point and its deviations.

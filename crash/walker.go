@@ -553,9 +553,18 @@ func (w *walker) evalData(id uint64) {
 			ok = bytes.Equal(w.scratch(id, p)[pr.off:end], pr.data)
 		}
 		if !ok {
+			// what the acknowledged range holds: against the bytes
+			// acknowledged when they were kept, else as zeros or other bytes
+			have := w.scratch(id, p)
+			var what string
+			if pr.whole {
+				what = describeContent(have, nil, nil)
+			} else {
+				what = describeContent(have[min(pr.off, int64(len(have))):min(end, int64(len(have)))], pr.data, nil)
+			}
 			out = append(out, Finding{Kind: "durability", Path: p, Message: fmt.Sprintf(
-				"%d bytes acknowledged durable by %s read back differently after the crash (size %d, want %d)",
-				n, e.op(pr.op), f.size, end)})
+				"%d bytes acknowledged durable by %s read back differently after the crash (size %d, want %d): %s",
+				n, e.op(pr.op), f.size, end, what)})
 		}
 	}
 	if out != nil {
@@ -606,12 +615,9 @@ func (w *walker) evalRepl(i int) {
 			return
 		}
 	}
-	what := "a mix of the old and new content"
-	if len(bytes.Trim(have, "\x00")) == 0 {
-		what = fmt.Sprintf("%d zero bytes", len(have))
-	}
 	w.replF[i] = Finding{Kind: "atomic-replace", Path: r.dst, Message: fmt.Sprintf(
-		"replaced by %s: holds neither the old content nor the new (%d bytes) but %s", e.op(r.op), len(r.allowed[r.newIndex]), what)}
+		"replaced by %s: holds neither the old content nor the new (%d bytes): %s", e.op(r.op), len(r.allowed[r.newIndex]),
+		describeContent(have, r.allowed[r.newIndex], r.allowed[:r.newIndex]))}
 }
 
 func (w *walker) isRegular(id uint64, p string) bool {

@@ -4,12 +4,13 @@
 // every call that changes what could become durable, and every distinct state
 // the persistence model allows is checked in a subtest of its own.
 //
-// A subtest's name is the state's: the crash point (call number and the
+// A subtest's name is the state's ID (crash.StateID, as the findings name
+// their example states) and its name: the crash point (call number and the
 // workload's source line) and the calls whose changes it lost (l), tore (t),
-// wrote in part (p) or split (s), so `go test -run 'TestX/p004-line57-l52m'`
-// checks that state again. When states fail, the test also prints the
-// vulnerabilities they show, each shrunk to the fewest lost or reordered calls
-// and printed as the workload's lines that made them.
+// wrote in part (p) or split (s), so `go test -run 'TestX/^4.2-'` or
+// `go test -run 'TestX/p004-line57-l52m'` checks that state again. When
+// states fail, the test also prints the findings they show, one per cause,
+// with the workload's lines of the calls involved and example state IDs.
 package crashtest
 
 import (
@@ -65,7 +66,7 @@ func Explore(t *testing.T, model string, workload func(env *crash.Env) error, ch
 	c.opts.Models = ms
 	c.opts.Checkers = append(c.opts.Checkers, crash.CheckFunc{ID: "test", F: func(s *crash.State) []crash.Finding {
 		var msg string
-		ok := t.Run(s.Name, func(t *testing.T) {
+		ok := t.Run(s.ID+"-"+s.Name, func(t *testing.T) {
 			r := &recorder{TB: t}
 			defer func() { msg = r.msg.String() }() // FailNow ends the goroutine
 			check(r, s)
@@ -82,7 +83,7 @@ func Explore(t *testing.T, model string, workload func(env *crash.Env) error, ch
 	if err != nil {
 		t.Fatalf("workload: %v", err)
 	}
-	if len(rep.Vulnerabilities) > 0 {
+	if len(rep.Findings) > 0 {
 		var b strings.Builder
 		rep.WriteText(&b)
 		t.Errorf("crash states fail:\n%s", b.String())
@@ -91,7 +92,7 @@ func Explore(t *testing.T, model string, workload func(env *crash.Env) error, ch
 }
 
 // recorder is the *testing.T given to check: what it reports also goes into
-// the vulnerability's message.
+// the finding's messages.
 type recorder struct {
 	testing.TB
 	msg strings.Builder

@@ -92,7 +92,7 @@ func checkState(t testing.TB, s *crash.State) {
 
 func TestSafeSaveAllModels(t *testing.T) {
 	rep := Explore(t, "all", saveSafe, checkState, WithSetup(setup), WithBuiltinChecks())
-	require.Empty(t, rep.Vulnerabilities)
+	require.Empty(t, rep.Findings)
 	require.Greater(t, rep.DistinctStates, 5)
 }
 
@@ -119,8 +119,8 @@ func TestUnsafeSaveIsCaught(t *testing.T) {
 	// the failing states are subtests; the report names the workload's lines
 	require.Contains(t, out, "--- FAIL: TestUnsafeSaveExample/")
 	require.Contains(t, out, "saved, but the state holds")
-	require.Regexp(t, `lost crashtest_test.go:\d+: renameat /db/state.tmp -> /db/state`, out)
-	require.Regexp(t, `lost crashtest_test.go:\d+: write /db/state.tmp`, out)
+	require.Regexp(t, `lost: renameat /db/state.tmp -> /db/state \(crashtest_test.go:\d+\)`, out)
+	require.Regexp(t, `torn: write /db/state.tmp \(crashtest_test.go:\d+\)`, out)
 	require.Contains(t, out, "fsync the file before renaming it over the old one")
 
 	// -run with a failing state's name checks that state alone
@@ -128,4 +128,10 @@ func TestUnsafeSaveIsCaught(t *testing.T) {
 	again := goTest("^TestUnsafeSaveExample$/^" + regexp.QuoteMeta(name) + "$")
 	require.Equal(t, 1, strings.Count(again, "--- FAIL: TestUnsafeSaveExample/"), again)
 	require.Contains(t, again, name)
+
+	// a finding's example state, by its ID, is a subtest of its own
+	ex := regexp.MustCompile(`\n\s*states: ([0-9.]+)`).FindStringSubmatch(out)
+	require.NotNil(t, ex, out)
+	again = goTest("^TestUnsafeSaveExample$/^" + regexp.QuoteMeta(ex[1]) + "-")
+	require.Equal(t, 1, strings.Count(again, "--- FAIL: TestUnsafeSaveExample/"+ex[1]+"-"), again)
 }

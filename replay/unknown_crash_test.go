@@ -62,7 +62,7 @@ func TestExploreUnknownBytes(t *testing.T) {
 
 	rep, err := exploreU8k(t, "update8k.strace", crash.Options{SkipUnknown: true})
 	require.NoError(t, err)
-	require.Empty(t, rep.Vulnerabilities, "a state holding the zeros the model has for the unseen bytes was checked")
+	require.Empty(t, rep.Findings, "a state holding the zeros the model has for the unseen bytes was checked")
 	require.Positive(t, rep.Unchecked)
 	require.Positive(t, rep.Checked, "the states before the write, or without it, are checked")
 	require.Equal(t, rep.DistinctStates, rep.Checked+rep.Unchecked)
@@ -70,7 +70,7 @@ func TestExploreUnknownBytes(t *testing.T) {
 
 	full, err := exploreU8k(t, "update8k.s1048576.strace", crash.Options{})
 	require.NoError(t, err)
-	require.Empty(t, full.Vulnerabilities)
+	require.Empty(t, full.Findings)
 	require.Zero(t, full.Unchecked)
 	require.Empty(t, full.UncheckedWhy)
 	require.Greater(t, full.Checked, rep.Checked)
@@ -90,7 +90,7 @@ func TestExploreUnknownBytesEveryShape(t *testing.T) {
 	rep, _, err = Explore([]string{recordings + "cutvec.s4096.strace"}, Options{}, crash.Options{})
 	require.NoError(t, err)
 	require.Zero(t, rep.Unchecked)
-	require.Empty(t, rep.Vulnerabilities)
+	require.Empty(t, rep.Findings)
 }
 
 // TestExploreUnknownBytesOtherCauses: a copy of a file from before the trace

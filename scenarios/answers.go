@@ -35,18 +35,26 @@ func (s *Scenario) note(td *datadriven.TestData, out string) {
 	case "crash":
 		if c := s.lastCrash; c != nil {
 			var detail []string
-			for _, v := range c.rep.Vulnerabilities {
-				detail = append(detail, fmt.Sprintf("%s %s under %s: %s", v.Kind, v.Path, strings.Join(v.Models, ", "), v.Message))
-				if v.Fix != "" {
-					detail = append(detail, "  fix: "+v.Fix)
+			for _, f := range c.rep.Findings {
+				var calls []string
+				for _, cc := range f.Calls {
+					c := cc.Role + " " + cc.Call
+					if cc.Path != "" {
+						c += " " + cc.Path
+					}
+					calls = append(calls, c)
+				}
+				detail = append(detail, fmt.Sprintf("%s (%s) under %s: %d states", f.Property, strings.Join(calls, "; "), strings.Join(f.Models, ", "), f.States))
+				if f.Fix != "" {
+					detail = append(detail, "  fix: "+f.Fix)
 				}
 			}
-			n := len(c.rep.Vulnerabilities)
-			what := "vulnerabilities"
+			n := len(c.rep.Findings)
+			what := "findings"
 			if n == 1 {
-				what = "vulnerability"
+				what = "finding"
 			}
-			add(fmt.Sprintf("crash %s: %d %s (%d of %d states failed)", c.arm, n, what, c.rep.Failed, c.rep.States), detail, false)
+			add(fmt.Sprintf("crash %s: %d %s (%d of %d distinct states failed)", c.arm, n, what, c.rep.Failed, c.rep.DistinctStates), detail, false)
 		}
 	case "expect":
 		for _, l := range strings.Split(strings.TrimSpace(out), "\n") {

@@ -20,7 +20,7 @@ import (
 // gonum/plot: per compare, a bar chart of the two arms with the ratio written
 // on it, a stacked bar per arm of where the time went (the time model's
 // breakdown on a device, else by syscall) and the two arms' latency CDFs;
-// per crash, the states and vulnerabilities per crash point (CrashChart);
+// per crash, the states and findings per crash point (CrashChart);
 // per file, the latency CDF of every arm run.
 type Charts struct {
 	file    string
@@ -132,13 +132,13 @@ func WriteComparison(path string, a, b *Result) error {
 // CrashChart draws a crash exploration along its trace: per crash point
 // (after the call at the line on the axis), the states the models allow
 // there and how many of them failed a check, as lines, and the
-// vulnerabilities first found there, as bars with their count.
+// findings first found there, as bars with their count.
 func CrashChart(title string, r *crash.Report) (*plot.Plot, error) {
 	if len(r.Points) == 0 {
 		return nil, fmt.Errorf("%s: no crash point to draw", title)
 	}
 	p := plot.New()
-	p.Title.Text = title + ": states and vulnerabilities per crash point"
+	p.Title.Text = title + ": states and findings per crash point"
 	p.X.Label.Text = "crash point: after the call at line"
 	p.Y.Label.Text = "count"
 	var states, failed plotter.XYs
@@ -149,10 +149,10 @@ func CrashChart(title string, r *crash.Report) (*plot.Plot, error) {
 		x := float64(k)
 		states = append(states, plotter.XY{X: x, Y: float64(pt.States)})
 		failed = append(failed, plotter.XY{X: x, Y: float64(pt.Failed)})
-		vulns[k] = float64(pt.Vulnerabilities)
-		if pt.Vulnerabilities > 0 {
+		vulns[k] = float64(pt.Findings)
+		if pt.Findings > 0 {
 			labels.XYs = append(labels.XYs, plotter.XY{X: x, Y: vulns[k]})
-			labels.Labels = append(labels.Labels, fmt.Sprint(pt.Vulnerabilities))
+			labels.Labels = append(labels.Labels, fmt.Sprint(pt.Findings))
 		}
 		top = max(top, float64(pt.States), vulns[k])
 	}
@@ -163,7 +163,7 @@ func CrashChart(title string, r *crash.Report) (*plot.Plot, error) {
 	bars.Color = plotutil.Color(2)
 	bars.LineStyle.Width = 0
 	p.Add(bars)
-	p.Legend.Add("vulnerabilities first found", bars)
+	p.Legend.Add("findings first found", bars)
 	for i, series := range []struct {
 		name string
 		xys  plotter.XYs

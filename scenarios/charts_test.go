@@ -78,7 +78,7 @@ func TestSeedCharts(t *testing.T) {
 
 // TestCrashCharts draws the crash runs of crash-file-update.scen: one chart
 // per crash command, with the three series, the crash points' lines on the
-// axis and the vulnerability counts written on their bars.
+// axis and the finding counts written on their bars.
 func TestCrashCharts(t *testing.T) {
 	c := &Charts{}
 	r := RunFile("crash-file-update.scen", RunOptions{Charts: c})
@@ -92,12 +92,12 @@ func TestCrashCharts(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join(dir, "crash-file-update-crash1.svg"))
 	require.NoError(t, err)
 	svg := string(b)
-	require.Contains(t, svg, "crash unsafe: states and vulnerabilities per crash point")
-	for _, series := range []string{">states<", ">failing states<", ">vulnerabilities first found<"} {
+	require.Contains(t, svg, "crash unsafe: states and findings per crash point")
+	for _, series := range []string{">states<", ">failing states<", ">findings first found<"} {
 		require.Contains(t, svg, series)
 	}
 	rep := c.crashes[0].rep
-	require.Positive(t, rep.Points[len(rep.Points)-1].Vulnerabilities+rep.Points[0].Vulnerabilities+rep.Points[1].Vulnerabilities)
+	require.Positive(t, rep.Points[len(rep.Points)-1].Findings+rep.Points[0].Findings+rep.Points[1].Findings)
 	for _, pt := range rep.Points {
 		require.Contains(t, svg, fmt.Sprintf(">%d<", pt.Point.Line), "the axis names the call before each crash point")
 	}

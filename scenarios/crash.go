@@ -3,6 +3,7 @@ package scenarios
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/cockroachdb/datadriven"
@@ -242,22 +243,21 @@ func (s *Scenario) explore(ar *arm, opts crash.Options, disk *vfs.Rules) (*crash
 }
 
 // writeCrash prints what a crash run found, without its wall-clock figures:
-// the counts, then per vulnerability its kind and file, the models under
-// which it breaks, the finding, the calls the state lost (by the scenario's
-// lines), what it relies on and the fix (crash.Report.WriteVulnerabilities).
+// the counts, then per finding its property, the calls (by the scenario's
+// lines), the models under which it breaks, what the checks found, what it
+// relies on and the fix (crash.Report.WriteFindings).
 func writeCrash(b *strings.Builder, r *crash.Report) {
 	fmt.Fprintf(b, "crash points %d, states %d, distinct %d, failed %d\n", r.CrashPoints, r.States, r.DistinctStates, r.Failed)
-	r.WriteVulnerabilities(b, crash.TextStyle{
-		NoOps: "(no call's changes lost: what was promised never reached the kernel, or the kernel lost it)"})
-	fmt.Fprintf(b, "vulnerabilities: %d", len(r.Vulnerabilities))
+	r.WriteFindings(b, crash.TextStyle{})
+	r.WriteCount(b)
 }
 
-// explainStdio gives the stdio check's vulnerabilities the property they
+// explainStdio gives the findings of the stdio check the property they
 // rely on and their fix (the crash package explains the checks it knows).
 func explainStdio(r *crash.Report) {
-	for _, v := range r.Vulnerabilities {
-		if v.Kind == "stdio" {
-			v.Property, v.Fix = "the stream's buffer reaching the kernel before fsync(fileno(f))", "fflush(f) before fsync(fileno(f))"
+	for _, c := range r.Findings {
+		if slices.Contains(c.Checks, "stdio") {
+			c.Relies, c.Fix = "the stream's buffer reaching the kernel before fsync(fileno(f))", "fflush(f) before fsync(fileno(f))"
 		}
 	}
 }
@@ -275,14 +275,14 @@ func (s *Scenario) workArm(ar *arm) string {
 	return ar.name
 }
 
-// vulnerabilities is the expect metric: the last crash run's count.
-func (s *Scenario) vulnerabilities(td *datadriven.TestData, armName string) (float64, string, error) {
+// findings is the expect metric: the last crash run's count of findings.
+func (s *Scenario) findings(td *datadriven.TestData, armName string) (float64, string, error) {
 	c := s.lastCrash
 	if c == nil {
-		return 0, "", malformed(td, "vulnerabilities: no crash before this expect")
+		return 0, "", malformed(td, "findings: no crash before this expect")
 	}
 	if armName != "" && armName != c.arm {
-		return 0, "", malformed(td, "vulnerabilities: the last crash explored %s, not %s", c.arm, armName)
+		return 0, "", malformed(td, "findings: the last crash explored %s, not %s", c.arm, armName)
 	}
-	return float64(len(c.rep.Vulnerabilities)), "vulnerabilities of " + c.arm, nil
+	return float64(len(c.rep.Findings)), "findings of " + c.arm, nil
 }

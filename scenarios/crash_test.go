@@ -28,8 +28,8 @@ func TestCrashMalformed(t *testing.T) {
 		{crashArm + "crash A\nwriteback@/db/f=EWHAT\n----\n", "x.scen:12: crash: disk fault rules:"},
 		{crashArm + "crash A\nread(3)=EIO\n----\n", "x.scen:12: crash: disk fault rules:"},
 		{"fs model=ext4\n----\n", `x.scen:1: fs: argument model=ext4: unknown persistence model "ext4"`},
-		{"expect vulnerabilities=0\n----\n", "x.scen:1: expect: vulnerabilities: no crash before this expect"},
-		{crashArm + "crash A\n----\n\nexpect vulnerabilities=0 arm=B\n----\n", "x.scen:15: expect: vulnerabilities: the last crash explored A, not B"},
+		{"expect findings=0\n----\n", "x.scen:1: expect: findings: no crash before this expect"},
+		{crashArm + "crash A\n----\n\nexpect findings=0 arm=B\n----\n", "x.scen:15: expect: findings: the last crash explored A, not B"},
 	} {
 		p := writeScen(t, tc.text)
 		r := RunFile(p, RunOptions{Rewrite: true})
@@ -61,15 +61,15 @@ func TestCrashRunErrors(t *testing.T) {
 // fsynced) and checks that the report names the trace's lines and that
 // expect reads its count.
 func TestCrashTrace(t *testing.T) {
-	p := writeScen(t, "trace T file="+tracePath(t, "fdtable.namespace.strace")+"\n----\n\ncrash T models=posix\n----\n\nexpect vulnerabilities=1..\n----\n")
+	p := writeScen(t, "trace T file="+tracePath(t, "fdtable.namespace.strace")+"\n----\n\ncrash T models=posix\n----\n\nexpect findings=1..\n----\n")
 	r := RunFile(p, RunOptions{Rewrite: true})
 	require.NoError(t, r.Err)
 	r = RunFile(p, RunOptions{})
 	require.True(t, r.Passed(), "%v %v", r.Err, r.Mismatches)
 	out := fileText(t, p)
 	require.Contains(t, out, "crash T: models posix; depth 1; checks durability, atomic-replace, fsck\n")
-	require.Contains(t, out, "    lost fdtable.namespace.strace:")
-	require.Contains(t, out, "ok: vulnerabilities of T = ")
+	require.Regexp(t, `\n  persisted: rename \S+ -> \S+ \(fdtable.namespace.strace:\d+\)\n`, out)
+	require.Contains(t, out, "ok: findings of T = ")
 }
 
 // FuzzCrashCommand runs crash commands with any arguments and disk fault

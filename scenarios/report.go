@@ -337,7 +337,7 @@ func (s *Scenario) cmdEquiv(td *datadriven.TestData) (string, error) {
 }
 
 // expectMetrics are the quantities expect checks.
-var expectMetrics = []string{"ratio", "differ", "divergences", "calls", "kernel-calls", "time", "lock-waits", "vulnerabilities"}
+var expectMetrics = []string{"ratio", "differ", "divergences", "calls", "kernel-calls", "time", "lock-waits", "findings"}
 
 func (s *Scenario) cmdExpect(td *datadriven.TestData) (string, error) {
 	// Both `expect ratio=5..12` and `expect ratio 5..12` read as the claim.
@@ -399,8 +399,8 @@ func (s *Scenario) measure(td *datadriven.TestData, m, armName string) (float64,
 		}
 		c := s.lastCmp
 		return c.ratio, fmt.Sprintf("ratio (%s) %s/%s", c.metric, c.a.Arm, c.b.Arm), nil
-	case "vulnerabilities":
-		return s.vulnerabilities(td, armName)
+	case "findings":
+		return s.findings(td, armName)
 	case "differ":
 		if s.lastEquiv == nil {
 			return 0, "", malformed(td, "differ: no equiv before this expect")

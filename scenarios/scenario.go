@@ -113,8 +113,8 @@ func init() {
 		"run":     {(*Scenario).cmdRun, "run [NAME...] [show=calls]: run arms and print their reports (show=calls: every call, for calls and stdio arms)", false},
 		"compare": {(*Scenario).cmdCompare, "compare A B [by=time|calls|kernel-calls]: two arms side by side, with the ratio A/B", false},
 		"equiv":   {(*Scenario).cmdEquiv, "equiv NAME: run a calls arm with and without its stack and compare every result", false},
-		"crash":   {(*Scenario).cmdCrash, "crash NAME [models=M,...|all] [depth=N] [checks=(durability, atomic-replace, fsck, stdio)]: the vulnerabilities of the arm's workload when power is lost at any point, under the persistence models (default: fs model=); input: disk fault rules on vfs operations, e.g. writeback@/db/f#nth=1=EIO", true},
-		"expect":  {(*Scenario).cmdExpect, "expect METRIC=VALUE|LO..HI ... [arm=NAME]: the claim, checked (ratio, time, calls, kernel-calls, divergences, differ, lock-waits, vulnerabilities)", false},
+		"crash":   {(*Scenario).cmdCrash, "crash NAME [models=M,...|all] [depth=N] [checks=(durability, atomic-replace, fsck, stdio)]: the findings (failing crash states by cause) of the arm's workload when power is lost at any point, under the persistence models (default: fs model=); input: disk fault rules on vfs operations, e.g. writeback@/db/f#nth=1=EIO", true},
+		"expect":  {(*Scenario).cmdExpect, "expect METRIC=VALUE|LO..HI ... [arm=NAME]: the claim, checked (ratio, time, calls, kernel-calls, divergences, differ, lock-waits, findings)", false},
 	}
 }
 

@@ -237,7 +237,7 @@ func TestCrashMergeRefuses(t *testing.T) {
 	}
 	code, out, errOut := runCmd("crash", "--merge", s2, s0, s1)
 	require.Equal(t, 0, code, errOut)
-	require.Contains(t, out, "vulnerabilities: 0")
+	require.Contains(t, out, "findings: 0")
 }
 
 // TestPackageDocListsCommands: `go doc ./cmd/iosim` names every command of
@@ -309,5 +309,5 @@ func TestRunAnswers(t *testing.T) {
 		require.Regexp(t, `\n +\d+  expect `+regexp.QuoteMeta(c)+"\n", out)
 	}
 	require.Regexp(t, `\n +\d+  ratio \(time\) osync/buffered = [0-9.]+\n`, out)
-	require.Regexp(t, `\n +\d+  crash unsafe: [1-9]\d* vulnerabilit(y|ies) \(\d+ of \d+ states failed\)\n +atomic-replace /db/config under [a-z0-9, -]+: .*\n +fix: fsync the file before renaming it over the old one\n`, out)
+	require.Regexp(t, `\n +\d+  crash unsafe: [1-9]\d* findings? \(\d+ of \d+ distinct states failed\)\n +ordering \(lost write /db/config\.tmp; persisted rename /db/config\.tmp -> /db/config\) under [a-z0-9, -]+: \d+ states\n +fix: fsync the file before renaming it over the old one\n`, out)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -11,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
@@ -48,9 +50,12 @@ func cmdCrash(args []string, stdout, stderr io.Writer) int {
 	merge := fl.Bool("merge", false, "the arguments are JSON reports of shards: print them merged")
 	listModels := fl.Bool("models", false, "print the persistence models' rules and their sources")
 	unknownBytes := fl.String("unknown-bytes", "refuse", "what to do when a crash state would hold bytes the trace does not show (a write strace's -s cut): `refuse` the trace (exit 2), or skip: check only the states without them and count the others as unchecked")
-	svg := fl.String("svg", "", "also draw the states and vulnerabilities per crash point along the trace into `FILE` (.svg; .png, .pdf by the extension)")
+	stateF := fl.String("state", "", "write the state `ID` (a finding's example: POINT.K) into --out instead of checking; the other flags must be the run's")
+	outF := fl.String("out", "", "with --state: the `DIR` to create, holding crashed/ (the --workload-dir, or /, of the state) and stdout")
+	keepFailed := fl.String("keep-failed", "", "write every failing state into `DIR`/ID (crashed/ and stdout, as --out)")
+	svg := fl.String("svg", "", "also draw the states and findings per crash point along the trace into `FILE` (.svg; .png, .pdf by the extension)")
 	fl.Usage = helpText(fl, "usage: iosim crash [flags] TRACE...\n       iosim crash [flags] BUNDLE\n       iosim crash --merge REPORT.json...",
-		"Explores the states a power loss at any point of the traced run can leave, under\npersistence models, and reports the vulnerabilities found. Exit status: 0 none\nfound, 1 vulnerabilities found, 2 bad usage or input. A bundle of iosim record gives its trace, --root,\n--cwd and --workload-dir.")
+		"Explores the states a power loss at any point of the traced run can leave, under\npersistence models, and reports the findings, one per cause. Exit status: 0 none\nfound, 1 findings, 2 bad usage or input. A bundle of iosim record gives its trace,\n--root, --cwd and --workload-dir.")
 	if code, done := parseFlags(fl, args, func(n int) bool { return n > 0 || *listModels }, "no trace files given", stdout, stderr); done {
 		return code
 	}
@@ -61,7 +66,19 @@ func cmdCrash(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	if *merge {
+		if *stateF != "" || *keepFailed != "" {
+			fmt.Fprintln(stderr, "iosim crash: --merge reads reports: --state and --keep-failed need the traces")
+			return 2
+		}
 		return crashMerge(fl.Args(), *asJSON, *svg, stdout, stderr)
+	}
+	if (*stateF == "") != (*outF == "") {
+		fmt.Fprintln(stderr, "iosim crash: --state ID and --out DIR go together")
+		return 2
+	}
+	if *stateF != "" && *keepFailed != "" {
+		fmt.Fprintln(stderr, "iosim crash: --state writes one state without checking any: --keep-failed keeps the failing states of a run")
+		return 2
 	}
 	files := fl.Args()
 	ba, err := openBundleArg(fl)
@@ -112,6 +129,43 @@ func cmdCrash(args []string, stdout, stderr io.Writer) int {
 		}
 		copts.Shard, copts.Shards = i, n
 	}
+	stateDir := *workDir
+	if stateDir == "" && (*stateF != "" || *keepFailed != "") {
+		stateDir = "/"
+		fmt.Fprintln(stderr, "note: no --workload-dir: a state is written whole, from /")
+	}
+	var visited bool
+	var visitErr error
+	if *stateF != "" {
+		id, err := crash.ParseStateID(*stateF)
+		if err != nil {
+			fmt.Fprintf(stderr, "iosim crash: --state: %v\n", err)
+			return 2
+		}
+		if _, err := os.Stat(*outF); err == nil {
+			fmt.Fprintf(stderr, "iosim crash: --out %s: exists (a state is written into a new directory)\n", *outF)
+			return 2
+		}
+		copts.Only = &id
+		copts.Visit = func(s *crash.State) {
+			visited = true
+			visitErr = crash.WriteState(s, stateDir, *outF)
+		}
+	}
+	if *keepFailed != "" {
+		if err := os.MkdirAll(*keepFailed, 0o755); err != nil {
+			fmt.Fprintf(stderr, "iosim crash: --keep-failed: %v\n", err)
+			return 2
+		}
+		var mu sync.Mutex
+		copts.Failed = func(s *crash.State) {
+			if err := crash.WriteState(s, stateDir, filepath.Join(*keepFailed, s.ID)); err != nil {
+				mu.Lock()
+				visitErr = cmp.Or(visitErr, err)
+				mu.Unlock()
+			}
+		}
+	}
 	ropts := replay.Options{KeepGoing: *keepGoing, Stack: stack, Cwd: *cwd}
 	if *root != "" {
 		snap, at, ok := strings.Cut(*root, ":")
@@ -152,6 +206,18 @@ func cmdCrash(args []string, stdout, stderr io.Writer) int {
 			printNotes(stderr, []string{n})
 		}
 	}
+	if visitErr != nil {
+		fmt.Fprintf(stderr, "iosim crash: writing a state: %v\n", visitErr)
+		return 2
+	}
+	if *stateF != "" {
+		if !visited {
+			fmt.Fprintf(stderr, "iosim crash: --state %s: no such state in this run (its crash points: %d; the flags must be the run's)\n", *stateF, rep.CrashPoints)
+			return 2
+		}
+		fmt.Fprintf(stdout, "state %s written to %s (crashed/, stdout)\n", *stateF, *outF)
+		return 0
+	}
 	return printCrash(rep, *asJSON, *svg, chartTitle(fl.Args()), stdout, stderr)
 }
 
@@ -179,7 +245,7 @@ func printCrash(rep *crash.Report, asJSON bool, svg, title string, stdout, stder
 	} else {
 		rep.WriteText(stdout)
 	}
-	if len(rep.Vulnerabilities) > 0 {
+	if len(rep.Findings) > 0 {
 		return 1
 	}
 	return 0

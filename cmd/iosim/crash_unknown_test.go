@@ -31,11 +31,11 @@ func TestCrashUnknownBytes(t *testing.T) {
 	require.Regexp(t, `(?m)^unchecked: [1-9]\d* distinct state\(s\) may hold bytes the workload did not show, so no check judged them \(first: \S*update8k.strace:31: write: `, out)
 
 	type report struct {
-		DistinctStates  int    `json:"distinct_states"`
-		Checked         int    `json:"checked"`
-		Unchecked       int    `json:"unchecked"`
-		UncheckedWhy    string `json:"unchecked_why"`
-		Vulnerabilities []any  `json:"vulnerabilities"`
+		DistinctStates int    `json:"distinct_states"`
+		Checked        int    `json:"checked"`
+		Unchecked      int    `json:"unchecked"`
+		UncheckedWhy   string `json:"unchecked_why"`
+		Findings       []any  `json:"findings"`
 	}
 	var lastJSON string // the last run's report as iosim wrote it
 	run := func(want int, args ...string) report {
@@ -74,7 +74,7 @@ func TestCrashUnknownBytes(t *testing.T) {
 	full := run(0, crashData+"update8k.s1048576.strace")
 	require.Zero(t, full.Unchecked)
 	require.Empty(t, full.UncheckedWhy)
-	require.Empty(t, full.Vulnerabilities)
+	require.Empty(t, full.Findings)
 
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("no python3 for the program's checker")
@@ -83,11 +83,11 @@ func TestCrashUnknownBytes(t *testing.T) {
 	require.NoError(t, err)
 	checker := []string{"--workload-dir=/tmp/rec/u8k/app", "--checker", "python3 " + data + "/update8k_checker.py", "--jobs=2"}
 	r = run(0, append(checker, "--unknown-bytes=skip", crashData+"update8k.strace")...)
-	require.Empty(t, r.Vulnerabilities, "a state with the model's zeros reached the checker")
+	require.Empty(t, r.Findings, "a state with the model's zeros reached the checker")
 	require.Positive(t, r.Unchecked)
 	// under alice a rename may leave neither name, which the checker reports
 	full = run(0, append(checker, "--model=posix,ext4-ordered,ext4-writeback,ext4-journal,xfs,btrfs", crashData+"update8k.s1048576.strace")...)
-	require.Empty(t, full.Vulnerabilities)
+	require.Empty(t, full.Findings)
 	require.Zero(t, full.Unchecked)
 
 	code, _, errOut = runCmd("crash", "--unknown-bytes=zero", crashData+"update8k.s1048576.strace")

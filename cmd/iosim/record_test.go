@@ -97,24 +97,24 @@ func TestRecordThenCrash(t *testing.T) {
 	code, r, errOut := crashRun(t, "--checker", checker, safe)
 	require.Equal(t, 0, code, errOut)
 	require.Positive(t, r.DistinctStates)
-	require.Empty(t, r.Vulnerabilities)
+	require.Empty(t, r.Findings)
 	require.Empty(t, errOut, "the trace's stdout matches the recorded one: no note")
 	code, r, errOut = crashRun(t, safe)
 	require.Equal(t, 0, code, errOut)
-	require.Empty(t, r.Vulnerabilities, "nor do the built-in checks find anything")
+	require.Empty(t, r.Findings, "nor do the built-in checks find anything")
 
 	unsafe, checker := recordUpdate(t, "unsafe")
 	code, r, errOut = crashRun(t, "--checker", checker, unsafe)
 	require.Equal(t, 1, code, errOut)
 	announced := false
-	for _, v := range r.Vulnerabilities {
-		require.Equal(t, "checker", v.Kind)
-		if len(v.Models) == 7 {
-			require.Contains(t, v.Message, "announced Updated, config is old")
+	for _, f := range r.Findings {
+		require.Equal(t, []string{"checker"}, f.Checks)
+		if strings.Contains(strings.Join(f.Messages, "\n"), "announced Updated, config is old") {
+			require.Contains(t, f.Models, "ext4-ordered", "no model keeps a rename nothing synced")
 			announced = true
 		}
 	}
-	require.True(t, announced, "the rename is not durable when Updated is printed, under every model: %+v", r.Vulnerabilities)
+	require.True(t, announced, "the rename is not durable when Updated is printed, under every model: %+v", r.Findings)
 
 	// A flag given overrides the bundle's, with a note.
 	code, _, errOut = runCmd("replay", "--cwd", "/elsewhere", unsafe)
@@ -271,14 +271,14 @@ func TestRecordCProgram(t *testing.T) {
 		code, r, errOut := crashRun(t, out)
 		if mode == "safe" {
 			require.Equal(t, 0, code, errOut)
-			require.Empty(t, r.Vulnerabilities)
+			require.Empty(t, r.Findings)
 			continue
 		}
 		require.Equal(t, 1, code, errOut)
-		require.NotEmpty(t, r.Vulnerabilities)
-		for _, v := range r.Vulnerabilities {
-			require.Equal(t, "atomic-replace", v.Kind)
-			require.Contains(t, v.Message, "holds neither the old content nor the new")
+		require.NotEmpty(t, r.Findings)
+		for _, f := range r.Findings {
+			require.Equal(t, []string{"atomic-replace"}, f.Checks)
+			require.Contains(t, strings.Join(f.Messages, "\n"), "holds neither the old content nor the new")
 		}
 	}
 }
