@@ -18,11 +18,55 @@ type inodePending struct {
 	devData *fileData        // the content of the dev blocks
 	sizeSeq uint64           // seq of a size change not yet durable (0: none)
 	attrSeq uint64           // seq of a mode/owner/times change not yet durable (0: none)
+	hist    []version        // WithHistory: earlier values of pending blocks and size
+	size    int64            // WithHistory: the size sizeSeq set
 	listed  bool             // on fs.pending
 	devList bool             // on fs.devInodes
 	// dirtiedAt is when the page cache became dirty (the kernel's
 	// dirtied_when), for the periodic writeback; valid while dirty is not empty.
 	dirtiedAt Timespec
+}
+
+// version is an earlier value of a pending block or size (WithHistory): the
+// value the change numbered seq left, which a later change replaced before
+// it became durable.
+type version struct {
+	seq   uint64
+	block int64     // the block index; -1 for the size
+	size  int64     // the size
+	data  *fileData // the block's content (at its offset); never changed
+}
+
+// saveVersions keeps, with WithHistory, the content of the dirty blocks of
+// [off, off+n) before a write changes them.
+func (fs *FS) saveVersions(i *Inode, off, n int64) {
+	p := &i.pend
+	if !fs.cfg.history || len(p.dirty) == 0 || n <= 0 {
+		return
+	}
+	bs := fs.cfg.blockSize
+	for b := off / bs; b <= (off+n-1)/bs; b++ {
+		if seq, ok := p.dirty[b]; ok {
+			d := newFileData(bs)
+			d.CopyRange(i.data, b*bs, bs)
+			p.hist = append(p.hist, version{seq: seq, block: b, data: d})
+		}
+	}
+}
+
+// dropVersions forgets the earlier values of the blocks in p.dirty, about to
+// be written back.
+func (p *inodePending) dropVersions() {
+	if len(p.hist) == 0 {
+		return
+	}
+	p.hist = slices.DeleteFunc(p.hist, func(v version) bool {
+		_, ok := p.dirty[v.block]
+		return v.block >= 0 && ok
+	})
+	if len(p.hist) == 0 {
+		p.hist = nil
+	}
 }
 
 // dataRange is a byte range whose allocation changed.
@@ -179,6 +223,14 @@ func (fs *FS) markRange(i *Inode, off, n int64) {
 
 func (fs *FS) markSize(i *Inode) {
 	fs.changed()
+	if p := &i.pend; fs.cfg.history {
+		if p.sizeSeq != 0 {
+			p.hist = append(p.hist, version{seq: p.sizeSeq, block: -1, size: p.size})
+		} else if len(p.hist) > 0 {
+			p.hist = slices.DeleteFunc(p.hist, func(v version) bool { return v.block < 0 })
+		}
+		p.size = i.size
+	}
 	i.pend.sizeSeq = fs.nextSeq()
 	fs.list(i)
 	fs.startTxn()
@@ -302,6 +354,7 @@ func (fs *FS) writeback(i *Inode, toDevice bool) {
 	if len(p.dirty) == 0 && len(p.ranges) == 0 {
 		return
 	}
+	p.dropVersions()
 	// ext4 maps the blocks before the I/O, so a failing writeback allocates
 	// them too; and it does whether the inode is durable or not.
 	fs.allocDirty(i)

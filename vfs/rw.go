@@ -141,6 +141,7 @@ func (i *Inode) Write(p []byte, off int64, how WriteMode, errseq *uint64) (n int
 	// extending O_DIRECT write moves it at completion
 	// (ext4_handle_inode_extension).
 	disk := end > i.size && (how&WriteDirect != 0 || i.data.kind((end-1)/fs.cfg.blockSize) == 1)
+	fs.saveVersions(i, off, int64(len(p)))
 	if err := fs.mutateData(i, off, int64(len(p)), func(d *fileData) { d.WriteAt(p, off) }); err != nil {
 		return 0, off, err
 	}

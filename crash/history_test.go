@@ -1,0 +1,60 @@
+package crash
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/iosim/iosim/vfs"
+)
+
+// A file overwritten, then grown, then a flag written in another file: a
+// model that commits calls in order (ext4-journal) or persists an overwrite
+// before every later call (btrfs) never keeps the flag without the
+// overwrite and the growth, and no state shows the file at a size it never
+// had at a call boundary.
+func TestIntermediateVersions(t *testing.T) {
+	setup := func(fs *vfs.FS) error { return writeFile(fs, "/f", fill('o', 4096)) }
+	workload := func(env *Env) error {
+		fd, err := openW(env, "/f", 0)
+		if err != nil {
+			return err
+		}
+		if _, err := env.Proc.Pwrite(fd, []byte("A"), 0); err != nil {
+			return err
+		}
+		if _, err := env.Proc.Pwrite(fd, fill('g', 4096), 4096); err != nil {
+			return err
+		}
+		if _, err := env.Proc.Pwrite(fd, []byte("B"), 0); err != nil {
+			return err
+		}
+		return create(env, "/flag")
+	}
+	holds := func(s *State) bool {
+		f, ok := s.ReadFile("/f")
+		if !ok {
+			return false
+		}
+		if _, flag := s.ReadFile("/flag"); flag {
+			return len(f) == 8192 && f[0] == 'B'
+		}
+		// between calls: original; A at 4096; A at 8192; B at 8192
+		switch {
+		case len(f) == 4096:
+			return f[0] == 'o' || f[0] == 'A'
+		case len(f) == 8192:
+			return f[0] == 'A' || f[0] == 'B'
+		}
+		return false
+	}
+	// btrfs: the growth is an append, which may persist after later calls
+	require.Equal(t, []string{"posix", "ext4-ordered", "ext4-writeback", "alice", "xfs", "btrfs"}, breaksUnder(t, setup, workload, holds))
+	// btrfs's overwrites persist before every later call: the flag implies B
+	overwritten := func(s *State) bool {
+		f, _ := s.ReadFile("/f")
+		_, flag := s.ReadFile("/flag")
+		return !flag || len(f) > 0 && f[0] == 'B'
+	}
+	require.Equal(t, []string{"posix", "ext4-ordered", "ext4-writeback", "alice", "xfs"}, breaksUnder(t, setup, workload, overwritten))
+}
