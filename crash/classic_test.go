@@ -107,7 +107,7 @@ func safeUpdate(env *Env) error {
 
 func TestClassicUnsafeUpdate(t *testing.T) {
 	checkers := []Checker{Durability{}, AtomicReplace{}, Fsck{}, configCheck}
-	rep, err := ExploreFunc(Options{Depth: 1, Checkers: checkers}, configSetup, unsafeUpdate)
+	rep, err := ExploreFunc(Options{Models: Models(), Depth: 1, Checkers: checkers}, configSetup, unsafeUpdate)
 	require.NoError(t, err)
 	var buf bytes.Buffer
 	rep.WriteText(&buf)

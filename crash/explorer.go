@@ -17,7 +17,7 @@ import (
 
 // Options configures an exploration.
 type Options struct {
-	// Models are the persistence models explored (nil: every model).
+	// Models are the persistence models explored (nil: DefaultModels).
 	Models []*Model
 	// Depth bounds the deviations from "everything in flight survived" a state
 	// may have: in-flight calls lost (or, for a journal, the journal cut at
@@ -222,7 +222,7 @@ type truncClose struct {
 // NewExplorer returns an explorer of the calls made to next on fs.
 func NewExplorer(fs *vfs.FS, next sim.Handler, opts Options) *Explorer {
 	if opts.Models == nil {
-		opts.Models = models
+		opts.Models = DefaultModels()
 	}
 	if opts.Depth == 0 {
 		opts.Depth = 1
@@ -237,6 +237,9 @@ func NewExplorer(fs *vfs.FS, next sim.Handler, opts Options) *Explorer {
 		truncated: map[uint64]bool{}, aioSync: map[[2]uint64]aioSync{}, aioCount: map[uint64]uint64{}, hseed: maphash.MakeSeed(), dataHash: map[uint64]uint64{}, callers: map[string]fileLine{}, verdicts: map[verdictKey]*verdict{}, vulns: map[string]*Vulnerability{}, start: time.Now()}
 	for _, m := range opts.Models {
 		e.rep.Models = append(e.rep.Models, m.Name)
+		if m.Hypothetical {
+			e.rep.Hypothetical = append(e.rep.Hypothetical, m.Name)
+		}
 	}
 	work := make(chan func())
 	e.work = work

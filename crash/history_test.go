@@ -8,6 +8,14 @@ import (
 	"github.com/iosim/iosim/vfs"
 )
 
+func modelNames(ms []*Model) []string {
+	var out []string
+	for _, m := range ms {
+		out = append(out, m.Name)
+	}
+	return out
+}
+
 // A file overwritten, then grown, then a flag written in another file: a
 // model that commits calls in order (ext4-journal) or persists an overwrite
 // before every later call (btrfs) never keeps the flag without the

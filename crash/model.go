@@ -20,6 +20,9 @@ type Model struct {
 	Name  string
 	Doc   string
 	Rules []Rule
+	// Hypothetical marks a model of no real file system (ALICE's abstract
+	// one): explored only when named, and labelled so in every report.
+	Hypothetical bool
 
 	// journal: namespace and metadata changes commit in order, a whole call at a
 	// time (one running transaction, committed at any call boundary), and a
@@ -130,7 +133,7 @@ var models = []*Model{
 			{"a rename over an existing file may persist as the destination's removal alone", srcALICESplt},
 			{"writes may persist in parts (here: at 512-byte sectors; ALICE also splits in thirds)", srcALICEAPM},
 		},
-		splitRename: true,
+		splitRename: true, Hypothetical: true,
 	},
 	{
 		Name: "xfs",
@@ -163,6 +166,32 @@ var models = []*Model{
 // Models returns the persistence models, in a fixed order.
 func Models() []*Model { return models }
 
+// DefaultModels returns the models explored when none is named: those of
+// real file systems and posix, in Models' order; a hypothetical model is
+// explored only when named.
+func DefaultModels() []*Model {
+	var out []*Model
+	for _, m := range models {
+		if !m.Hypothetical {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// ModelLabels joins model names for people, with " (hypothetical)" after
+// each hypothetical model's.
+func ModelLabels(names []string) string {
+	ls := make([]string, len(names))
+	for k, n := range names {
+		ls[k] = n
+		if m := ModelByName(n); m != nil && m.Hypothetical {
+			ls[k] += " (hypothetical)"
+		}
+	}
+	return strings.Join(ls, ", ")
+}
+
 // ModelNames returns the names of the models.
 func ModelNames() []string {
 	var n []string
@@ -172,9 +201,13 @@ func ModelNames() []string {
 	return n
 }
 
-// ParseModels parses a comma-separated list of model names ("all": every model).
+// ParseModels parses a comma-separated list of model names: "" (or
+// "default") is DefaultModels, "all" every model, hypothetical ones included.
 func ParseModels(s string) ([]*Model, error) {
-	if s == "" || s == "all" {
+	switch s {
+	case "", "default":
+		return DefaultModels(), nil
+	case "all":
 		return models, nil
 	}
 	var out []*Model
@@ -182,7 +215,7 @@ func ParseModels(s string) ([]*Model, error) {
 		name = strings.TrimSpace(name)
 		m := ModelByName(name)
 		if m == nil {
-			return nil, fmt.Errorf("unknown persistence model %q (want %s or all)", name, strings.Join(ModelNames(), ", "))
+			return nil, fmt.Errorf("unknown persistence model %q (want %s, default or all)", name, strings.Join(ModelNames(), ", "))
 		}
 		out = append(out, m)
 	}
@@ -202,7 +235,7 @@ func ModelByName(name string) *Model {
 // Describe prints the model's rules with their sources.
 func (m *Model) Describe() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s\n", m.Name, m.Doc)
+	fmt.Fprintf(&b, "%s: %s\n", ModelLabels([]string{m.Name}), m.Doc)
 	for k, r := range m.Rules {
 		fmt.Fprintf(&b, "  %d. %s\n     source: %s\n", k+1, r.Text, r.Source)
 	}

@@ -200,3 +200,26 @@ func TestDurabilityOfDsyncWrites(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, rep.Vulnerabilities, "the retried O_DSYNC write made its bytes durable")
 }
+
+// The models explored by default are the real file systems' and posix;
+// alice, a hypothetical model, only when named, and labelled so in reports.
+func TestDefaultModels(t *testing.T) {
+	def, err := ParseModels("")
+	require.NoError(t, err)
+	require.Equal(t, DefaultModels(), def)
+	require.Equal(t, []string{"posix", "ext4-ordered", "ext4-writeback", "ext4-journal", "xfs", "btrfs"}, modelNames(def))
+	all, err := ParseModels("all")
+	require.NoError(t, err)
+	require.Equal(t, Models(), all)
+	require.Contains(t, modelNames(all), "alice")
+	for _, m := range Models() {
+		require.Equal(t, m.Name == "alice", m.Hypothetical, m.Name)
+	}
+	require.Equal(t, "posix, alice (hypothetical)", ModelLabels([]string{"posix", "alice"}))
+	rep, err := ExploreFunc(Options{Models: []*Model{ModelByName("alice")}}, nil, func(env *Env) error { return create(env, "/f") })
+	require.NoError(t, err)
+	require.Equal(t, []string{"alice"}, rep.Hypothetical)
+	var buf bytes.Buffer
+	rep.WriteText(&buf)
+	require.Contains(t, buf.String(), "models: alice (hypothetical)\n")
+}

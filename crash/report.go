@@ -17,7 +17,10 @@ import (
 // Report is what an exploration found. Every field but StatesPerSecond and
 // Seconds is the same for the same input, options and seed.
 type Report struct {
-	Models          []string         `json:"models"`
+	Models []string `json:"models"`
+	// Hypothetical are the models of Models that describe no real file
+	// system (Model.Hypothetical).
+	Hypothetical    []string         `json:"hypothetical_models,omitempty"`
 	CrashPoints     int              `json:"crash_points"`
 	States          int              `json:"states"`
 	DistinctStates  int              `json:"distinct_states"`
@@ -563,7 +566,7 @@ func modelOrder(name string) int {
 func (r *Report) WriteText(w io.Writer) {
 	r.WriteVulnerabilities(w, TextStyle{States: true,
 		NoOps: "(nothing in flight was lost: what the program announced or was acknowledged is not durable)"})
-	fmt.Fprintf(w, "models: %s\n", strings.Join(r.Models, ", "))
+	fmt.Fprintf(w, "models: %s\n", ModelLabels(r.Models))
 	fmt.Fprintf(w, "crash points: %d   states: %d   distinct: %d   checked: %d   failed: %d   states/s: %.0f\n",
 		r.CrashPoints, r.States, r.DistinctStates, r.Checked, r.Failed, r.StatesPerSecond)
 	var kinds []string
@@ -609,7 +612,7 @@ func (r *Report) WriteVulnerabilities(w io.Writer, st TextStyle) {
 		if v.Path != "" {
 			fmt.Fprintf(w, " %s", v.Path)
 		}
-		fmt.Fprintf(w, " (models: %s", strings.Join(v.Models, ", "))
+		fmt.Fprintf(w, " (models: %s", ModelLabels(v.Models))
 		if st.States {
 			fmt.Fprintf(w, "; %d states", v.States)
 		}
@@ -662,6 +665,9 @@ func Merge(rs []*Report) *Report {
 		for _, m := range r.Models {
 			if !slices.Contains(out.Models, m) {
 				out.Models = append(out.Models, m)
+				if slices.Contains(r.Hypothetical, m) {
+					out.Hypothetical = append(out.Hypothetical, m)
+				}
 			}
 		}
 		out.CrashPoints = max(out.CrashPoints, r.CrashPoints)

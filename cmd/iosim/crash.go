@@ -31,7 +31,7 @@ func cmdCrash(args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("crash", flag.ContinueOnError)
 	fl.SetOutput(stderr)
 	var modelsF, checkers, stack stackFlag
-	fl.Var(&modelsF, "model", "persistence `MODEL` ("+strings.Join(crash.ModelNames(), ", ")+", or all; comma-separated or repeated; default all)")
+	fl.Var(&modelsF, "model", "persistence `MODEL` ("+strings.Join(crash.ModelNames(), ", ")+", or all; comma-separated or repeated; default: every model but the hypothetical alice)")
 	fl.Var(&checkers, "checker", "`NAME` of a built-in check (durability, atomic-replace, fsck) or a command line run through the shell with CRASHED_DIR STDOUT_FILE appended (exit 0: consistent); repeatable; default: the three built-in checks")
 	fl.Var(&stack, "stack", "interposer `NAME[:key=value,...]` between the program and the model, repeatable")
 	depth := fl.Int("depth", 1, "at most `K` calls lost, torn or reordered per state")
