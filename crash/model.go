@@ -74,6 +74,9 @@ const (
 	srcBtrfsSize  = "fs/btrfs/ordered-data.c btrfs_inode_safe_disk_i_size_write: the on-disk i_size moves only when the ordered extent (the written data) completes"
 	srcBtrfsLog   = "Documentation/filesystems/btrfs mount options, notreelog: \"the tree logging used for fsync and O_SYNC writes\"; fs/btrfs/tree-log.c btrfs_log_inode: fsync writes the file's own log tree, replayed at mount, without committing the running transaction"
 	srcBtrfsFlush = "fs/btrfs/inode.c btrfs_rename (filemap_flush of the source when it replaces a non-empty file) and btrfs_setsize / fs/btrfs/file.c btrfs_release_file (BTRFS_INODE_FLUSH_ON_CLOSE after a truncate to zero): writeback is started, not waited for"
+	srcReuse      = "fs/jbd2/transaction.c jbd2_journal_forget and fs/ext4/mballoc.c ext4_free_blocks (a block freed in a running transaction is not reused before it commits); fs/xfs/xfs_extent_busy.c (busy extents); fs/btrfs/extent-tree.c (freed extents stay pinned until the transaction commits)"
+	srcZeroTrunc  = "fs/ext4/inode.c ext4_block_truncate_page -> ext4_block_zero_page_range: in data=ordered the zeroed block is added to the transaction's ordered data (ext4_jbd2_inode_add_write) and reaches disk before the truncate commits"
+	srcBtrfsTrunc = "fs/btrfs/inode.c btrfs_setsize / btrfs_truncate: the extents dropped and the new i_size are written in one transaction handle (btrfs_truncate_inode_items, btrfs_update_inode); transactions commit whole and in order (fs/btrfs/transaction.c)"
 	srcBtrfsDir   = "ALICE (Pillai et al., OSDI'14) §2.2.2 and Table 1: \"Linux ext2 and btrfs freely reorder directory operations (especially operations on different directories)\""
 )
 
@@ -99,6 +102,8 @@ var models = []*Model{
 			{"a size change made by a buffered write reaches the journal only when its blocks are written back (delayed allocation)", srcDelalloc},
 			{"data blocks reach disk before the metadata that exposes them", srcExt4Doc},
 			{"a file renamed over another, or truncated to zero, rewritten and closed, has its data flushed before the rename or the next commit (auto_da_alloc)", srcAutoDa},
+			{"a truncate that cuts a block commits only with that block's zeroed tail written", srcZeroTrunc},
+			{"data written into blocks a truncate or punch in flight had freed went to new blocks: it persists only with that truncate or punch", srcReuse},
 			{"overwrites of allocated blocks are not ordered; a block in flight may tear at sectors", srcSector},
 		},
 		journal: true, orderedData: true, autoDaAlloc: true,
@@ -111,6 +116,7 @@ var models = []*Model{
 			{"fsync of a file with changes in flight commits every metadata change made before it", srcJBD2},
 			{"metadata may commit before the data it exposes: a file can show its new size over zeroed blocks", srcExt4WB},
 			{"auto_da_alloc still allocates the blocks (the size commits with the rename) but does not wait for the data", srcAutoDa},
+			{"data written into blocks a truncate or punch in flight had freed went to new blocks: it persists only with that truncate or punch", srcReuse},
 		},
 		journal: true, autoDaAlloc: true,
 	},
@@ -121,6 +127,7 @@ var models = []*Model{
 			{"every change, data included, commits in call order, a whole call at a time; a commit may happen between any two calls", srcExt4DJ},
 			{"fsync of a file with changes in flight commits every change made before it", srcJBD2},
 			{"a journalled block is written whole: no torn data", srcExt4DJ},
+			{"data written into blocks a truncate or punch in flight had freed went to new blocks: it persists only with that truncate or punch", srcReuse},
 		},
 		journal: true, dataJournal: true,
 	},
@@ -144,6 +151,8 @@ var models = []*Model{
 			{"a size change made by a buffered write commits only when its data is written (the file never shows a size over blocks not written)", srcXFSSize},
 			{"data is not ordered with metadata: an overwrite or an append in flight may be lost while later calls persist; a block in flight may tear at sectors", srcBOB + " (xfs: overwrite and append before any op fail)"},
 			{"neither a rename over a file nor a truncate and close orders the file's data before later commits", srcXFSClose},
+			{"a truncate that cuts a block commits only with that block's zeroed tail written", "fs/xfs/xfs_iops.c xfs_setattr_size: xfs_truncate_page zeroes the tail, and the range is written (filemap_write_and_wait_range) before the size is logged"},
+			{"data written into blocks a truncate or punch in flight had freed went to new blocks: it persists only with that truncate or punch", srcReuse},
 		},
 		journal: true, orderedData: true,
 	},
@@ -158,6 +167,8 @@ var models = []*Model{
 			{"a size change made by a buffered write commits only with the data it exposes", srcBtrfsSize},
 			{"an overwrite persists before every later call; an append may persist after later calls", srcBOB + " (btrfs: overwrite before any op holds, append before any op fails)"},
 			{"a rename over a file, or a truncate to zero and close, only starts writeback of the file's data: nothing orders it before the rename or later commits", srcBtrfsFlush},
+			{"a file's extent and size changes (truncate, fallocate) persist whole, in call order; a truncate that cuts a block persists only with that block's zeroed tail", srcBtrfsTrunc},
+			{"data written into blocks a truncate or punch in flight had freed went to new blocks: it persists only with that truncate or punch", srcReuse},
 		},
 		orderedData: true, cowData: true, orderedOverwrite: true,
 	},

@@ -59,8 +59,11 @@ func WithCancel(on bool) Option { return func(c *config) { c.noCancel = !on } }
 // the first call's change and loses the second's holds the block (or size)
 // as it was between the two calls, not its durable value. A crash explorer
 // whose models keep calls in order turns it on. The cost is a copy of each
-// block rewritten while pending, until writeback; allocation changes
-// (punch, zero range, truncate) keep no earlier values.
+// block rewritten while pending, until writeback. A truncate, punch or zero
+// range over dirty blocks keeps their earlier content the same way, the
+// blocks' content after it going with its call; collapse and insert range,
+// which write back what they shift first, and sync_file_range's partial
+// size keep no earlier values.
 func WithHistory(on bool) Option { return func(c *config) { c.history = on } }
 
 // lock takes fs.mu and runs the periodic commit and writeback that are due.

@@ -150,7 +150,7 @@ func (fs *FS) snapshotLocked(freeze bool) *CrashSnapshot {
 				add(Pending{Seq: v.seq, Kind: PendingSize, Ino: i.ino, Path: path, Size: v.size}, op)
 				continue
 			}
-			if seq, ok := p.dirty[v.block]; !ok || v.seq >= seq {
+			if seq, ok := p.dirty[v.block]; ok && v.seq >= seq || !ok && !v.gone {
 				continue
 			}
 			vsrc := v.data
@@ -163,6 +163,12 @@ func (fs *FS) snapshotLocked(freeze bool) *CrashSnapshot {
 		for _, r := range p.ranges {
 			op := base
 			op.kind, op.off, op.n, op.src = PendingAlloc, r.off, r.n, src
+			if r.data != nil {
+				op.src = r.data
+				if freeze {
+					op.src = shareData(r.data)
+				}
+			}
 			add(Pending{Seq: r.seq, Kind: PendingAlloc, Ino: i.ino, Path: path, Off: r.off, Len: r.n}, op)
 		}
 		if p.sizeSeq != 0 {

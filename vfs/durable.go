@@ -35,6 +35,9 @@ type version struct {
 	block int64     // the block index; -1 for the size
 	size  int64     // the size
 	data  *fileData // the block's content (at its offset); never changed
+	// gone: a truncate or punch dropped the block from the page cache
+	// (its allocation change stands for what followed)
+	gone bool
 }
 
 // saveVersions keeps, with WithHistory, the content of the dirty blocks of
@@ -54,15 +57,54 @@ func (fs *FS) saveVersions(i *Inode, off, n int64) {
 	}
 }
 
+// reviseDirty is saveVersions for a change of the dirty blocks from off to
+// end (end < 0: to the end of file) that is no write (a truncate, a punched
+// or zeroed range): it keeps their content before the change. A block the
+// change covers whole leaves the page cache (the change's allocation
+// record, which keeps its content, stands for it); one it covers in part
+// is numbered anew, as the changing call's, so that its content after the
+// change goes with that call.
+func (fs *FS) reviseDirty(i *Inode, off, end int64) {
+	p := &i.pend
+	if !fs.cfg.history || len(p.dirty) == 0 {
+		return
+	}
+	bs := fs.cfg.blockSize
+	var seq uint64
+	for _, b := range sortedBlocks(p.dirty) {
+		if b*bs+bs <= off || end >= 0 && b*bs >= end {
+			continue
+		}
+		d := newFileData(bs)
+		d.CopyRange(i.data, b*bs, bs)
+		whole := b*bs >= off && (end < 0 || b*bs+bs <= end)
+		p.hist = append(p.hist, version{seq: p.dirty[b], block: b, data: d, gone: whole})
+		if whole {
+			for k := range p.hist {
+				if p.hist[k].block == b {
+					p.hist[k].gone = true
+				}
+			}
+			delete(p.dirty, b)
+			continue
+		}
+		if seq == 0 {
+			seq = fs.nextSeq()
+		}
+		p.dirty[b] = seq
+	}
+}
+
 // dropVersions forgets the earlier values of the blocks in p.dirty, about to
 // be written back.
 func (p *inodePending) dropVersions() {
 	if len(p.hist) == 0 {
 		return
 	}
+	all := len(p.ranges) > 0 // a whole writeback: allocation changes too
 	p.hist = slices.DeleteFunc(p.hist, func(v version) bool {
 		_, ok := p.dirty[v.block]
-		return v.block >= 0 && ok
+		return v.block >= 0 && (ok || all && v.gone)
 	})
 	if len(p.hist) == 0 {
 		p.hist = nil
@@ -73,6 +115,7 @@ func (p *inodePending) dropVersions() {
 type dataRange struct {
 	off, n int64
 	seq    uint64
+	data   *fileData // WithHistory: the range's content just after the change; never changed
 }
 
 // durInode is an inode as found on durable media.
@@ -210,12 +253,18 @@ func (fs *FS) markRange(i *Inode, off, n int64) {
 	}
 	p := &i.pend
 	seq := fs.nextSeq()
-	if k := len(p.ranges) - 1; k >= 0 && p.ranges[k].off <= off && off <= p.ranges[k].off+p.ranges[k].n {
+	if fs.cfg.history {
+		// each change keeps its own content: a later write over the range
+		// is the write's, not the change's
+		d := newFileData(fs.cfg.blockSize)
+		d.CopyRange(i.data, off, n)
+		p.ranges = append(p.ranges, dataRange{off, n, seq, d})
+	} else if k := len(p.ranges) - 1; k >= 0 && p.ranges[k].off <= off && off <= p.ranges[k].off+p.ranges[k].n {
 		r := &p.ranges[k]
 		r.n = max(r.off+r.n, off+n) - r.off
 		r.seq = seq
 	} else {
-		p.ranges = append(p.ranges, dataRange{off, n, seq})
+		p.ranges = append(p.ranges, dataRange{off, n, seq, nil})
 	}
 	fs.list(i)
 	fs.startTxn()
