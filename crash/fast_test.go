@@ -80,7 +80,7 @@ func (e *Explorer) closeDense(x *point, m *Model, cur []choice, forced []bool) {
 			}
 			if cut != -2 {
 				for k := range us {
-					if (m.dataJournal || !us[k].data) && us[k].op >= cut && cur[k] == keep {
+					if (m.dataJournal || !us[k].data) && (us[k].op >= cut && cur[k] == keep || m.dataJournal && us[k].op > cut && cur[k] != drop) {
 						set(k, drop)
 					}
 				}

@@ -66,3 +66,43 @@ func TestIntermediateVersions(t *testing.T) {
 	}
 	require.Equal(t, []string{"posix", "ext4-ordered", "ext4-writeback", "alice", "xfs"}, breaksUnder(t, setup, workload, overwritten))
 }
+
+// ext4 with data=journal journals a write() page by page (a jbd2 handle per
+// page), so an in-place rewrite of several pages can be found with its
+// first pages new and the rest old; never the other way round.
+func TestDataJournalTearsAtPages(t *testing.T) {
+	setup := func(fs *vfs.FS) error { return writeFile(fs, "/f", fill('o', 4*4096)) }
+	workload := func(env *Env) error {
+		fd, err := openW(env, "/f", 0)
+		if err != nil {
+			return err
+		}
+		_, err = env.Proc.Pwrite(fd, fill('n', 4*4096), 0)
+		return err
+	}
+	var torn, backwards bool
+	check := CheckFunc{ID: "pages", F: func(s *State) []Finding {
+		f, _ := s.ReadFile("/f")
+		if len(f) != 4*4096 {
+			return nil
+		}
+		old := false
+		for p := range 4 {
+			switch f[p*4096] {
+			case 'o':
+				old = true
+			case 'n':
+				if old {
+					backwards = true
+				} else if p < 3 && f[(p+1)*4096] == 'o' {
+					torn = true
+				}
+			}
+		}
+		return nil
+	}}
+	_, err := ExploreFunc(Options{Models: []*Model{ModelByName("ext4-journal")}, Checkers: []Checker{check}}, setup, workload)
+	require.NoError(t, err)
+	require.True(t, torn, "no state with the first pages new and the rest old")
+	require.False(t, backwards, "a state with new pages after old ones")
+}

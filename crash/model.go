@@ -62,6 +62,7 @@ const (
 	srcCommit     = "Documentation/filesystems/ext4.rst, commit=nrsec: \"sync all data and metadata every nrsec seconds\" (default 5): a commit may happen between any two calls"
 	srcDelalloc   = "Documentation/filesystems/ext4.rst, delalloc: blocks are allocated, and i_disksize moved, when the data is written back (fs/ext4/inode.c mpage_map_and_submit_extent)"
 	srcAutoDa     = "Documentation/filesystems/ext4.rst, auto_da_alloc: \"replace-via-rename and replace-via-truncate ... the allocation of any delayed allocation blocks are forced such that the new file's blocks ... are allocated ... before the rename() operation is committed\" (fs/ext4/namei.c ext4_rename, fs/ext4/file.c ext4_release_file)"
+	srcExt4DJPage = "fs/ext4/inode.c: ext4_write_begin starts a jbd2 handle for each page a write() copies and ext4_journalled_write_end stops it (and moves i_disksize), so a commit can fall between two pages of one write()"
 	srcExt4DJ     = "Documentation/filesystems/ext4.rst, data=journal: \"All data are committed into the journal prior to being written into the main file system.\" and: \"delalloc ... is not supported with data=journal\" (fs/ext4/super.c)"
 	srcALICEAPM   = "ALICE (Pillai et al., OSDI'14) §4.1 and alicedefaultfs.py: operations between two sync barriers persist in any order; appends may persist as a size change over garbage or zeros; writes split in parts"
 	srcALICESplt  = "alicedefaultfs.py (rename = delete destination entry, delete source entry, create destination entry; each may persist alone)"
@@ -127,6 +128,7 @@ var models = []*Model{
 			{"every change, data included, commits in call order, a whole call at a time; a commit may happen between any two calls", srcExt4DJ},
 			{"fsync of a file with changes in flight commits every change made before it", srcJBD2},
 			{"a journalled block is written whole: no torn data", srcExt4DJ},
+			{"a write() of several pages may commit a prefix of its pages (here: the first half), the rest with the next commit; the size it moves goes with its last page", srcExt4DJPage},
 			{"data written into blocks a truncate or punch in flight had freed went to new blocks: it persists only with that truncate or punch", srcReuse},
 		},
 		journal: true, dataJournal: true,
@@ -151,7 +153,7 @@ var models = []*Model{
 			{"a size change made by a buffered write commits only when its data is written (the file never shows a size over blocks not written)", srcXFSSize},
 			{"data is not ordered with metadata: an overwrite or an append in flight may be lost while later calls persist; a block in flight may tear at sectors", srcBOB + " (xfs: overwrite and append before any op fail)"},
 			{"neither a rename over a file nor a truncate and close orders the file's data before later commits", srcXFSClose},
-			{"a truncate that cuts a block commits only with that block's zeroed tail written", "fs/xfs/xfs_iops.c xfs_setattr_size: xfs_truncate_page zeroes the tail, and the range is written (filemap_write_and_wait_range) before the size is logged"},
+			{"a truncate that cuts a block commits only with that block's zeroed tail written", "fs/xfs/xfs_iops.c xfs_setattr_size: \"File data changes must be complete before we start the transaction to modify the inode ... zeroing out the rest of the block on a downward truncate\""},
 			{"data written into blocks a truncate or punch in flight had freed went to new blocks: it persists only with that truncate or punch", srcReuse},
 		},
 		journal: true, orderedData: true,

@@ -1,6 +1,7 @@
 package crash
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
@@ -113,6 +114,13 @@ func (e *Explorer) units(pend []vfs.Pending) []unit {
 		}
 		us[j].items = append(us[j].items, k)
 		us[j].seq = max(us[j].seq, p.Seq)
+	}
+	for k := range us {
+		// a write's blocks in file order (an earlier value of a block the
+		// write was the last to change is listed after the others)
+		if u := &us[k]; u.data && len(u.items) > 1 {
+			slices.SortStableFunc(u.items, func(a, b int) int { return cmp.Compare(pend[a].Off, pend[b].Off) })
+		}
 	}
 	return us
 }
@@ -281,13 +289,12 @@ func (e *Explorer) variants(x *point, m *Model, k int) []choice {
 		return nil
 	}
 	vs := []choice{drop}
-	if u.data && !m.dataJournal {
-		if e.fs.BlockSize() > vfs.SectorSize && !m.cowData {
-			vs = append(vs, tornH)
-		}
-		if len(u.items) > 1 {
-			vs = append(vs, prefixB)
-		}
+	if u.data && !m.dataJournal && e.fs.BlockSize() > vfs.SectorSize && !m.cowData {
+		vs = append(vs, tornH)
+	}
+	if u.data && len(u.items) > 1 {
+		// with data journalling: a commit between two pages of the write
+		vs = append(vs, prefixB)
 	}
 	if m.splitRename && x.replaceOf[k] != nil {
 		vs = append(vs, splitRn)
@@ -514,10 +521,11 @@ func (cl *closer) close(devs []dev) []dev {
 	}
 	// dropAfter drops the units of the calls after op that are kept: all of
 	// them with data, else their metadata alone (what a journal cut before
-	// the first of those calls loses)
+	// the first of those calls loses); a unit of a later call than op+1 that
+	// is written in part is dropped too (the cut is in op+1)
 	dropAfter := func(op int, data bool) {
 		for _, k := range cl.byOp[cl.after(op):] {
-			if (data || !us[k].data) && cur[k] == keep {
+			if (data || !us[k].data) && (cur[k] == keep || cur[k] != drop && us[k].op > op+1 && m.dataJournal) {
 				set(int(k), drop)
 			}
 		}
