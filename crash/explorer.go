@@ -3,6 +3,7 @@ package crash
 import (
 	"hash/maphash"
 	"io"
+	"path"
 	"runtime"
 	"slices"
 	"sort"
@@ -117,8 +118,11 @@ type Explorer struct {
 	names       map[string]namePromise
 	replaces    []replaceRec
 	truncCloses []truncClose
-	truncated   map[uint64]bool
-	expect      uint64 // version of the expectations above and of stdout
+	// logged: logNewName models: the inodes an fsync of a regular file logs
+	// (the file and its ancestors), with the fsync's seq
+	logged    []loggedIno
+	truncated map[uint64]bool
+	expect    uint64 // version of the expectations above and of stdout
 
 	hseed      maphash.Seed
 	dmu        sync.Mutex        // guards dataHash while states are explored
@@ -212,6 +216,12 @@ func (e *Explorer) aioDone(c *sim.Call, ci callInfo, ret int64) (acked bool) {
 	}
 	e.aioCount[ctx] += uint64(max(ret, 0))
 	return false
+}
+
+type loggedIno struct {
+	ino uint64
+	seq uint64
+	op  int
 }
 
 type truncClose struct {
@@ -363,6 +373,16 @@ func (e *Explorer) promise(ci callInfo, op Op) {
 		} else if ci.ino.IsRegular() {
 			e.promises[ci.ino.Ino()] = []dataPromise{e.wholeFile(ci.ino, op.seq1, op.Index)}
 		}
+		if ci.ino.IsRegular() {
+			// btrfs's fsync logs the file and its ancestors created in the
+			// running transaction (logNewName)
+			e.logged = append(e.logged, loggedIno{ino: ci.ino.Ino(), seq: op.seq0, op: op.Index})
+			for p := path.Dir(ci.ino.Path()); p != "/" && p != "."; p = path.Dir(p) {
+				if d, err := e.fs.Root().Resolve(p, false); err == nil {
+					e.logged = append(e.logged, loggedIno{ino: d.Ino(), seq: op.seq0, op: op.Index})
+				}
+			}
+		}
 		e.expect++
 	case syncAll:
 		clear(e.dataHash)
@@ -499,6 +519,7 @@ func (e *Explorer) forget(x *point) {
 		}
 	}
 	e.truncCloses = slices.DeleteFunc(e.truncCloses, func(tc truncClose) bool { return tc.op < from })
+	e.logged = slices.DeleteFunc(e.logged, func(l loggedIno) bool { return l.op < from })
 	var live []replaceRec
 	for _, r := range e.replaces {
 		// a rename still in flight is a unit of the next states (replaceOf)

@@ -20,6 +20,8 @@ type Model struct {
 	Name  string
 	Doc   string
 	Rules []Rule
+	// Version says which kernel (or standard) the rules describe.
+	Version string
 	// Hypothetical marks a model of no real file system (ALICE's abstract
 	// one): explored only when named, and labelled so in every report.
 	Hypothetical bool
@@ -49,6 +51,9 @@ type Model struct {
 	// before every later call: if it is lost or partly written, so is every
 	// change of every later call.
 	orderedOverwrite bool
+	// logNewName: an fsync of a regular file makes durable the names made
+	// in flight of it and of its ancestor directories (btrfs's tree log).
+	logNewName bool
 }
 
 // Sources cited by the rules.
@@ -78,13 +83,15 @@ const (
 	srcReuse      = "fs/jbd2/transaction.c jbd2_journal_forget and fs/ext4/mballoc.c ext4_free_blocks (a block freed in a running transaction is not reused before it commits); fs/xfs/xfs_extent_busy.c (busy extents); fs/btrfs/extent-tree.c (freed extents stay pinned until the transaction commits)"
 	srcZeroTrunc  = "fs/ext4/inode.c ext4_block_truncate_page -> ext4_block_zero_page_range: in data=ordered the zeroed block is added to the transaction's ordered data (ext4_jbd2_inode_add_write) and reaches disk before the truncate commits"
 	srcBtrfsTrunc = "fs/btrfs/inode.c btrfs_setsize / btrfs_truncate: the extents dropped and the new i_size are written in one transaction handle (btrfs_truncate_inode_items, btrfs_update_inode); transactions commit whole and in order (fs/btrfs/transaction.c)"
+	srcBtrfsNew   = "fs/btrfs/tree-log.c btrfs_log_inode_parent -> log_new_ancestors / log_all_new_ancestors (Linux 5.12 on, Filipe Manana's 2021 tree-log work, e.g. \"btrfs: avoid logging new ancestor inodes when logging new inode\"): \"When we fsync a new file, created in the current transaction, we check all its ancestor inodes and always log them if they were created in the current transaction\"; the file's new name is logged with it"
 	srcBtrfsDir   = "ALICE (Pillai et al., OSDI'14) §2.2.2 and Table 1: \"Linux ext2 and btrfs freely reorder directory operations (especially operations on different directories)\""
 )
 
 var models = []*Model{
 	{
-		Name: "posix",
-		Doc:  "only what a sync made durable is guaranteed; anything in flight may survive or not, in any order, data torn at 512-byte sectors",
+		Name:    "posix",
+		Version: "POSIX.1-2017 and the fsync(2) man page: no particular kernel",
+		Doc:     "only what a sync made durable is guaranteed; anything in flight may survive or not, in any order, data torn at 512-byte sectors",
 		Rules: []Rule{
 			{"fsync/fdatasync make the file's data (and for fsync its metadata) durable; sync/syncfs everything", srcPOSIX},
 			{"a new or renamed name is durable only after fsync of its directory", srcFsync},
@@ -94,8 +101,9 @@ var models = []*Model{
 		},
 	},
 	{
-		Name: "ext4-ordered",
-		Doc:  "ext4's default (data=ordered, delalloc, auto_da_alloc, commit=5)",
+		Name:    "ext4-ordered",
+		Version: "Linux ext4, 2.6.30 (auto_da_alloc) to 6.x",
+		Doc:     "ext4's default (data=ordered, delalloc, auto_da_alloc, commit=5)",
 		Rules: []Rule{
 			{"namespace and metadata changes commit in call order, a whole call at a time", srcJBD2},
 			{"a commit may happen between any two calls", srcCommit},
@@ -110,8 +118,9 @@ var models = []*Model{
 		journal: true, orderedData: true, autoDaAlloc: true,
 	},
 	{
-		Name: "ext4-writeback",
-		Doc:  "ext4 with data=writeback: metadata journalled in order, data not ordered with it",
+		Name:    "ext4-writeback",
+		Version: "Linux ext4, 2.6.30 to 6.x",
+		Doc:     "ext4 with data=writeback: metadata journalled in order, data not ordered with it",
 		Rules: []Rule{
 			{"namespace and metadata changes commit in call order, a whole call at a time; a commit may happen between any two calls", srcJBD2},
 			{"fsync of a file with changes in flight commits every metadata change made before it", srcJBD2},
@@ -122,8 +131,9 @@ var models = []*Model{
 		journal: true, autoDaAlloc: true,
 	},
 	{
-		Name: "ext4-journal",
-		Doc:  "ext4 with data=journal: data and metadata journalled together, in order",
+		Name:    "ext4-journal",
+		Version: "Linux ext4, 3.x to 6.x (a jbd2 handle per page since write_begin/write_end)",
+		Doc:     "ext4 with data=journal: data and metadata journalled together, in order",
 		Rules: []Rule{
 			{"every change, data included, commits in call order, a whole call at a time; a commit may happen between any two calls", srcExt4DJ},
 			{"fsync of a file with changes in flight commits every change made before it", srcJBD2},
@@ -134,8 +144,9 @@ var models = []*Model{
 		journal: true, dataJournal: true,
 	},
 	{
-		Name: "alice",
-		Doc:  "ALICE's default abstract persistence model: any order between syncs, appends over garbage, non-atomic rename",
+		Name:    "alice",
+		Version: "ALICE's abstract model (OSDI'14): no file system",
+		Doc:     "ALICE's default abstract persistence model: any order between syncs, appends over garbage, non-atomic rename",
 		Rules: []Rule{
 			{"changes between two sync barriers persist in any order and any subset; a sync is a barrier for its file (for a directory: its entries)", srcALICEAPM},
 			{"an append may persist as the size change alone (the model shows zeros where ALICE writes garbage)", srcALICEAPM},
@@ -145,8 +156,9 @@ var models = []*Model{
 		splitRename: true, Hypothetical: true,
 	},
 	{
-		Name: "xfs",
-		Doc:  "XFS's defaults: metadata logged in order (delayed logging), delayed allocation, size updated at I/O completion",
+		Name:    "xfs",
+		Version: "Linux XFS with delayed logging (the default since 2.6.39) to 6.x",
+		Doc:     "XFS's defaults: metadata logged in order (delayed logging), delayed allocation, size updated at I/O completion",
 		Rules: []Rule{
 			{"namespace and metadata changes commit in call order, a whole call at a time; a checkpoint may happen between any two calls", srcXFSLog},
 			{"fsync/fdatasync of a file with changes in flight forces the log up to its last change: every metadata change and directory entry made before it, of any file", srcXFSFsync},
@@ -159,11 +171,13 @@ var models = []*Model{
 		journal: true, orderedData: true,
 	},
 	{
-		Name: "btrfs",
-		Doc:  "btrfs's defaults: copy on write, transactions, fsync through the per-file log tree, directory operations not ordered",
+		Name:    "btrfs",
+		Version: "Linux btrfs 5.12 to 6.x for fsync (tree log of new names); ALICE's measurements (Linux 3.x) for directory operations",
+		Doc:     "btrfs's defaults: copy on write, transactions, fsync through the per-file log tree, directory operations not ordered",
 		Rules: []Rule{
 			{"fsync/fdatasync make the file's data (and for fsync its metadata) durable and nothing of other files; sync/syncfs everything", srcBtrfsLog},
-			{"a new or renamed name is durable only after fsync of its directory (or sync); otherwise namespace operations persist in any order and any subset", srcBtrfsDir},
+			{"an fsync or fdatasync of a file created in flight makes its name durable, and those of its ancestor directories created in flight (Linux 5.12 and later)", srcBtrfsNew},
+			{"any other new or renamed name is durable only after fsync of its directory (or sync); otherwise namespace operations persist in any order and any subset", srcBtrfsDir},
 			{"one namespace operation survives whole or not at all", srcBtrfsCOW + "; " + srcBOB + " (directory op atomic)"},
 			{"a block write is never torn (a write of several blocks may persist as a prefix of its blocks)", srcBtrfsCOW + "; " + srcBOB + " (single-block overwrite atomic, multi-block writes not)"},
 			{"a size change made by a buffered write commits only with the data it exposes", srcBtrfsSize},
@@ -172,7 +186,7 @@ var models = []*Model{
 			{"a file's extent and size changes (truncate, fallocate) persist whole, in call order; a truncate that cuts a block persists only with that block's zeroed tail", srcBtrfsTrunc},
 			{"data written into blocks a truncate or punch in flight had freed went to new blocks: it persists only with that truncate or punch", srcReuse},
 		},
-		orderedData: true, cowData: true, orderedOverwrite: true,
+		orderedData: true, cowData: true, orderedOverwrite: true, logNewName: true,
 	},
 }
 
@@ -248,7 +262,7 @@ func ModelByName(name string) *Model {
 // Describe prints the model's rules with their sources.
 func (m *Model) Describe() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s\n", ModelLabels([]string{m.Name}), m.Doc)
+	fmt.Fprintf(&b, "%s: %s\n  describes: %s\n", ModelLabels([]string{m.Name}), m.Doc, m.Version)
 	for k, r := range m.Rules {
 		fmt.Fprintf(&b, "  %d. %s\n     source: %s\n", k+1, r.Text, r.Source)
 	}

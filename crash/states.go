@@ -215,7 +215,7 @@ func (e *Explorer) exploreModel(x *point, m *Model) []closed {
 		u := &x.units[k]
 		// op < 0: changes no recorded call made (the atime the explorer's own
 		// reads touch): kept, as they are no part of the program's history
-		forced[k] = u.op < 0 || m.journal && u.journalled(m) && u.seq <= e.horizon
+		forced[k] = u.op < 0 || m.journal && u.journalled(m) && u.seq <= e.horizon || m.logNewName && e.logs(u)
 	}
 	cl := newCloser(e, x, m, forced)
 	emit := func(devs []dev, label string) {
@@ -270,6 +270,20 @@ func (e *Explorer) exploreModel(x *point, m *Model) []closed {
 		}
 	}
 	return out
+}
+
+// logs reports whether u is the creation of a name that an fsync of a file
+// made later logged (logNewName).
+func (e *Explorer) logs(u *unit) bool {
+	if u.kind != vfs.PendingMeta || u.meta.Op != "create" {
+		return false
+	}
+	for _, l := range e.logged {
+		if l.ino == u.ino && l.seq >= u.seq {
+			return true
+		}
+	}
+	return false
 }
 
 func modelIndex(m *Model) int {
