@@ -2,6 +2,8 @@ package replay
 
 import (
 	"fmt"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -60,10 +62,6 @@ func exploreSQLite(t testing.TB, mode string) *crash.Report {
 	return rep
 }
 
-// SQLite in rollback-journal mode, recorded (testdata/crash/README.md): with
-// synchronous=FULL the journal's unlink, which commits, is never followed by
-// a directory sync, so the last announced commit can be rolled back under
-// every model; EXTRA syncs the directory and shows nothing; OFF syncs nothing.
 // defaultModels are the names of crash.DefaultModels.
 var defaultModels = func() []string {
 	var out []string
@@ -73,6 +71,10 @@ var defaultModels = func() []string {
 	return out
 }()
 
+// SQLite in rollback-journal mode, recorded (testdata/crash/README.md): with
+// synchronous=FULL the journal's unlink, which commits, is never followed by
+// a directory sync, so the last announced commit can be rolled back under
+// every model; EXTRA syncs the directory and shows nothing; OFF syncs nothing.
 func TestExploreSQLite(t *testing.T) {
 	rep := exploreSQLite(t, "FULL")
 	var msgs []string
@@ -89,4 +91,47 @@ func TestExploreSQLite(t *testing.T) {
 
 	rep = exploreSQLite(t, "OFF")
 	require.NotEmpty(t, rep.Vulnerabilities)
+}
+
+// exploreWAL explores SQLite in WAL mode with synchronous=mode, recorded
+// (testdata/crash/README.md), checked by sqlite_checker.sh (integrity_check,
+// and every announced row present).
+func exploreWAL(t testing.TB, mode string) *crash.Report {
+	dir := "/tmp/sqw/" + mode + "/app"
+	checker, err := filepath.Abs(crashData + "sqlite_checker.sh")
+	require.NoError(t, err)
+	rep, _, err := Explore([]string{crashData + "sqlite.WAL-" + mode + ".strace"},
+		Options{Root: crashData + "sqlite.WAL-" + mode + ".snapshot:" + dir},
+		crash.Options{Jobs: 2, Checkers: []crash.Checker{crash.External{Command: "sh " + checker, Dir: dir}}})
+	require.NoError(t, err)
+	return rep
+}
+
+// SQLite's documented WAL guarantees (sqlite.org/pragma.html#pragma_synchronous):
+// with synchronous=FULL a committed transaction survives a power loss; with
+// NORMAL "a transaction committed in WAL mode ... might roll back following a
+// power loss" but "the database will not go corrupt". Under every real file
+// system's model: FULL shows nothing; NORMAL loses announced commits and
+// never fails integrity_check.
+func TestExploreSQLiteWAL(t *testing.T) {
+	if _, err := exec.LookPath("sqlite3"); err != nil {
+		t.Skip("needs the sqlite3 shell")
+	}
+	rep := exploreWAL(t, "FULL")
+	require.Empty(t, rep.Vulnerabilities)
+	require.Greater(t, rep.DistinctStates, 100)
+
+	rep = exploreWAL(t, "NORMAL")
+	require.NotEmpty(t, rep.Vulnerabilities)
+	lost := map[string]bool{}
+	for _, v := range rep.Vulnerabilities {
+		require.Equal(t, "checker", v.Kind)
+		require.Contains(t, v.Message, "commits announced, rows 0..", "only durability: never corrupt")
+		for _, m := range v.Models {
+			lost[m] = true
+		}
+	}
+	for _, m := range defaultModels {
+		require.True(t, lost[m], "%s: NORMAL loses an announced commit", m)
+	}
 }
