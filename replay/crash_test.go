@@ -135,3 +135,50 @@ func TestExploreSQLiteWAL(t *testing.T) {
 		require.True(t, lost[m], "%s: NORMAL loses an announced commit", m)
 	}
 }
+
+// exploreLMDB explores py-lmdb's three write transactions, recorded with
+// its default syncs and with MDB_NOSYNC (testdata/crash/README.md), checked
+// by lmdb_checker.py (the environment opens, every key reads back whole,
+// every announced one is there).
+func exploreLMDB(t testing.TB, mode string) *crash.Report {
+	dir := "/tmp/lm/" + mode + "/app"
+	checker, err := filepath.Abs(crashData + "lmdb_checker.py")
+	require.NoError(t, err)
+	rep, _, err := Explore([]string{crashData + "lmdb." + mode + ".strace"},
+		Options{Root: crashData + "lmdb." + mode + ".snapshot:" + dir},
+		crash.Options{Jobs: 2, Checkers: []crash.Checker{crash.External{Command: "/usr/bin/python3 -I " + checker, Dir: dir}}})
+	require.NoError(t, err)
+	return rep
+}
+
+// LMDB's documented guarantees (lmdb.h, MDB_NOSYNC): with its syncs a
+// committed transaction is durable; without, "a system crash can corrupt
+// the database or lose the last transactions ... However, if the filesystem
+// preserves write order and the MDB_WRITEMAP flag is not used, transactions
+// exhibit ACI (atomicity, consistency, isolation) properties and only lose
+// D (durability)". So: no vulnerability with syncs; with MDB_NOSYNC, under
+// ext4-journal (every write in call order) only lost commits, and under a
+// model that reorders writes, corruption.
+func TestExploreLMDB(t *testing.T) {
+	if exec.Command("/usr/bin/python3", "-I", "-c", "import lmdb").Run() != nil {
+		t.Skip("needs /usr/bin/python3 with the lmdb module (Debian's python3-lmdb)")
+	}
+	rep := exploreLMDB(t, "sync")
+	require.Empty(t, rep.Vulnerabilities)
+	require.Greater(t, rep.DistinctStates, 20)
+
+	rep = exploreLMDB(t, "nosync")
+	lost, corrupt := map[string]bool{}, map[string]bool{}
+	for _, v := range rep.Vulnerabilities {
+		for _, m := range v.Models {
+			if strings.Contains(v.Message, "commits announced") {
+				lost[m] = true
+			} else {
+				corrupt[m] = true
+			}
+		}
+	}
+	require.True(t, lost["ext4-journal"], "MDB_NOSYNC loses commits")
+	require.False(t, corrupt["ext4-journal"], "a file system that keeps write order keeps LMDB consistent")
+	require.True(t, corrupt["ext4-ordered"], "data written out of order can corrupt it")
+}
