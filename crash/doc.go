@@ -46,7 +46,8 @@
 //
 // Models() lists the persistence models, each a table of rules with their
 // sources (iosim crash --models prints them): posix, ext4-ordered,
-// ext4-writeback, ext4-journal, alice, xfs and btrfs. Every model keeps what
+// ext4-writeback, ext4-journal, alice, xfs and btrfs; alice, which no file
+// system implements, is explored only when named. Every model keeps what
 // vfs made durable. vfs's own rules are ext4's where ext4 is stronger than
 // POSIX (metadata operations commit in order: a directory fsync also commits
 // the operations made before it), so posix, alice and btrfs, which order no

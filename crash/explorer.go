@@ -3,6 +3,7 @@ package crash
 import (
 	"hash/maphash"
 	"io"
+	"path"
 	"runtime"
 	"slices"
 	"sort"
@@ -17,7 +18,7 @@ import (
 
 // Options configures an exploration.
 type Options struct {
-	// Models are the persistence models explored (nil: every model).
+	// Models are the persistence models explored (nil: DefaultModels).
 	Models []*Model
 	// Depth bounds the deviations from "everything in flight survived" a state
 	// may have: in-flight calls lost (or, for a journal, the journal cut at
@@ -52,6 +53,11 @@ type Options struct {
 	// and the states that may hold them are counted (Report.Unchecked), not
 	// checked.
 	SkipUnknown bool
+	// AssumeUnknown makes replay.Explore go on past bytes the trace does not
+	// show and check every state with the model's bytes in their place: for
+	// bytes the program does not rely on after a crash (SQLite's wal-index,
+	// which recovery rebuilds from the WAL). Report.Assumed says so.
+	AssumeUnknown bool
 	// Only, when set, explores only the crash point of this state, checks
 	// nothing, and gives the state to Visit (not called when the run has no
 	// such state). The other options must be those of the run that named it.
@@ -133,8 +139,11 @@ type Explorer struct {
 	names       map[string]namePromise
 	replaces    []replaceRec
 	truncCloses []truncClose
-	truncated   map[uint64]bool
-	expect      uint64 // version of the expectations above and of stdout
+	// logged: logNewName models: the inodes an fsync of a regular file logs
+	// (the file and its ancestors), with the fsync's seq
+	logged    []loggedIno
+	truncated map[uint64]bool
+	expect    uint64 // version of the expectations above and of stdout
 
 	hseed      maphash.Seed
 	dmu        sync.Mutex        // guards dataHash while states are explored
@@ -234,6 +243,12 @@ func (e *Explorer) aioDone(c *sim.Call, ci callInfo, ret int64) (acked bool) {
 	return false
 }
 
+type loggedIno struct {
+	ino uint64
+	seq uint64
+	op  int
+}
+
 type truncClose struct {
 	ino uint64
 	op  int // the close
@@ -242,7 +257,7 @@ type truncClose struct {
 // NewExplorer returns an explorer of the calls made to next on fs.
 func NewExplorer(fs *vfs.FS, next sim.Handler, opts Options) *Explorer {
 	if opts.Models == nil {
-		opts.Models = models
+		opts.Models = DefaultModels()
 	}
 	if opts.Depth == 0 {
 		opts.Depth = 1
@@ -257,6 +272,9 @@ func NewExplorer(fs *vfs.FS, next sim.Handler, opts Options) *Explorer {
 		truncated: map[uint64]bool{}, aioSync: map[[2]uint64]aioSync{}, aioCount: map[uint64]uint64{}, hseed: maphash.MakeSeed(), dataHash: map[uint64]uint64{}, callers: map[string]fileLine{}, verdicts: map[verdictKey]*verdict{}, found: map[string]*FoundCause{}, start: time.Now()}
 	for _, m := range opts.Models {
 		e.rep.Models = append(e.rep.Models, m.Name)
+		if m.Hypothetical {
+			e.rep.Hypothetical = append(e.rep.Hypothetical, m.Name)
+		}
 	}
 	work := make(chan func())
 	e.work = work
@@ -379,6 +397,16 @@ func (e *Explorer) promise(ci callInfo, op Op) {
 			e.promises[ci.ino.Ino()] = append(e.promises[ci.ino.Ino()], dataPromise{off: ci.off, data: b[:n], seq: op.seq1, op: op.Index})
 		} else if ci.ino.IsRegular() {
 			e.promises[ci.ino.Ino()] = []dataPromise{e.wholeFile(ci.ino, op.seq1, op.Index)}
+		}
+		if ci.ino.IsRegular() {
+			// btrfs's fsync logs the file and its ancestors created in the
+			// running transaction (logNewName)
+			e.logged = append(e.logged, loggedIno{ino: ci.ino.Ino(), seq: op.seq0, op: op.Index})
+			for p := path.Dir(ci.ino.Path()); p != "/" && p != "."; p = path.Dir(p) {
+				if d, err := e.fs.Root().Resolve(p, false); err == nil {
+					e.logged = append(e.logged, loggedIno{ino: d.Ino(), seq: op.seq0, op: op.Index})
+				}
+			}
 		}
 		e.expect++
 	case syncAll:
@@ -516,6 +544,7 @@ func (e *Explorer) forget(x *point) {
 		}
 	}
 	e.truncCloses = slices.DeleteFunc(e.truncCloses, func(tc truncClose) bool { return tc.op < from })
+	e.logged = slices.DeleteFunc(e.logged, func(l loggedIno) bool { return l.op < from })
 	var live []replaceRec
 	for _, r := range e.replaces {
 		// a rename still in flight is a unit of the next states (replaceOf)

@@ -80,7 +80,7 @@ func (e *Explorer) closeDense(x *point, m *Model, cur []choice, forced []bool) {
 			}
 			if cut != -2 {
 				for k := range us {
-					if (m.dataJournal || !us[k].data) && us[k].op >= cut && cur[k] == keep {
+					if (m.dataJournal || !us[k].data) && (us[k].op >= cut && cur[k] == keep || m.dataJournal && us[k].op > cut && cur[k] != drop) {
 						set(k, drop)
 					}
 				}
@@ -97,6 +97,58 @@ func (e *Explorer) closeDense(x *point, m *Model, cur []choice, forced []bool) {
 				for k := range us {
 					if us[k].op > cut && cur[k] == keep {
 						set(k, drop)
+					}
+				}
+			}
+		}
+		meta := func(k int) bool {
+			return us[k].kind == vfs.PendingAlloc || us[k].kind == vfs.PendingSize && !us[k].lazy
+		}
+		if m.orderedData {
+			// a call's allocation change commits only with the data it wrote
+			for k := range us {
+				if !us[k].data || cur[k] == keep {
+					continue
+				}
+				for j := range us {
+					if us[j].kind == vfs.PendingAlloc && us[j].op == us[k].op && us[j].ino == us[k].ino && cur[j] == keep {
+						set(j, drop)
+					}
+				}
+			}
+		}
+		if m.cowData {
+			// a file's allocation and size changes persist in call order
+			for k := range us {
+				if !meta(k) || cur[k] == keep {
+					continue
+				}
+				for j := range us {
+					if j != k && meta(j) && us[j].ino == us[k].ino && us[j].op >= us[k].op && cur[j] == keep {
+						set(j, drop)
+					}
+				}
+			}
+		}
+		if m.journal || m.cowData {
+			// data in a block freed by a lost allocation change is lost
+			for a := range us {
+				if us[a].kind != vfs.PendingAlloc || cur[a] == keep {
+					continue
+				}
+				for d := range us {
+					if !us[d].data || us[d].ino != us[a].ino || us[d].op <= us[a].op || cur[d] == drop {
+						continue
+					}
+					in := false
+					for _, i := range us[a].items {
+						for _, j := range us[d].items {
+							r, b := x.pend[i], x.pend[j]
+							in = in || b.Off < r.Off+r.Len && r.Off < b.Off+b.Len
+						}
+					}
+					if in {
+						set(d, drop)
 					}
 				}
 			}

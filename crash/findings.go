@@ -568,7 +568,7 @@ func better(f *FoundCause, first StateID, lost bool) bool {
 // example states.
 func (r *Report) WriteFindings(w io.Writer, st TextStyle) {
 	for k, c := range r.Findings {
-		fmt.Fprintf(w, "finding %d: %s (models: %s", k+1, c.Property, strings.Join(c.Models, ", "))
+		fmt.Fprintf(w, "finding %d: %s (models: %s", k+1, c.Property, ModelLabels(c.Models))
 		if st.States {
 			fmt.Fprintf(w, "; %d of %d states, at %d crash point%s", c.States, r.States, c.CrashPoints, plural(c.CrashPoints))
 		}

@@ -69,7 +69,7 @@ func TestOneCauseOneFinding(t *testing.T) {
 	require.Equal(t, "persisted", c.Calls[1].Role)
 	require.Equal(t, "renameat", c.Calls[1].Call) // the facade's Rename is renameat(AT_FDCWD, ...)
 	require.Equal(t, []int{lineOf(t, "// the rename")}, c.Calls[1].Lines)
-	require.Equal(t, []string{"posix", "ext4-writeback", "alice", "xfs", "btrfs"}, c.Models)
+	require.Equal(t, []string{"posix", "ext4-writeback", "xfs", "btrfs"}, c.Models)
 	require.Equal(t, []string{"atomic-replace"}, c.Checks)
 	failing := 0
 	for _, p := range rep.Points {
@@ -81,7 +81,7 @@ func TestOneCauseOneFinding(t *testing.T) {
 	require.Contains(t, joined, "(6000 bytes): empty")
 	require.Contains(t, joined, "(6000 bytes): zeros (6000 bytes)")
 	require.Contains(t, joined, "(6000 bytes): new bytes, then zeros, then new bytes (2048 + 2048 + 1904 bytes)")
-	require.Contains(t, b.String(), "finding 1: ordering (models: posix, ext4-writeback, alice, xfs, btrfs; ")
+	require.Contains(t, b.String(), "finding 1: ordering (models: posix, ext4-writeback, xfs, btrfs; ")
 	for _, id := range c.Examples {
 		_, err := ParseStateID(id)
 		require.NoError(t, err)

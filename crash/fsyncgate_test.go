@@ -68,7 +68,7 @@ func TestFsyncgate(t *testing.T) {
 	}
 	require.NotNil(t, found, "the retried fsync succeeded over lost data")
 	require.Equal(t, "durability", found.Property)
-	require.Equal(t, ModelNames(), found.Models)
+	require.Equal(t, modelNames(DefaultModels()), found.Models)
 	require.Contains(t, found.Messages[0], "fsync")
 	require.Contains(t, found.Fix, "do not retry")
 
@@ -76,7 +76,7 @@ func TestFsyncgate(t *testing.T) {
 	rep, err = ExploreFunc(Options{}, pgSetup, checkpoint)
 	require.NoError(t, err)
 	require.Empty(t, rep.Findings)
-	require.Equal(t, ModelNames(), rep.Models)
+	require.Equal(t, modelNames(DefaultModels()), rep.Models)
 }
 
 // The same through Linux AIO: an IOCB_CMD_FSYNC completion with result 0

@@ -17,7 +17,10 @@ import (
 // Report is what an exploration found. Every field but StatesPerSecond and
 // Seconds is the same for the same input, options and seed.
 type Report struct {
-	Models          []string       `json:"models"`
+	Models []string `json:"models"`
+	// Hypothetical are the models of Models that describe no real file
+	// system (Model.Hypothetical).
+	Hypothetical    []string       `json:"hypothetical_models,omitempty"`
 	CrashPoints     int            `json:"crash_points"`
 	States          int            `json:"states"`
 	DistinctStates  int            `json:"distinct_states"`
@@ -42,6 +45,10 @@ type Report struct {
 	// UncheckedWhy says where the first such bytes came from.
 	Unchecked    int    `json:"unchecked"`
 	UncheckedWhy string `json:"unchecked_why,omitempty"`
+	// Assumed, with Options.AssumeUnknown, says where the first bytes the
+	// workload did not show came from: the states were checked with the
+	// model's bytes (zeros, or the bytes before) in their place.
+	Assumed string `json:"assumed_unknown,omitempty"`
 }
 
 // PointStats is what the exploration found at one crash point.
@@ -454,11 +461,14 @@ func modelOrder(name string) int {
 // WriteText prints the report for people.
 func (r *Report) WriteText(w io.Writer) {
 	r.WriteFindings(w, TextStyle{States: true})
-	fmt.Fprintf(w, "models: %s\n", strings.Join(r.Models, ", "))
+	fmt.Fprintf(w, "models: %s\n", ModelLabels(r.Models))
 	fmt.Fprintf(w, "crash points: %d   states: %d   distinct: %d   checked: %d   failed: %d   states/s: %.0f\n",
 		r.CrashPoints, r.States, r.DistinctStates, r.Checked, r.Failed, r.StatesPerSecond)
 	if r.Unchecked > 0 {
 		fmt.Fprintf(w, "unchecked: %d distinct state(s) may hold bytes the workload did not show, so no check judged them (first: %s)\n", r.Unchecked, r.UncheckedWhy)
+	}
+	if r.Assumed != "" {
+		fmt.Fprintf(w, "note: the states hold the model's bytes (zeros, or the bytes before) where the workload did not show them, as asked (first: %s)\n", r.Assumed)
 	}
 	r.WriteCount(w)
 	fmt.Fprintln(w)
@@ -522,6 +532,9 @@ func Merge(rs []*Report) *Report {
 		for _, m := range r.Models {
 			if !slices.Contains(out.Models, m) {
 				out.Models = append(out.Models, m)
+				if slices.Contains(r.Hypothetical, m) {
+					out.Hypothetical = append(out.Hypothetical, m)
+				}
 			}
 		}
 		out.CrashPoints = max(out.CrashPoints, r.CrashPoints)
@@ -531,6 +544,9 @@ func Merge(rs []*Report) *Report {
 		out.Unchecked += r.Unchecked
 		if out.UncheckedWhy == "" {
 			out.UncheckedWhy = r.UncheckedWhy
+		}
+		if out.Assumed == "" {
+			out.Assumed = r.Assumed
 		}
 		out.Failed += r.Failed
 		out.Seconds = max(out.Seconds, r.Seconds)

@@ -1,6 +1,7 @@
 package crash
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
@@ -118,6 +119,13 @@ func (e *Explorer) units(pend []vfs.Pending) []unit {
 		us[j].items = append(us[j].items, k)
 		us[j].seq = max(us[j].seq, p.Seq)
 	}
+	for k := range us {
+		// a write's blocks in file order (an earlier value of a block the
+		// write was the last to change is listed after the others)
+		if u := &us[k]; u.data && len(u.items) > 1 {
+			slices.SortStableFunc(u.items, func(a, b int) int { return cmp.Compare(pend[a].Off, pend[b].Off) })
+		}
+	}
 	return us
 }
 
@@ -227,7 +235,7 @@ func (e *Explorer) exploreModel(x *point, m *Model) []closed {
 		u := &x.units[k]
 		// op < 0: changes no recorded call made (the atime the explorer's own
 		// reads touch): kept, as they are no part of the program's history
-		forced[k] = u.op < 0 || m.journal && u.journalled(m) && u.seq <= e.horizon
+		forced[k] = u.op < 0 || m.journal && u.journalled(m) && u.seq <= e.horizon || m.logNewName && e.logs(u)
 	}
 	cl := newCloser(e, x, m, forced)
 	emit := func(devs []dev, label string) {
@@ -288,6 +296,20 @@ func (e *Explorer) exploreModel(x *point, m *Model) []closed {
 	return out
 }
 
+// logs reports whether u is the creation of a name that an fsync of a file
+// made later logged (logNewName).
+func (e *Explorer) logs(u *unit) bool {
+	if u.kind != vfs.PendingMeta || u.meta.Op != "create" {
+		return false
+	}
+	for _, l := range e.logged {
+		if l.ino == u.ino && l.seq >= u.seq {
+			return true
+		}
+	}
+	return false
+}
+
 func modelIndex(m *Model) int {
 	for k, mm := range models {
 		if mm == m {
@@ -305,13 +327,12 @@ func (e *Explorer) variants(x *point, m *Model, k int) []choice {
 		return nil
 	}
 	vs := []choice{drop}
-	if u.data && !m.dataJournal {
-		if e.fs.BlockSize() > vfs.SectorSize && !m.cowData {
-			vs = append(vs, tornH)
-		}
-		if len(u.items) > 1 {
-			vs = append(vs, prefixB)
-		}
+	if u.data && !m.dataJournal && e.fs.BlockSize() > vfs.SectorSize && !m.cowData {
+		vs = append(vs, tornH)
+	}
+	if u.data && len(u.items) > 1 {
+		// with data journalling: a commit between two pages of the write
+		vs = append(vs, prefixB)
 	}
 	if m.splitRename && x.replaceOf[k] != nil {
 		vs = append(vs, splitRn)
@@ -338,6 +359,115 @@ type closer struct {
 	jBefore []int   // jBefore[i]: journalled units among byOp[:i]
 	repl    []int   // the units of x.replaceOf, in order
 	ow      []bool  // orderedOverwrite models: the units overwrites wrote
+	// freed: for models that order a block's reuse, the data units that
+	// wrote blocks an allocation change in flight (a truncate, a punch)
+	// had freed, by that change's unit
+	freed map[int][]int
+	// zeroed: for orderedData models, each data unit a truncate or punch
+	// wrote (the block it zeroes in part) to that call's allocation units
+	zeroed map[int][]int
+	// tied: for cowData models, each allocation or (not delayed) size unit
+	// to the others of its inode made by the same call or later ones
+	tied map[int][]int
+}
+
+// zeroings maps each data unit made by a call that also changed its
+// inode's allocation (a truncate or punch zeroing the block it cuts) to that
+// call's allocation units: the zeroed block is ordered data of the change
+// (ext4_block_truncate_page adds it to the transaction's ordered data,
+// fs/ext4/inode.c; btrfs_truncate_block waits for its ordered extent), so
+// the change commits only with it.
+func zeroings(us []unit) map[int][]int {
+	type key struct {
+		op  int
+		ino uint64
+	}
+	allocs := map[key][]int{}
+	for k, u := range us {
+		if u.kind == vfs.PendingAlloc {
+			allocs[key{u.op, u.ino}] = append(allocs[key{u.op, u.ino}], k)
+		}
+	}
+	var out map[int][]int
+	for k, u := range us {
+		if a := allocs[key{u.op, u.ino}]; u.data && a != nil {
+			if out == nil {
+				out = map[int][]int{}
+			}
+			out[k] = a
+		}
+	}
+	return out
+}
+
+// sizeTies ties the allocation and size units of each inode: one btrfs
+// transaction updates a file's extents and its size together (btrfs_setsize;
+// btrfs_truncate_inode_items with the new i_size in the same transaction
+// handle), and transactions commit in order, so a truncate or fallocate
+// persists whole, and only with the earlier ones of the same file.
+func sizeTies(us []unit) map[int][]int {
+	by := map[uint64][]int{}
+	for k, u := range us {
+		if u.kind == vfs.PendingAlloc || u.kind == vfs.PendingSize && !u.lazy {
+			by[u.ino] = append(by[u.ino], k)
+		}
+	}
+	out := map[int][]int{}
+	for _, ks := range by {
+		for _, k := range ks {
+			for _, j := range ks {
+				if j != k && us[j].op >= us[k].op {
+					out[k] = append(out[k], j)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// reallocations maps each allocation unit in flight to the data units of
+// later calls that wrote blocks it had freed: a block freed in a running
+// transaction is not reused before it commits (jbd2_journal_forget; xfs's
+// busy extents, fs/xfs/xfs_extent_busy.c; btrfs pins freed extents until
+// the transaction commits), so the data written there after the change went
+// to a new block, mapped by a later commit.
+func reallocations(x *point) map[int][]int {
+	var out map[int][]int
+	us := x.units
+	for _, ks := range x.unitsOf {
+		for _, a := range ks {
+			if us[a].kind != vfs.PendingAlloc {
+				continue
+			}
+			for _, d := range ks {
+				if !us[d].data || us[d].op <= us[a].op {
+					continue
+				}
+				if overlaps(x, a, d) {
+					if out == nil {
+						out = map[int][]int{}
+					}
+					out[a] = append(out[a], d)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// overlaps reports whether a block of data unit d lies in a range of
+// allocation unit a.
+func overlaps(x *point, a, d int) bool {
+	for _, i := range x.units[a].items {
+		r := x.pend[i]
+		for _, j := range x.units[d].items {
+			b := x.pend[j]
+			if b.Off < r.Off+r.Len && r.Off < b.Off+b.Len {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // overwrites marks the data units of writes that changed no size (no size
@@ -381,6 +511,15 @@ func newCloser(e *Explorer, x *point, m *Model, forced []bool) *closer {
 	if m.orderedOverwrite {
 		cl.ow = overwrites(us)
 	}
+	if m.journal || m.cowData {
+		cl.freed = reallocations(x)
+	}
+	if m.cowData {
+		cl.tied = sizeTies(us)
+	}
+	if m.orderedData {
+		cl.zeroed = zeroings(us)
+	}
 	return cl
 }
 
@@ -420,10 +559,11 @@ func (cl *closer) close(devs []dev) []dev {
 	}
 	// dropAfter drops the units of the calls after op that are kept: all of
 	// them with data, else their metadata alone (what a journal cut before
-	// the first of those calls loses)
+	// the first of those calls loses); a unit of a later call than op+1 that
+	// is written in part is dropped too (the cut is in op+1)
 	dropAfter := func(op int, data bool) {
 		for _, k := range cl.byOp[cl.after(op):] {
-			if (data || !us[k].data) && cur[k] == keep {
+			if (data || !us[k].data) && (cur[k] == keep || cur[k] != drop && us[k].op > op+1 && m.dataJournal) {
 				set(int(k), drop)
 			}
 		}
@@ -450,6 +590,46 @@ func (cl *closer) close(devs []dev) []dev {
 			}
 			if cut != -2 {
 				dropAfter(cut, true)
+			}
+		}
+		if len(cl.zeroed) > 0 {
+			for i := 0; i < len(cl.touched); i++ {
+				k := int(cl.touched[i])
+				if cur[k] == keep {
+					continue
+				}
+				for _, j := range cl.zeroed[k] {
+					if cur[j] == keep {
+						set(j, drop)
+					}
+				}
+			}
+		}
+		if len(cl.tied) > 0 {
+			for i := 0; i < len(cl.touched); i++ {
+				k := int(cl.touched[i])
+				if cur[k] == keep {
+					continue
+				}
+				for _, j := range cl.tied[k] {
+					if cur[j] == keep {
+						set(j, drop)
+					}
+				}
+			}
+		}
+		if cl.freed != nil {
+			// data in a block an allocation change freed is lost with it
+			for i := 0; i < len(cl.touched); i++ {
+				k := int(cl.touched[i])
+				if cur[k] == keep {
+					continue
+				}
+				for _, j := range cl.freed[k] {
+					if cur[j] != drop {
+						set(j, drop)
+					}
+				}
 			}
 		}
 		if m.orderedData {

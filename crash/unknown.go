@@ -26,6 +26,17 @@ func (e *Explorer) Unknown(ino uint64, off int64, why string) {
 	e.taint = t
 }
 
+// Assume tells the explorer, with Options.AssumeUnknown, that the workload
+// wrote bytes it did not show (why: where); the states keep the model's
+// bytes there, and Report.Assumed names the first.
+func (e *Explorer) Assume(why string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.rep.Assumed == "" {
+		e.rep.Assumed = why
+	}
+}
+
 // holdsUnknown reports whether the walker's state may hold bytes the
 // workload did not show: a reachable regular file that Unknown named, with
 // bytes at or past the offset it gave.

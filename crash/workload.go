@@ -202,7 +202,8 @@ func (f *aferoFile) Close() error {
 // when the journal commits (any two calls may have a commit between them), so
 // the file system makes nothing durable on its own (no periodic commit) and
 // keeps every change a crash could lose (a create and its remove do not
-// cancel out).
+// cancel out, and a block or size changed again keeps its earlier value, for
+// a state that keeps the first call and loses the second).
 func FSOptions() []vfs.Option {
-	return []vfs.Option{vfs.WithPeriodicCommit(0, 0), vfs.WithCancel(false)}
+	return []vfs.Option{vfs.WithPeriodicCommit(0, 0), vfs.WithCancel(false), vfs.WithHistory(true)}
 }

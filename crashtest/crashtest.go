@@ -51,7 +51,8 @@ func WithBuiltinChecks() Option {
 
 // Explore runs workload with every crash point explored under model (a name
 // crash.ParseModels takes: "posix", "ext4-ordered", "ext4-writeback", "alice",
-// a comma-separated list, or "all"), and calls check on each distinct crash
+// a comma-separated list, "default" (the real file systems and posix) or
+// "all" (alice too)), and calls check on each distinct crash
 // state in a subtest named after it. It returns the report.
 func Explore(t *testing.T, model string, workload func(env *crash.Env) error, check func(t testing.TB, s *crash.State), opts ...Option) *crash.Report {
 	t.Helper()

@@ -20,7 +20,9 @@ import (
 // data strace's -s cut: the model holds zeros there): Explore refuses such a
 // trace with an error that wraps ErrUnknownBytes and names the first call,
 // before running it; with copts.SkipUnknown it goes on, and the states that
-// may hold such bytes are counted in the report's Unchecked, not checked.
+// may hold such bytes are counted in the report's Unchecked, not checked;
+// with copts.AssumeUnknown every state is checked with the model's bytes in
+// their place, and the report's Assumed says so.
 func Explore(files []string, opts Options, copts crash.Options) (*crash.Report, *Report, error) {
 	var e *crash.Explorer
 	opts.Verify = false
@@ -42,6 +44,10 @@ func Explore(files []string, opts Options, copts crash.Options) (*crash.Report, 
 		e.Forget(ino.Ino())
 	}
 	opts.Unknown = func(u Unknown) error {
+		if copts.AssumeUnknown {
+			e.Assume(u.String())
+			return nil
+		}
 		if !copts.SkipUnknown {
 			return fmt.Errorf("%s:%d: %s: %s: %w (the model has zeros or stale bytes in their place); %s", u.File, u.Line, u.Call, u.Why, ErrUnknownBytes, u.Fix)
 		}

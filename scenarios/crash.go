@@ -163,7 +163,7 @@ func (s *Scenario) cmdCrash(td *datadriven.TestData) (string, error) {
 		s.SVG.addCrash(*s.lastCrash)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "crash %s: models %s; depth %d; checks %s\n", ar.name, strings.Join(rep.Models, ", "), depth, strings.Join(names, ", "))
+	fmt.Fprintf(&b, "crash %s: models %s; depth %d; checks %s\n", ar.name, crash.ModelLabels(rep.Models), depth, strings.Join(names, ", "))
 	writeCrash(&b, rep)
 	return b.String(), nil
 }

@@ -56,7 +56,7 @@ type fileSpec struct {
 const maxWritten = 1 << 30
 
 func defaultSetup() setup {
-	return setup{model: "all", device: "default", devicePath: "default", faultSeed: 1}
+	return setup{model: "default", device: "default", devicePath: "default", faultSeed: 1}
 }
 
 func (s setup) clone() setup {
@@ -106,7 +106,7 @@ func (s *Scenario) cmdFS(td *datadriven.TestData) (string, error) {
 	for _, x := range ms {
 		names = append(names, x.Name)
 	}
-	return "persistence models (what crash explores by default): " + strings.Join(names, ", "), nil
+	return "persistence models (what crash explores by default): " + crash.ModelLabels(names), nil
 }
 
 // profile returns the setup's device profile: a bundled name or a TOML file

@@ -49,6 +49,23 @@ func WithPeriodicCommit(commit, expire time.Duration) Option {
 // state after the remove keeps the create alone.
 func WithCancel(on bool) Option { return func(c *config) { c.noCancel = !on } }
 
+// WithHistory says whether a pending block or size changed again by a later
+// call keeps its earlier value (default: off), so that Pending lists one
+// change per call that made a value still pending: a block written by two
+// calls since it was last written back is two PendingWrite changes, each
+// with the block's content after its call, and a size changed by two calls
+// is two PendingSize changes. A crash state applies the changes it keeps in
+// the order they were made, so the latest kept value wins: one that keeps
+// the first call's change and loses the second's holds the block (or size)
+// as it was between the two calls, not its durable value. A crash explorer
+// whose models keep calls in order turns it on. The cost is a copy of each
+// block rewritten while pending, until writeback. A truncate, punch or zero
+// range over dirty blocks keeps their earlier content the same way, the
+// blocks' content after it going with its call; collapse and insert range,
+// which write back what they shift first, and sync_file_range's partial
+// size keep no earlier values.
+func WithHistory(on bool) Option { return func(c *config) { c.history = on } }
+
 // lock takes fs.mu and runs the periodic commit and writeback that are due.
 func (fs *FS) lock() {
 	fs.mu.Lock()
@@ -183,7 +200,7 @@ func (fs *FS) cancelCreate(dir *Inode, name string, node *Inode) bool {
 		clear(p.dirty)
 		fs.freeDirty = p.dirty
 	}
-	p.dirty, p.ranges, p.sizeSeq, p.attrSeq = nil, nil, 0, 0
+	p.dirty, p.ranges, p.sizeSeq, p.attrSeq, p.hist = nil, nil, 0, 0, nil
 	p.dev, p.devData = nil, nil
 	if nd := fs.dur[node.ino]; nd != nil && nd.links == 0 {
 		fs.durDelete(node.ino) // synced data of a file no durable name reaches

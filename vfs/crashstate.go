@@ -90,7 +90,7 @@ func (fs *FS) snapshotLocked(freeze bool) *CrashSnapshot {
 	fs.prunePending()
 	n := len(fs.metaLog)
 	for _, i := range fs.pending {
-		n += len(i.pend.dirty) + len(i.pend.ranges) + 2
+		n += len(i.pend.dirty) + len(i.pend.ranges) + len(i.pend.hist) + 2
 	}
 	for _, i := range fs.devInodes {
 		n += len(i.pend.dev)
@@ -138,9 +138,37 @@ func (fs *FS) snapshotLocked(freeze bool) *CrashSnapshot {
 			op.kind, op.off, op.n, op.src = PendingWrite, b*bs, bs, src
 			add(Pending{Seq: p.dirty[b], Kind: PendingWrite, Ino: i.ino, Path: path, Off: b * bs, Len: bs}, op)
 		}
+		for _, v := range p.hist {
+			// earlier values (WithHistory): of blocks still dirty, and of a
+			// size still pending
+			op := base
+			if v.block < 0 {
+				if p.sizeSeq == 0 || v.seq >= p.sizeSeq {
+					continue
+				}
+				op.kind, op.size = PendingSize, v.size
+				add(Pending{Seq: v.seq, Kind: PendingSize, Ino: i.ino, Path: path, Size: v.size}, op)
+				continue
+			}
+			if seq, ok := p.dirty[v.block]; ok && v.seq >= seq || !ok && !v.gone {
+				continue
+			}
+			vsrc := v.data
+			if freeze {
+				vsrc = shareData(v.data)
+			}
+			op.kind, op.off, op.n, op.src = PendingWrite, v.block*bs, bs, vsrc
+			add(Pending{Seq: v.seq, Kind: PendingWrite, Ino: i.ino, Path: path, Off: v.block * bs, Len: bs}, op)
+		}
 		for _, r := range p.ranges {
 			op := base
 			op.kind, op.off, op.n, op.src = PendingAlloc, r.off, r.n, src
+			if r.data != nil {
+				op.src = r.data
+				if freeze {
+					op.src = shareData(r.data)
+				}
+			}
 			add(Pending{Seq: r.seq, Kind: PendingAlloc, Ino: i.ino, Path: path, Off: r.off, Len: r.n}, op)
 		}
 		if p.sizeSeq != 0 {

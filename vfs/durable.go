@@ -18,6 +18,8 @@ type inodePending struct {
 	devData *fileData        // the content of the dev blocks
 	sizeSeq uint64           // seq of a size change not yet durable (0: none)
 	attrSeq uint64           // seq of a mode/owner/times change not yet durable (0: none)
+	hist    []version        // WithHistory: earlier values of pending blocks and size
+	size    int64            // WithHistory: the size sizeSeq set
 	listed  bool             // on fs.pending
 	devList bool             // on fs.devInodes
 	// dirtiedAt is when the page cache became dirty (the kernel's
@@ -25,10 +27,95 @@ type inodePending struct {
 	dirtiedAt Timespec
 }
 
+// version is an earlier value of a pending block or size (WithHistory): the
+// value the change numbered seq left, which a later change replaced before
+// it became durable.
+type version struct {
+	seq   uint64
+	block int64     // the block index; -1 for the size
+	size  int64     // the size
+	data  *fileData // the block's content (at its offset); never changed
+	// gone: a truncate or punch dropped the block from the page cache
+	// (its allocation change stands for what followed)
+	gone bool
+}
+
+// saveVersions keeps, with WithHistory, the content of the dirty blocks of
+// [off, off+n) before a write changes them.
+func (fs *FS) saveVersions(i *Inode, off, n int64) {
+	p := &i.pend
+	if !fs.cfg.history || len(p.dirty) == 0 || n <= 0 {
+		return
+	}
+	bs := fs.cfg.blockSize
+	for b := off / bs; b <= (off+n-1)/bs; b++ {
+		if seq, ok := p.dirty[b]; ok {
+			d := newFileData(bs)
+			d.CopyRange(i.data, b*bs, bs)
+			p.hist = append(p.hist, version{seq: seq, block: b, data: d})
+		}
+	}
+}
+
+// reviseDirty is saveVersions for a change of the dirty blocks from off to
+// end (end < 0: to the end of file) that is no write (a truncate, a punched
+// or zeroed range): it keeps their content before the change. A block the
+// change covers whole leaves the page cache (the change's allocation
+// record, which keeps its content, stands for it); one it covers in part
+// is numbered anew, as the changing call's, so that its content after the
+// change goes with that call.
+func (fs *FS) reviseDirty(i *Inode, off, end int64) {
+	p := &i.pend
+	if !fs.cfg.history || len(p.dirty) == 0 {
+		return
+	}
+	bs := fs.cfg.blockSize
+	var seq uint64
+	for _, b := range sortedBlocks(p.dirty) {
+		if b*bs+bs <= off || end >= 0 && b*bs >= end {
+			continue
+		}
+		d := newFileData(bs)
+		d.CopyRange(i.data, b*bs, bs)
+		whole := b*bs >= off && (end < 0 || b*bs+bs <= end)
+		p.hist = append(p.hist, version{seq: p.dirty[b], block: b, data: d, gone: whole})
+		if whole {
+			for k := range p.hist {
+				if p.hist[k].block == b {
+					p.hist[k].gone = true
+				}
+			}
+			delete(p.dirty, b)
+			continue
+		}
+		if seq == 0 {
+			seq = fs.nextSeq()
+		}
+		p.dirty[b] = seq
+	}
+}
+
+// dropVersions forgets the earlier values of the blocks in p.dirty, about to
+// be written back.
+func (p *inodePending) dropVersions() {
+	if len(p.hist) == 0 {
+		return
+	}
+	all := len(p.ranges) > 0 // a whole writeback: allocation changes too
+	p.hist = slices.DeleteFunc(p.hist, func(v version) bool {
+		_, ok := p.dirty[v.block]
+		return v.block >= 0 && (ok || all && v.gone)
+	})
+	if len(p.hist) == 0 {
+		p.hist = nil
+	}
+}
+
 // dataRange is a byte range whose allocation changed.
 type dataRange struct {
 	off, n int64
 	seq    uint64
+	data   *fileData // WithHistory: the range's content just after the change; never changed
 }
 
 // durInode is an inode as found on durable media.
@@ -166,12 +253,18 @@ func (fs *FS) markRange(i *Inode, off, n int64) {
 	}
 	p := &i.pend
 	seq := fs.nextSeq()
-	if k := len(p.ranges) - 1; k >= 0 && p.ranges[k].off <= off && off <= p.ranges[k].off+p.ranges[k].n {
+	if fs.cfg.history {
+		// each change keeps its own content: a later write over the range
+		// is the write's, not the change's
+		d := newFileData(fs.cfg.blockSize)
+		d.CopyRange(i.data, off, n)
+		p.ranges = append(p.ranges, dataRange{off, n, seq, d})
+	} else if k := len(p.ranges) - 1; k >= 0 && p.ranges[k].off <= off && off <= p.ranges[k].off+p.ranges[k].n {
 		r := &p.ranges[k]
 		r.n = max(r.off+r.n, off+n) - r.off
 		r.seq = seq
 	} else {
-		p.ranges = append(p.ranges, dataRange{off, n, seq})
+		p.ranges = append(p.ranges, dataRange{off, n, seq, nil})
 	}
 	fs.list(i)
 	fs.startTxn()
@@ -179,6 +272,14 @@ func (fs *FS) markRange(i *Inode, off, n int64) {
 
 func (fs *FS) markSize(i *Inode) {
 	fs.changed()
+	if p := &i.pend; fs.cfg.history {
+		if p.sizeSeq != 0 {
+			p.hist = append(p.hist, version{seq: p.sizeSeq, block: -1, size: p.size})
+		} else if len(p.hist) > 0 {
+			p.hist = slices.DeleteFunc(p.hist, func(v version) bool { return v.block < 0 })
+		}
+		p.size = i.size
+	}
 	i.pend.sizeSeq = fs.nextSeq()
 	fs.list(i)
 	fs.startTxn()
@@ -302,6 +403,7 @@ func (fs *FS) writeback(i *Inode, toDevice bool) {
 	if len(p.dirty) == 0 && len(p.ranges) == 0 {
 		return
 	}
+	p.dropVersions()
 	// ext4 maps the blocks before the I/O, so a failing writeback allocates
 	// them too; and it does whether the inode is durable or not.
 	fs.allocDirty(i)

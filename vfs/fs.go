@@ -49,6 +49,7 @@ type config struct {
 	commit      Timespec // periodic commit interval (0: none), see WithPeriodicCommit
 	expire      Timespec // dirty data written back after this long
 	noCancel    bool     // a create and its remove never cancel out, see WithCancel
+	history     bool     // pending blocks and sizes keep their earlier values, see WithHistory
 }
 
 // Option configures New.

@@ -141,6 +141,7 @@ func (i *Inode) Write(p []byte, off int64, how WriteMode, errseq *uint64) (n int
 	// extending O_DIRECT write moves it at completion
 	// (ext4_handle_inode_extension).
 	disk := end > i.size && (how&WriteDirect != 0 || i.data.kind((end-1)/fs.cfg.blockSize) == 1)
+	fs.saveVersions(i, off, int64(len(p)))
 	if err := fs.mutateData(i, off, int64(len(p)), func(d *fileData) { d.WriteAt(p, off) }); err != nil {
 		return 0, off, err
 	}
@@ -226,6 +227,7 @@ func (fs *FS) truncateLocked(i *Inode, size int64) error {
 	if size <= old {
 		// Truncating to the same size still frees blocks fallocated with
 		// KEEP_SIZE beyond the end of file, as ext4 does.
+		fs.reviseDirty(i, size, -1)
 		_ = fs.mutateData(i, size, 0, func(d *fileData) { d.Truncate(size) })
 		fs.markRange(i, size, max(old-size, fs.cfg.blockSize))
 		if size == 0 {
@@ -284,10 +286,12 @@ func (i *Inode) Fallocate(mode uint32, off, n int64) error {
 		// it ends at the end of the block holding it.
 		if off < i.size {
 			size := i.size
+			fs.reviseDirty(i, off, off+n)
 			err = fs.mutateData(i, off, n, func(d *fileData) { d.PunchHoleAtSize(off, n, size) })
 			fs.markRange(i, off, min(n, size+fs.cfg.blockSize-off))
 		}
 	case mode&FallocZeroRange != 0:
+		fs.reviseDirty(i, off, off+n)
 		err = fs.mutateData(i, off, n, func(d *fileData) { d.ZeroRange(off, n) })
 		fs.markRange(i, off, n)
 	default:

@@ -33,7 +33,7 @@ func cmdCrash(args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("crash", flag.ContinueOnError)
 	fl.SetOutput(stderr)
 	var modelsF, checkers, stack stackFlag
-	fl.Var(&modelsF, "model", "persistence `MODEL` ("+strings.Join(crash.ModelNames(), ", ")+", or all; comma-separated or repeated; default all)")
+	fl.Var(&modelsF, "model", "persistence `MODEL` ("+strings.Join(crash.ModelNames(), ", ")+", or all; comma-separated or repeated; default: every model but the hypothetical alice)")
 	fl.Var(&checkers, "checker", "`NAME` of a built-in check (durability, atomic-replace, fsck) or a command line run through the shell with CRASHED_DIR STDOUT_FILE appended (exit 0: consistent); repeatable; default: the three built-in checks")
 	fl.Var(&stack, "stack", "interposer `NAME[:key=value,...]` between the program and the model, repeatable")
 	depth := intAtLeast(fl, "depth", 1, 1, "at most `K` calls lost, torn or reordered per state")
@@ -49,7 +49,7 @@ func cmdCrash(args []string, stdout, stderr io.Writer) int {
 	shard := fl.String("shard", "", "check only shard `I/N` of the states (0 <= I < N); merge the reports with --merge")
 	merge := fl.Bool("merge", false, "the arguments are JSON reports of shards: print them merged")
 	listModels := fl.Bool("models", false, "print the persistence models' rules and their sources")
-	unknownBytes := fl.String("unknown-bytes", "refuse", "what to do when a crash state would hold bytes the trace does not show (a write strace's -s cut): `refuse` the trace (exit 2), or skip: check only the states without them and count the others as unchecked")
+	unknownBytes := fl.String("unknown-bytes", "refuse", "what to do when a crash state would hold bytes the trace does not show (a write strace's -s cut): `refuse` the trace (exit 2); skip: check only the states without them and count the others as unchecked; assume: check every state with the model's bytes (zeros, or the bytes before) in their place, for bytes the program does not rely on after a crash, with a note")
 	stateF := fl.String("state", "", "write the state `ID` (a finding's example: POINT.K) into --out instead of checking; the other flags must be the run's")
 	outF := fl.String("out", "", "with --state: the `DIR` to create, holding crashed/ (the --workload-dir, or /, of the state) and stdout")
 	keepFailed := fl.String("keep-failed", "", "write every failing state into `DIR`/ID (crashed/ and stdout, as --out)")
@@ -100,8 +100,10 @@ func cmdCrash(args []string, stdout, stderr io.Writer) int {
 	case "refuse":
 	case "skip":
 		copts.SkipUnknown = true
+	case "assume":
+		copts.AssumeUnknown = true
 	default:
-		fmt.Fprintf(stderr, "iosim crash: --unknown-bytes %q: want refuse or skip\n", *unknownBytes)
+		fmt.Fprintf(stderr, "iosim crash: --unknown-bytes %q: want refuse, skip or assume\n", *unknownBytes)
 		return 2
 	}
 	for _, c := range checkers {

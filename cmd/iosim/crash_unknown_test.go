@@ -92,5 +92,13 @@ func TestCrashUnknownBytes(t *testing.T) {
 
 	code, _, errOut = runCmd("crash", "--unknown-bytes=zero", crashData+"update8k.s1048576.strace")
 	require.Equal(t, 2, code)
-	require.Contains(t, errOut, `--unknown-bytes "zero": want refuse or skip`)
+	require.Contains(t, errOut, `--unknown-bytes "zero": want refuse, skip or assume`)
+
+	// assume: every state checked, the model's zeros in place of the unseen
+	// bytes, and said
+	code, out, errOut = runCmd("crash", "--unknown-bytes=assume", root, crashData+"update8k.strace")
+	require.NotEqual(t, 2, code, errOut)
+	require.Contains(t, out, "note: the states hold the model's bytes (zeros, or the bytes before) where the workload did not show them, as asked (first: ")
+	require.Contains(t, out, "update8k.strace:31: write:")
+	require.NotContains(t, out, "unchecked:")
 }
