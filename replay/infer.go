@@ -111,6 +111,9 @@ func (w *world) before(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call)
 	if ok || ev.Errno == syscall.ENOENT {
 		w.usedAsDir(t, nr, c)
 	}
+	if ev.RetKnown && ev.Failed() {
+		w.inferFailed(t, nr, ev, c)
+	}
 	switch nr {
 	case sim.SYS_OPEN, sim.SYS_OPENAT, sim.SYS_CREAT:
 		return w.inferOpen(t, nr, ev, c, ok)

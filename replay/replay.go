@@ -274,6 +274,7 @@ func Run(files []string, opts Options) (*Report, error) {
 func (r *replayer) notes(nfiles int) {
 	rep := r.report
 	r.untracedThreads()
+	rep.Notes = append(rep.Notes, r.world.factNotes()...)
 	if r.report.Calls > 0 && r.shows() != allCalls {
 		rep.Notes = append(rep.Notes, "the trace shows some calls only (strace -e trace=): fd numbers, sizes and permission bits that the calls it leaves out explain are taken as recorded")
 	}

@@ -39,8 +39,12 @@ type world struct {
 	// linkUnknown holds the inferred symlinks whose target no readlink has
 	// shown yet (inferLink).
 	linkUnknown map[uint64]bool
-	inferred    int    // paths created by inference
-	cmp         []byte // scratch of writeAt
+	inferred    int // paths created by inference
+	// facts are the notes of what recorded results showed of the world
+	// before the trace (fact), factsMore the facts past maxFacts.
+	facts     []string
+	factsMore int
+	cmp       []byte // scratch of writeAt
 }
 
 // span is a byte range [off, end).
