@@ -114,6 +114,10 @@ func (w *world) before(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call)
 	if ev.RetKnown && ev.Failed() {
 		w.inferFailed(t, nr, ev, c)
 	}
+	if ok {
+		w.creatEvidence(t, nr, ev, c)
+	}
+	w.creatBefore(t, nr, ev, c)
 	switch nr {
 	case sim.SYS_OPEN, sim.SYS_OPENAT, sim.SYS_CREAT:
 		return w.inferOpen(t, nr, ev, c, ok)
@@ -602,6 +606,7 @@ func (w *world) entries(dir *vfs.Inode, arr *strace.Node) {
 // after records what the call did to the namespace and which written bytes are
 // unknown.
 func (w *world) after(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call, res sim.Result) {
+	w.creatAfter(t, ev, res)
 	if res.Errno != 0 {
 		return
 	}

@@ -274,7 +274,6 @@ func Run(files []string, opts Options) (*Report, error) {
 func (r *replayer) notes(nfiles int) {
 	rep := r.report
 	r.untracedThreads()
-	rep.Notes = append(rep.Notes, r.world.factNotes()...)
 	if r.report.Calls > 0 && r.shows() != allCalls {
 		rep.Notes = append(rep.Notes, "the trace shows some calls only (strace -e trace=): fd numbers, sizes and permission bits that the calls it leaves out explain are taken as recorded")
 	}
@@ -301,6 +300,10 @@ func (r *replayer) notes(nfiles int) {
 	}
 	if r.plan.untimedFiles() && nfiles > 1 {
 		rep.Notes = append(rep.Notes, "the -ff files have no timestamps: they are ordered by their waits, clones, pipes and SIGCHLDs, and the fd numbers of threads in different files are taken as recorded")
+	}
+	rep.Notes = append(rep.Notes, r.world.factNotes()...)
+	if n := r.world.creatNote(); n != "" {
+		rep.Notes = append(rep.Notes, n)
 	}
 }
 

@@ -44,7 +44,12 @@ type world struct {
 	// before the trace (fact), factsMore the facts past maxFacts.
 	facts     []string
 	factsMore int
-	cmp       []byte // scratch of writeAt
+	// creat holds the files O_CREAT opens made that may have existed
+	// (creat.go); creatPending and creatMode the open being replayed.
+	creat        map[uint64]*creatCand
+	creatPending string
+	creatMode    uint32
+	cmp          []byte // scratch of writeAt
 }
 
 // span is a byte range [off, end).
