@@ -285,7 +285,7 @@ func (w *world) installDevice(t *sim.Task, ev *strace.Event, dev sim.Special, fl
 			sim.Send(w.r.top, sim.Call{Nr: sim.SYS_CLOSE, Task: t, Args: [6]int64{ev.Ret}})
 		}
 		if inherited {
-			w.r.fill(t, got, int(ev.Ret))
+			w.r.fillFrom(ev, t, got, int(ev.Ret))
 		}
 	}
 	w.r.installSpecial(t, int(ev.Ret), dev, flags)

@@ -374,9 +374,12 @@ type replayer struct {
 	// standIns holds the descriptions replay installed for fds from before
 	// the trace (see inherited).
 	standIns map[*sim.File]bool
-	making   map[int]bool // the tids task is making (a cycle of creators ends there)
-	threads  []madeThread // threads made whose presence in the input is not yet asked
-	filled   int          // stand-ins fill installed (at most maxFill)
+	// shownKind holds the type a recorded stat showed of a stand-in
+	// (standInShown).
+	shownKind map[*sim.Placeholder]uint32
+	making    map[int]bool // the tids task is making (a cycle of creators ends there)
+	threads   []madeThread // threads made whose presence in the input is not yet asked
+	filled    int          // stand-ins fill installed (at most maxFill)
 	// dentsAsRecorded counts the listings not compared (see treeHidden).
 	dentsAsRecorded int
 }
