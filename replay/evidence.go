@@ -259,6 +259,9 @@ func (w *world) failedDirect(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim
 		off, count = w.r.curPos, c.Args[2]
 	case sim.SYS_PREAD64:
 		off, count = c.Args[3], c.Args[2]
+	case sim.SYS_WRITE, sim.SYS_PWRITE64:
+		w.misalignWrite(t, nr, ev, c)
+		return
 	default:
 		return
 	}

@@ -116,6 +116,9 @@ func (w *world) before(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call)
 	}
 	if ok {
 		w.creatEvidence(t, nr, ev, c)
+		if nr == sim.SYS_IO_SUBMIT {
+			w.misalignAio(t, ev, c)
+		}
 	}
 	w.creatBefore(t, nr, ev, c)
 	switch nr {

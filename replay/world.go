@@ -49,7 +49,10 @@ type world struct {
 	creat        map[uint64]*creatCand
 	creatPending string
 	creatMode    uint32
-	cmp          []byte // scratch of writeAt
+	// aioOrd counts the write iocbs submitted per recorded context and
+	// aio_data (misalignAio).
+	aioOrd map[aioKey]int
+	cmp    []byte // scratch of writeAt
 }
 
 // span is a byte range [off, end).
