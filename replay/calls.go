@@ -108,7 +108,10 @@ func (r *replayer) replay(t *sim.Task, nr sim.Sysno, ev *strace.Event, st *Sysca
 	if r.timer != nil {
 		r.timer.recorded(ev)
 	}
-	res := r.top.Syscall(c)
+	res, crossed := r.world.crossDev(t, nr, c)
+	if !crossed {
+		res = r.top.Syscall(c)
+	}
 	r.report.Replayed++
 	if res.Errno == 0 && res.Ret > 0 && in.Props&sim.Data != 0 {
 		st.Bytes += res.Ret

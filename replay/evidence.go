@@ -136,6 +136,8 @@ func (w *world) inferFailed(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.
 		}
 	case syscall.EINVAL:
 		w.failedDirect(t, nr, ev, c)
+	case syscall.EXDEV:
+		w.failedXdev(t, nr, ev, c)
 	}
 }
 

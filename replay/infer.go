@@ -116,8 +116,11 @@ func (w *world) before(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call)
 	}
 	if ok {
 		w.creatEvidence(t, nr, ev, c)
-		if nr == sim.SYS_IO_SUBMIT {
+		switch nr {
+		case sim.SYS_IO_SUBMIT:
 			w.misalignAio(t, ev, c)
+		case sim.SYS_READ:
+			w.readMountinfo(t, nr, ev, c)
 		}
 	}
 	w.creatBefore(t, nr, ev, c)

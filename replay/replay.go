@@ -89,6 +89,10 @@ type Options struct {
 	// replay never writes to the host): "DIR" puts it at the same paths in the
 	// model, "DIR:/MOUNT" at /MOUNT.
 	Root string
+	// Mounts are mounts of the traced system, TYPE:/PATH each (ParseMount):
+	// a rename, link or copy_file_range between two of them fails with
+	// EXDEV. Root's DIR:/MOUNT is one too.
+	Mounts []string
 	// Cwd is the traced program's initial working directory; empty infers it
 	// from the trace, else /tmp/iosim.
 	Cwd string
@@ -494,6 +498,9 @@ func newReplayer(opts Options, pl *plan) (*replayer, error) {
 		if err := r.world.seedFromHost(opts.Root); err != nil {
 			return nil, err
 		}
+	}
+	if err := r.world.mountsGiven(opts); err != nil {
+		return nil, err
 	}
 	cwd := opts.Cwd
 	if cwd == "" {

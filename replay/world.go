@@ -52,7 +52,11 @@ type world struct {
 	// aioOrd counts the write iocbs submitted per recorded context and
 	// aio_data (misalignAio).
 	aioOrd map[aioKey]int
-	cmp    []byte // scratch of writeAt
+	// mounts is the mount table (mounts.go); mountinfo holds, per fd of a
+	// mountinfo file, the part of a line its reads showed so far.
+	mounts    []mountPoint
+	mountinfo map[*sim.File][]byte
+	cmp       []byte // scratch of writeAt
 }
 
 // span is a byte range [off, end).

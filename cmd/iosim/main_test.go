@@ -166,3 +166,20 @@ func TestReplayStopNotAPass(t *testing.T) {
 	require.Equal(t, true, m["complete"])
 	require.NotContains(t, m, "error")
 }
+
+// TestReplayMountFlag: --mount TYPE:/PATH puts a mount in the table (a
+// rename into it is EXDEV, as recorded, with nothing guessed); a spec of
+// another shape is a usage error.
+func TestReplayMountFlag(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "t.strace")
+	require.NoError(t, os.WriteFile(p, []byte("mkdir(\"/w\", 0755) = 0\nopenat(AT_FDCWD, \"/w/a\", O_WRONLY|O_CREAT|O_EXCL, 0644) = 3\nrename(\"/w/a\", \"/data/a\") = -1 EXDEV (Invalid cross-device link)\n"), 0o644))
+	code, out, errOut := runCmd("replay", "--verify", "--mount", "xfs:/data", p)
+	require.Equal(t, 0, code, out+errOut)
+	require.NotContains(t, out, "mount point")
+	code, out, _ = runCmd("replay", "--verify", p)
+	require.Equal(t, 0, code)
+	require.Contains(t, out, "/data taken as a mount point (a guess")
+	code, _, errOut = runCmd("replay", "--mount", "/data", p)
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, `--mount "/data": want TYPE:/PATH`)
+}
