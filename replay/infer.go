@@ -612,6 +612,7 @@ func (w *world) entries(dir *vfs.Inode, arr *strace.Node) {
 // after records what the call did to the namespace and which written bytes are
 // unknown.
 func (w *world) after(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call, res sim.Result) {
+	w.creatChanged(t, nr, ev, c, res)
 	w.creatAfter(t, ev, res)
 	if res.Errno != 0 {
 		return
