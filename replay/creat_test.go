@@ -125,3 +125,14 @@ func joinLines(lines []string) string {
 	}
 	return out
 }
+
+// TestAttachedRecording: a trace attached with -p to a process holding its
+// log open: without -y, the reopen with O_CREAT|O_APPEND and fstat show the
+// log existed; with -y, the fd's path is known, and an AT_EMPTY_PATH stat of
+// the fd does not make it a directory.
+func TestAttachedRecording(t *testing.T) {
+	rep := replayClean(t, Options{}, recordings+"attach.strace")
+	require.Contains(t, strings.Join(factNotesOf(rep), "\n"), "attach.strace:7: newfstatat: /tmp/iosim/log, opened with O_CREAT at line 6, existed before the trace: the call shows its size, 24")
+	rep = replayClean(t, Options{}, recordings+"attach.tty.strace")
+	require.Contains(t, rep.Notes[0], "1 process(es) began before the trace")
+}

@@ -71,3 +71,11 @@ func (r *replayer) standInShown(t *sim.Task, nr sim.Sysno, ev *strace.Event, fd 
 	r.shownKind[p] = kind
 	p.Kind = kind
 }
+
+// onItself reports whether the dirfd argument idx of ev comes with an empty
+// path (AT_EMPTY_PATH): the call is on the fd itself, which need not be a
+// directory.
+func onItself(ev *strace.Event, idx int) bool {
+	p, ok := pathArg(ev, idx+1)
+	return ok && p == ""
+}
