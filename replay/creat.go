@@ -86,17 +86,21 @@ func (w *world) creatAfter(t *sim.Task, ev *strace.Event, res sim.Result) {
 // it does not follow, writes it does not show may explain the call: there,
 // nothing is promoted.
 func (w *world) creatEvidence(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call) {
-	if len(w.creat) == 0 || w.r.shows() != allCalls || w.r.blind[t.Group()] == untracedThread {
-		return // writes the trace does not show may explain what it shows
+	if len(w.creat) == 0 {
+		return
 	}
 	cand := func(ino *vfs.Inode) *creatCand {
 		if ino == nil {
 			return nil
 		}
-		if k := w.creat[ino.Ino()]; k != nil && k.ino == ino && !k.changed && ino.Size() == k.appended && !w.isExt(ino) {
-			return k
+		k := w.creat[ino.Ino()]
+		if k == nil || k.ino != ino || k.changed || ino.Size() != k.appended || w.isExt(ino) {
+			return nil
 		}
-		return nil
+		if w.r.shows() != allCalls || w.r.blind[t.Group()] == untracedThread {
+			return nil // writes the trace does not show may explain what it shows
+		}
+		return k
 	}
 	switch nr {
 	case sim.SYS_FSTAT, sim.SYS_STAT, sim.SYS_LSTAT, sim.SYS_NEWFSTATAT, sim.SYS_STATX:
