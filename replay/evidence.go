@@ -138,6 +138,8 @@ func (w *world) inferFailed(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.
 		w.failedDirect(t, nr, ev, c)
 	case syscall.EXDEV:
 		w.failedXdev(t, nr, ev, c)
+	case syscall.EISDIR:
+		w.failedIsDir(t, nr, ev, c)
 	}
 }
 
@@ -193,9 +195,14 @@ func (w *world) failedNotDir(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim
 		}
 		from, to := w.abs(t, pathDirfd(nr, c), c.Path), w.abs(t, dirfd2, c.Path2)
 		exchange := nr == sim.SYS_RENAMEAT2 && c.Args[4]&unix.RENAME_EXCHANGE != 0
-		if from != "" && to != "" && !exchange && strings.HasSuffix(to, "/") && !strings.HasSuffix(from, "/") &&
-			w.isDir(parentDir(from)) && w.isDir(parentDir(to)) {
+		if from == "" || to == "" || exchange || !w.isDir(parentDir(from)) || !w.isDir(parentDir(to)) {
+			return
+		}
+		switch {
+		case strings.HasSuffix(to, "/") && !strings.HasSuffix(from, "/"):
 			w.existed(ev, from, vfs.S_IFREG, "a rename to a name ending in a slash")
+		case !strings.HasSuffix(to, "/") && w.isDir(strings.TrimRight(from, "/")):
+			w.existed(ev, to, vfs.S_IFREG, "the target of a rename of a directory")
 		}
 		return
 	}
@@ -301,4 +308,22 @@ func outBuf(r *replayer, ev *strace.Event, i int, n int64) []byte {
 		}
 	}
 	return r.scratch(n)
+}
+
+// failedIsDir: a rename that failed with EISDIR found a directory at its
+// target and something else at its source (do_renameat2).
+func (w *world) failedIsDir(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call) {
+	if nr != sim.SYS_RENAME && nr != sim.SYS_RENAMEAT && nr != sim.SYS_RENAMEAT2 {
+		return
+	}
+	dirfd2 := int64(atFdcwd)
+	if i := sim.Info(nr).Slot(sim.ArgDirfd, 1); i >= 0 {
+		dirfd2 = c.Args[i]
+	}
+	from, to := w.abs(t, pathDirfd(nr, c), c.Path), w.abs(t, dirfd2, c.Path2)
+	if from == "" || to == "" || !w.isDir(parentDir(from)) || !w.isDir(parentDir(to)) {
+		return
+	}
+	w.existed(ev, from, vfs.S_IFREG, "the source of a rename onto a directory")
+	w.existed(ev, to, vfs.S_IFDIR, "the target of a rename that failed with EISDIR")
 }

@@ -91,6 +91,16 @@ func TestFailedCallsEvidence(t *testing.T) {
 			`close(3) = 0`,
 			`openat(AT_FDCWD, "/w/f/", O_RDONLY|O_NOFOLLOW|O_PATH) = -1 ENOTDIR (Not a directory)`,
 		}, "contradiction: the model's /w/f is all directories (inferred earlier), where Linux found one that is not; kept"},
+		{"rename onto a directory", []string{
+			`rename("/w/f", "/w/d") = -1 EISDIR (Is a directory)`,
+			`rmdir("/w/d") = 0`,
+			`unlink("/w/f") = 0`,
+		}, "/w/d existed before the trace, a directory"},
+		{"rename of a directory onto a file", []string{
+			`mkdir("/w/d", 0755) = 0`,
+			`rename("/w/d", "/w/f") = -1 ENOTDIR (Not a directory)`,
+			`unlink("/w/f") = 0`,
+		}, "the target of a rename of a directory: /w/f existed before the trace, a file"},
 		{"o_nofollow", []string{
 			`openat(AT_FDCWD, "/w/l", O_RDONLY|O_NOFOLLOW) = -1 ELOOP (Too many levels of symbolic links)`,
 			`newfstatat(AT_FDCWD, "/w/l", {st_mode=S_IFLNK|0777, st_size=1, ...}, AT_SYMLINK_NOFOLLOW) = 0`,
