@@ -302,7 +302,10 @@ func (w *world) hadData(ev *strace.Event, ino *vfs.Inode, off int64) {
 // a page, so that O_DIRECT's alignment check sees what Linux saw (EINVAL for
 // a misaligned one); other reads share the replayer's scratch.
 func outBuf(r *replayer, ev *strace.Event, i int, n int64) []byte {
-	if a := ev.Arg(i); ev.Failed() && a != nil && a.Kind == strace.NodeInt && n <= 1<<20 {
+	if !ev.Failed() || n > 1<<20 {
+		return r.scratch(n)
+	}
+	if a := ev.Arg(i); a != nil && a.Kind == strace.NodeInt {
 		if addr, ok := a.Value(); ok && addr%sim.PageSize != 0 {
 			return bufAt(n, uint64(addr))
 		}

@@ -121,6 +121,8 @@ func (w *world) before(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call)
 			w.misalignAio(t, ev, c)
 		case sim.SYS_READ:
 			w.readMountinfo(t, nr, ev, c)
+		case sim.SYS_OPEN, sim.SYS_OPENAT:
+			w.openedMountinfo(c)
 		}
 	}
 	w.creatBefore(t, nr, ev, c)

@@ -167,6 +167,9 @@ func orUnknown(fstype string) string {
 // (/proc/self/mountinfo, /proc/PID/mountinfo) shows: whole lines, with what
 // earlier reads of the same fd showed before them.
 func (w *world) readMountinfo(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call) {
+	if !w.mountinfoOpened {
+		return
+	}
 	f := t.File(int(c.Args[0]))
 	if f == nil || f.Inode() == nil || !isMountinfo(f.Inode().Path()) {
 		return
@@ -264,4 +267,12 @@ func (w *world) mountsGiven(opts Options) error {
 		w.addMount(p, fstype)
 	}
 	return nil
+}
+
+// openedMountinfo notes that an open (call c) named a mountinfo file, so
+// that reads are looked at (readMountinfo).
+func (w *world) openedMountinfo(c *sim.Call) {
+	if !w.mountinfoOpened && strings.HasSuffix(c.Path, "mountinfo") {
+		w.mountinfoOpened = true
+	}
 }

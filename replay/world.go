@@ -54,9 +54,10 @@ type world struct {
 	aioOrd map[aioKey]int
 	// mounts is the mount table (mounts.go); mountinfo holds, per fd of a
 	// mountinfo file, the part of a line its reads showed so far.
-	mounts    []mountPoint
-	mountinfo map[*sim.File][]byte
-	cmp       []byte // scratch of writeAt
+	mounts          []mountPoint
+	mountinfo       map[*sim.File][]byte
+	mountinfoOpened bool   // an open named a mountinfo file
+	cmp             []byte // scratch of writeAt
 }
 
 // span is a byte range [off, end).
