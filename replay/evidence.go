@@ -17,6 +17,28 @@ import (
 // taken from one is a note (fact), and a fact that an earlier inference
 // contradicts is reported as such, never picked silently.
 
+// inferState is the world's state of the inferences from results that
+// evidence.go, creat.go, aioalign.go and mounts.go make.
+type inferState struct {
+	// facts are the notes of what recorded results showed of the world
+	// before the trace (fact), factsMore the facts past maxFacts.
+	facts     []string
+	factsMore int
+	// creat holds the files O_CREAT opens made that may have existed
+	// (creat.go); creatPending and creatMode the open being replayed.
+	creat        map[uint64]*creatCand
+	creatPending string
+	creatMode    uint32
+	// aioOrd counts the write iocbs submitted per recorded context and
+	// aio_data (misalignAio).
+	aioOrd map[aioKey]int
+	// mounts is the mount table (mounts.go); mountinfo holds, per fd of a
+	// mountinfo file, the part of a line its reads showed so far.
+	mounts          []mountPoint
+	mountinfo       map[*sim.File][]byte
+	mountinfoOpened bool // an open named a mountinfo file
+}
+
 // maxFacts bounds the facts noted one by one; the rest are counted.
 const maxFacts = 100
 

@@ -39,25 +39,11 @@ type world struct {
 	// linkUnknown holds the inferred symlinks whose target no readlink has
 	// shown yet (inferLink).
 	linkUnknown map[uint64]bool
-	inferred    int // paths created by inference
-	// facts are the notes of what recorded results showed of the world
-	// before the trace (fact), factsMore the facts past maxFacts.
-	facts     []string
-	factsMore int
-	// creat holds the files O_CREAT opens made that may have existed
-	// (creat.go); creatPending and creatMode the open being replayed.
-	creat        map[uint64]*creatCand
-	creatPending string
-	creatMode    uint32
-	// aioOrd counts the write iocbs submitted per recorded context and
-	// aio_data (misalignAio).
-	aioOrd map[aioKey]int
-	// mounts is the mount table (mounts.go); mountinfo holds, per fd of a
-	// mountinfo file, the part of a line its reads showed so far.
-	mounts          []mountPoint
-	mountinfo       map[*sim.File][]byte
-	mountinfoOpened bool   // an open named a mountinfo file
-	cmp             []byte // scratch of writeAt
+	inferred    int    // paths created by inference
+	cmp         []byte // scratch of writeAt
+
+	// what the results of calls showed (evidence.go)
+	inferState
 }
 
 // span is a byte range [off, end).
