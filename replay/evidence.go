@@ -37,6 +37,9 @@ type inferState struct {
 	mounts          []mountPoint
 	mountinfo       map[*sim.File][]byte
 	mountinfoOpened bool // an open named a mountinfo file
+	// unlisted maps a directory to the entry that stands for entries the
+	// trace does not name (notempty.go).
+	unlisted map[uint64]string
 }
 
 // maxFacts bounds the facts noted one by one; the rest are counted.
@@ -146,6 +149,7 @@ func (w *world) inferFailed(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.
 	switch ev.Errno {
 	case syscall.EEXIST:
 		w.failedExists(t, nr, ev, c)
+		w.failedNotEmpty(t, nr, ev, c) // rmdir may say EEXIST for ENOTEMPTY
 	case syscall.ENOTDIR:
 		w.failedNotDir(t, nr, ev, c)
 	case syscall.ELOOP:
@@ -162,6 +166,8 @@ func (w *world) inferFailed(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.
 		w.failedXdev(t, nr, ev, c)
 	case syscall.EISDIR:
 		w.failedIsDir(t, nr, ev, c)
+	case syscall.ENOTEMPTY:
+		w.failedNotEmpty(t, nr, ev, c)
 	}
 }
 

@@ -115,6 +115,7 @@ func (w *world) before(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call)
 		w.inferFailed(t, nr, ev, c)
 	}
 	if ok {
+		w.listedOrEmptied(t, nr, c)
 		w.creatEvidence(t, nr, ev, c)
 		switch nr {
 		case sim.SYS_IO_SUBMIT:
