@@ -20,8 +20,8 @@
 // found before it failed (both names of a link or a RENAME_NOREPLACE rename
 // that failed with EEXIST, a file where ENOTDIR came from, a symlink under
 // O_NOFOLLOW, data where a direct read failed its alignment check, a
-// misaligned buffer where a direct write did, two file systems for EXDEV:
-// mounts.go). A file an O_CREAT open may have found rather than made is
+// misaligned buffer where a direct write did, entries for ENOTEMPTY:
+// notempty.go, two file systems for EXDEV: mounts.go). A file an O_CREAT open may have found rather than made is
 // taken as found once a later result shows it (creat.go). Every fact taken
 // from a result is a note naming the line; a fact that contradicts an
 // earlier inference is noted as a contradiction and the model left as it was.
