@@ -136,7 +136,7 @@ func (r *replayer) build(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Cal
 				// Kept a multiple of 4096, so O_DIRECT alignment is unchanged.
 				n = lim
 			}
-			c.Buf = r.scratch(n)
+			c.Buf = outBuf(r, ev, i, n)
 		case sim.ArgInIov, sim.ArgOutIov:
 			if e := iovArg(ev, i, a.Kind == sim.ArgInIov, c); e != "" {
 				return e

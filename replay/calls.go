@@ -31,6 +31,7 @@ func (r *replayer) replay(t *sim.Task, nr sim.Sysno, ev *strace.Event, st *Sysca
 				if _, isPH := f.Special().(*sim.Placeholder); isPH {
 					// Not a file of the model: the recording is the answer.
 					r.report.Replayed++
+					r.standInShown(t, nr, ev, int(fd))
 					if fd == 1 && nr == sim.SYS_WRITE && r.opts.Stdout != nil && !ev.Failed() {
 						if b, _, ok := ev.Str(1); ok && int64(len(b)) >= ev.Ret {
 							r.opts.Stdout(b[:ev.Ret])
@@ -52,6 +53,7 @@ func (r *replayer) replay(t *sim.Task, nr sim.Sysno, ev *strace.Event, st *Sysca
 				if f := t.File(int(fd)); f != nil && f.Special() != nil {
 					if _, isPH := f.Special().(*sim.Placeholder); isPH {
 						r.report.Replayed++
+						r.standInShown(t, nr, ev, int(fd))
 						return
 					}
 				}
@@ -106,7 +108,10 @@ func (r *replayer) replay(t *sim.Task, nr sim.Sysno, ev *strace.Event, st *Sysca
 	if r.timer != nil {
 		r.timer.recorded(ev)
 	}
-	res := r.top.Syscall(c)
+	res, crossed := r.world.crossDev(t, nr, c)
+	if !crossed {
+		res = r.top.Syscall(c)
+	}
 	r.report.Replayed++
 	if res.Errno == 0 && res.Ret > 0 && in.Props&sim.Data != 0 {
 		st.Bytes += res.Ret

@@ -118,7 +118,7 @@ func (r *replayer) ensureFd(t *sim.Task, ev *strace.Event, idx, fd int) {
 	if n != nil && n.Kind == strace.NodeFd && len(n.Text) > 0 && !isExternalDecoration(string(n.Text)) && !n.Deleted {
 		p := string(n.Text)
 		kind := uint32(vfs.S_IFREG)
-		if ev.Name == "getdents64" || ev.Name == "fchdir" || idx != 0 || (idx == 0 && ev.Name != "" && strings.HasSuffix(ev.Name, "at") && ev.Name != "openat") {
+		if ev.Name == "getdents64" || ev.Name == "fchdir" || idx != 0 || (idx == 0 && ev.Name != "" && strings.HasSuffix(ev.Name, "at") && ev.Name != "openat" && !onItself(ev, idx)) {
 			kind = vfs.S_IFDIR
 		}
 		r.world.ensure(p, kind, "")

@@ -111,6 +111,22 @@ func (w *world) before(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call)
 	if ok || ev.Errno == syscall.ENOENT {
 		w.usedAsDir(t, nr, c)
 	}
+	if ev.RetKnown && ev.Failed() {
+		w.inferFailed(t, nr, ev, c)
+	}
+	if ok {
+		w.listedOrEmptied(t, nr, c)
+		w.creatEvidence(t, nr, ev, c)
+		switch nr {
+		case sim.SYS_IO_SUBMIT:
+			w.misalignAio(t, ev, c)
+		case sim.SYS_READ:
+			w.readMountinfo(t, nr, ev, c)
+		case sim.SYS_OPEN, sim.SYS_OPENAT:
+			w.openedMountinfo(c)
+		}
+	}
+	w.creatBefore(t, nr, ev, c)
 	switch nr {
 	case sim.SYS_OPEN, sim.SYS_OPENAT, sim.SYS_CREAT:
 		return w.inferOpen(t, nr, ev, c, ok)
@@ -278,7 +294,7 @@ func (w *world) installDevice(t *sim.Task, ev *strace.Event, dev sim.Special, fl
 			sim.Send(w.r.top, sim.Call{Nr: sim.SYS_CLOSE, Task: t, Args: [6]int64{ev.Ret}})
 		}
 		if inherited {
-			w.r.fill(t, got, int(ev.Ret))
+			w.r.fillFrom(ev, t, got, int(ev.Ret))
 		}
 	}
 	w.r.installSpecial(t, int(ev.Ret), dev, flags)
@@ -599,6 +615,8 @@ func (w *world) entries(dir *vfs.Inode, arr *strace.Node) {
 // after records what the call did to the namespace and which written bytes are
 // unknown.
 func (w *world) after(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call, res sim.Result) {
+	w.creatChanged(t, nr, ev, c, res)
+	w.creatAfter(t, ev, res)
 	if res.Errno != 0 {
 		return
 	}

@@ -16,6 +16,16 @@
 // what the recording says; so are 0, 1 and 2 of a process the trace starts
 // with (a terminal, a pipe or a file: the launcher's).
 //
+// Failed calls are evidence as well (evidence.go): an error shows what Linux
+// found before it failed (both names of a link or a RENAME_NOREPLACE rename
+// that failed with EEXIST, a file where ENOTDIR came from, a symlink under
+// O_NOFOLLOW, data where a direct read failed its alignment check, a
+// misaligned buffer where a direct write did, entries for ENOTEMPTY:
+// notempty.go, two file systems for EXDEV: mounts.go). A file an O_CREAT open may have found rather than made is
+// taken as found once a later result shows it (creat.go). Every fact taken
+// from a result is a note naming the line; a fact that contradicts an
+// earlier inference is noted as a contradiction and the model left as it was.
+//
 // # What is compared
 //
 // Return values and errnos of every modelled call, returned fd numbers, the bytes of
@@ -89,6 +99,10 @@ type Options struct {
 	// replay never writes to the host): "DIR" puts it at the same paths in the
 	// model, "DIR:/MOUNT" at /MOUNT.
 	Root string
+	// Mounts are mounts of the traced system, TYPE:/PATH each (ParseMount):
+	// a rename, link or copy_file_range between two of them fails with
+	// EXDEV. Root's DIR:/MOUNT is one too.
+	Mounts []string
 	// Cwd is the traced program's initial working directory; empty infers it
 	// from the trace, else /tmp/iosim.
 	Cwd string
@@ -308,6 +322,10 @@ func (r *replayer) notes(nfiles int) {
 	if r.plan.untimedFiles() && nfiles > 1 {
 		rep.Notes = append(rep.Notes, "the -ff files have no timestamps: they are ordered by their waits, clones, pipes and SIGCHLDs, and the fd numbers of threads in different files are taken as recorded")
 	}
+	rep.Notes = append(rep.Notes, r.world.factNotes()...)
+	if n := r.world.creatNote(); n != "" {
+		rep.Notes = append(rep.Notes, n)
+	}
 }
 
 func (r *replayer) finish(parsers []*strace.Parser) *Report {
@@ -377,9 +395,12 @@ type replayer struct {
 	// standIns holds the descriptions replay installed for fds from before
 	// the trace (see inherited).
 	standIns map[*sim.File]bool
-	making   map[int]bool // the tids task is making (a cycle of creators ends there)
-	threads  []madeThread // threads made whose presence in the input is not yet asked
-	filled   int          // stand-ins fill installed (at most maxFill)
+	// shownKind holds the type a recorded stat showed of a stand-in
+	// (standInShown).
+	shownKind map[*sim.Placeholder]uint32
+	making    map[int]bool // the tids task is making (a cycle of creators ends there)
+	threads   []madeThread // threads made whose presence in the input is not yet asked
+	filled    int          // stand-ins fill installed (at most maxFill)
 	// dentsAsRecorded counts the listings not compared (see treeHidden).
 	dentsAsRecorded int
 }
@@ -494,6 +515,9 @@ func newReplayer(opts Options, pl *plan) (*replayer, error) {
 		if err := r.world.seedFromHost(opts.Root); err != nil {
 			return nil, err
 		}
+	}
+	if err := r.world.mountsGiven(opts); err != nil {
+		return nil, err
 	}
 	cwd := opts.Cwd
 	if cwd == "" {

@@ -483,8 +483,9 @@ func TestTraceOfSomeCalls(t *testing.T) {
 	require.NoError(t, err)
 	require.Zero(t, rep.Divergences, "%v", rep.DivergenceList)
 	require.EqualValues(t, 5, rep.Verified) // the opens, the stats and the read
-	require.Len(t, rep.Notes, 1)
+	require.Len(t, rep.Notes, 2)
 	require.Contains(t, rep.Notes[0], "some calls only")
+	require.Contains(t, rep.Notes[1], "2 file(s) opened with O_CREAT", "not promoted: writes the trace does not show explain the size")
 
 	// -e trace=%desc: no fork, no execve. The child's fd 3 (a copy of the
 	// parent's, FD_CLOEXEC) is gone after the exec the trace does not show.
@@ -523,13 +524,15 @@ func TestTraceOfSomeCalls(t *testing.T) {
 	all := append([]string{lines[0], `100 brk(NULL) = 0x55e94258b000`}, lines[1:]...)
 	rep, err = Run([]string{writeTrace(t, strings.Join(all, "\n"))}, Options{Verify: true, Cwd: "/w"})
 	require.NoError(t, err)
-	require.EqualValues(t, 4, rep.Divergences, "%v", rep.DivergenceList)
-	require.Empty(t, rep.Notes)
+	// In a trace of every call, a's size shows that the O_CREAT open found
+	// a file, as b's read does (creat.go): only the fd and b's mode diverge.
+	require.EqualValues(t, 2, rep.Divergences, "%v", rep.DivergenceList)
 	require.Equal(t, 4, rep.DivergenceList[0].Line)
-	require.Equal(t, 5, rep.DivergenceList[1].Line)
-	require.Equal(t, "st_size", rep.DivergenceList[1].What)
-	require.Equal(t, 6, rep.DivergenceList[2].Line)
-	require.Equal(t, "st_mode", rep.DivergenceList[2].What)
+	require.Equal(t, 6, rep.DivergenceList[1].Line)
+	require.Equal(t, "st_mode", rep.DivergenceList[1].What)
+	require.Len(t, factNotesOf(rep), 2)
+	require.Contains(t, rep.Notes[0], "/w/a, opened with O_CREAT at line 3, existed before the trace: the call shows its size, 5")
+	require.Contains(t, rep.Notes[1], "/w/b, opened with O_CREAT at line 4, existed before the trace: the call shows 4 byte(s) read")
 }
 
 // TestReadlinkTargetNotShown: with -s 0 a readlink shows no target. At a path
@@ -600,8 +603,9 @@ func TestUntimedFFThreads(t *testing.T) {
 	require.NoError(t, err)
 	require.Zero(t, rep.Divergences, "%v", rep.DivergenceList)
 	require.EqualValues(t, 6, rep.Verified)
-	require.Len(t, rep.Notes, 1)
+	require.Len(t, rep.Notes, 2)
 	require.Contains(t, rep.Notes[0], "no timestamps")
+	require.Contains(t, rep.Notes[1], "4 file(s) opened with O_CREAT")
 
 	// One file: the thread's last open came when 3 was free.
 	var one []string

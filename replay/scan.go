@@ -60,6 +60,8 @@ type plan struct {
 	// (close, close_range, dup2, dup3), a ring indexed by nreleased.
 	released  [releaseWindow]releaseMark
 	nreleased int
+	// aio holds what the pass saw of AIO completions (addAioEvents).
+	aio map[aioKey]*aioSeq
 }
 
 // closeSpan is a close(fd) of task pid between lines start and end.
@@ -462,6 +464,8 @@ func (pl *plan) add(ev *strace.Event, name string, nfiles int, chdired map[int]b
 		}
 	case "chdir", "fchdir":
 		chdired[ev.Pid] = true
+	case "io_getevents", "io_pgetevents":
+		pl.addAioEvents(ev)
 	}
 	if pl.cwd == "" && !chdired[ev.Pid] {
 		pl.cwd = cwdHint(ev)

@@ -104,7 +104,7 @@ func (r *replayer) verify(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Ca
 			sim.Send(r.top, sim.Call{Nr: sim.SYS_DUP3, Task: t, Args: [6]int64{res.Ret, ev.Ret, cloexec}})
 			sim.Send(r.top, sim.Call{Nr: sim.SYS_CLOSE, Task: t, Args: [6]int64{res.Ret}})
 			if inherited {
-				r.fill(t, int(res.Ret), int(ev.Ret))
+				r.fillFrom(ev, t, int(res.Ret), int(ev.Ret))
 			}
 		}
 		return

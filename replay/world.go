@@ -41,6 +41,9 @@ type world struct {
 	linkUnknown map[uint64]bool
 	inferred    int    // paths created by inference
 	cmp         []byte // scratch of writeAt
+
+	// what the results of calls showed (evidence.go)
+	inferState
 }
 
 // span is a byte range [off, end).

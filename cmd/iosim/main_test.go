@@ -108,11 +108,12 @@ func TestReplayNotes(t *testing.T) {
 	require.Equal(t, 0, code)
 	var m map[string]any
 	require.NoError(t, json.Unmarshal([]byte(out), &m))
-	require.Len(t, m["notes"], 1)
+	require.Len(t, m["notes"], 2) // and the files opened with O_CREAT taken as new
 	code, out, _ = runCmd("replay", "--verify", "../../testdata/traces/threads.ffpid25447.strace", "../../testdata/traces/threads.ffpid25448.strace",
 		"../../testdata/traces/threads.ffpid25449.strace", "../../testdata/traces/threads.ffpid25450.strace")
 	require.Equal(t, 0, code)
-	require.NotContains(t, out, "note:", "the whole -ff set shows every task")
+	require.NotContains(t, out, "began before the trace", "the whole -ff set shows every task")
+	require.Contains(t, out, "note: 2 file(s) opened with O_CREAT and neither O_EXCL nor O_TRUNC are taken as created by the trace")
 }
 
 // TestReplayStopNotAPass: a replay that stopped at a malformed line says so
@@ -164,4 +165,21 @@ func TestReplayStopNotAPass(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(out), &m))
 	require.Equal(t, true, m["complete"])
 	require.NotContains(t, m, "error")
+}
+
+// TestReplayMountFlag: --mount TYPE:/PATH puts a mount in the table (a
+// rename into it is EXDEV, as recorded, with nothing guessed); a spec of
+// another shape is a usage error.
+func TestReplayMountFlag(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "t.strace")
+	require.NoError(t, os.WriteFile(p, []byte("mkdir(\"/w\", 0755) = 0\nopenat(AT_FDCWD, \"/w/a\", O_WRONLY|O_CREAT|O_EXCL, 0644) = 3\nrename(\"/w/a\", \"/data/a\") = -1 EXDEV (Invalid cross-device link)\n"), 0o644))
+	code, out, errOut := runCmd("replay", "--verify", "--mount", "xfs:/data", p)
+	require.Equal(t, 0, code, out+errOut)
+	require.NotContains(t, out, "mount point")
+	code, out, _ = runCmd("replay", "--verify", p)
+	require.Equal(t, 0, code)
+	require.Contains(t, out, "/data taken as a mount point (a guess")
+	code, _, errOut = runCmd("replay", "--mount", "/data", p)
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, `--mount "/data": want TYPE:/PATH`)
 }
