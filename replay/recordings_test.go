@@ -209,3 +209,19 @@ func TestTraceLayerOutputReplays(t *testing.T) {
 		})
 	}
 }
+
+// TestFifoRecording: a program's pipe, socketpair, FIFO and device node
+// (fifo.c) replays clean: the model answers ESPIPE for lseek, pread and
+// fadvise64 on the FIFO, S_IFIFO with size 0 for its stat, F_GETPIPE_SZ and
+// the socketpair's O_RDWR F_GETFL as Linux, and makes the calls' fds itself.
+func TestFifoRecording(t *testing.T) {
+	rep := replayClean(t, Options{}, recordings+"fifo.strace")
+	for _, n := range []string{"pipe2", "socketpair", "mknodat", "lseek", "fadvise64", "fcntl"} {
+		require.Positive(t, rep.Syscalls[n].Calls, n)
+		require.Zero(t, rep.NotModelled[n], n)
+	}
+	for k := range rep.Skipped {
+		require.NotContains(t, k, "fcntl", k)
+		require.NotContains(t, k, "mknodat", k)
+	}
+}

@@ -104,6 +104,11 @@ var customLines = map[sim.Sysno]struct{ line, want string }{
 	sim.SYS_IO_SUBMIT:       {`io_submit(0x7f21b4620000, 4, [{aio_data=0x7, aio_lio_opcode=IOCB_CMD_PREAD, aio_fildes=3, aio_buf=0x55b472fa2000, aio_nbytes=11, aio_offset=0}, {aio_data=0x8, aio_lio_opcode=IOCB_CMD_PWRITE, aio_fildes=3, aio_buf="\0\0\0\0\0\0\0\0\0\0\0", aio_nbytes=11, aio_offset=100}, {aio_data=0x9, aio_lio_opcode=IOCB_CMD_FSYNC, aio_fildes=3}, {aio_data=0xa, aio_lio_opcode=IOCB_CMD_FDSYNC, aio_fildes=3}]) = 2`, ""},
 	sim.SYS_IO_GETEVENTS:    {`io_getevents(0x7f21b4620000, 1, 4, [{data=0x7, obj=0x7ffd55324f00, res=11, res2=0}, {data=0x8, obj=0x7ffd55324ec0, res=11, res2=0}], {tv_sec=1, tv_nsec=500}) = 2`, ""},
 	sim.SYS_PRLIMIT64:       {`prlimit64(0, RLIMIT_NOFILE, {rlim_cur=1024, rlim_max=4*1024}, {rlim_cur=20000, rlim_max=20000}) = 0`, ""},
+	sim.SYS_PIPE:            {`pipe([3, 4])                            = 0`, ""},
+	sim.SYS_PIPE2:           {`pipe2([3<pipe:[218422]>, 4<pipe:[218422]>], O_CLOEXEC) = 0`, ""},
+	sim.SYS_SOCKETPAIR:      {`socketpair(AF_UNIX, SOCK_STREAM|SOCK_CLOEXEC, 0, [3, 4]) = 0`, ""},
+	sim.SYS_MKNOD:           {`mknod("ff", S_IFIFO|0644)               = 0`, ""},
+	sim.SYS_MKNODAT:         {`mknodat(AT_FDCWD, "nul", S_IFCHR|0666, makedev(0x1, 0x3)) = 0`, ""},
 	// Not rebuilt: what they return depends on state replay does not follow.
 	sim.SYS_IO_PGETEVENTS: {`io_pgetevents(0x7f00, 1, 1, [], NULL, NULL) = 0`, "not replayed"},
 	sim.SYS_IO_CANCEL:     {`io_cancel(0x7f00, 0x1000, 0x2000) = -1 EINVAL (Invalid argument)`, "not replayed"},
@@ -150,6 +155,11 @@ func customCalls() map[sim.Sysno]struct {
 		sim.SYS_PRLIMIT64:       {sim.Call{Args: [6]int64{0, unix.RLIMIT_NOFILE}, Obj: rl}, sim.Result{}, rl},
 		sim.SYS_COPY_FILE_RANGE: {sim.Call{Args: [6]int64{3, sim.NullOffset, 4, 5, 100, 0}}, sim.Result{Ret: 100}, nil},
 		sim.SYS_SENDFILE:        {sim.Call{Args: [6]int64{4, 3, 2, 100}}, sim.Result{Ret: 3}, nil},
+		sim.SYS_PIPE:            {sim.Call{Obj: &[2]int32{}}, sim.Result{}, nil},
+		sim.SYS_PIPE2:           {sim.Call{Args: [6]int64{0, unix.O_NONBLOCK}, Obj: &[2]int32{}}, sim.Result{}, nil},
+		sim.SYS_SOCKETPAIR:      {sim.Call{Args: [6]int64{unix.AF_UNIX, unix.SOCK_STREAM, 0}, Obj: &[2]int32{}}, sim.Result{}, nil},
+		sim.SYS_MKNOD:           {sim.Call{Args: [6]int64{0, unix.S_IFIFO | 0o644}, Path: "ff"}, sim.Result{}, nil},
+		sim.SYS_MKNODAT:         {sim.Call{Args: [6]int64{unix.AT_FDCWD, 0, unix.S_IFCHR | 0o666, int64(unix.Mkdev(1, 3))}, Path: "nul"}, sim.Result{}, nil},
 	}
 }
 

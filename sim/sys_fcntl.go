@@ -136,8 +136,10 @@ func (k *Kernel) fcntl(t *Task, fd int, f *File, cmd, arg int64, obj any) Result
 			return Fail(syscall.EFAULT)
 		}
 		return k.recordLock(t, f, int(cmd), lk)
+	case fGetpipeSz, fSetpipeSz:
+		return pipeSize(f, cmd == fSetpipeSz, arg)
 	case fSetown, fGetown, fSetsig, fGetsig, fSetownEx, fGetownEx, fGetownerUids,
-		fSetlease, fGetlease, fNotify, fSetpipeSz, fGetpipeSz, fAddSeals, fGetSeals,
+		fSetlease, fGetlease, fNotify, fAddSeals, fGetSeals,
 		fGetRwHint, fSetRwHint, fGetFileRwHnt, fSetFileRwHnt:
 		return Result{}
 	}

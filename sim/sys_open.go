@@ -163,6 +163,12 @@ func (k *Kernel) openFile(t *Task, dirfd int, path string, flags int, mode uint3
 	}
 	f := newFileFor(t, ino, flags)
 	f.errseq = errseq
+	if m := ino.Mode() & vfs.S_IFMT; flags&oPath == 0 && m != vfs.S_IFREG && m != vfs.S_IFDIR && m != vfs.S_IFLNK {
+		if e := k.openSpecial(f, ino, flags); e != 0 {
+			f.decRef()
+			return nil, e
+		}
+	}
 	return f, 0
 }
 

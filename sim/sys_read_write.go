@@ -199,14 +199,14 @@ func (k *Kernel) dioFailWrite(ino *vfs.Inode, off, n int64) {
 // offset moves by what a non-positional read returned.
 func (k *Kernel) readFile(f *File, p []byte, off int64, positional bool) Result {
 	fl := f.flags.Load()
+	if s := f.special; s != nil && positional && !s.Seekable() {
+		return Fail(syscall.ESPIPE) // FMODE_PREAD is checked first (ksys_pread64)
+	}
 	if !readableFlags(fl) {
 		return Fail(syscall.EBADF)
 	}
 	if s := f.special; s != nil {
-		if positional && !s.Seekable() {
-			return Fail(syscall.ESPIPE)
-		}
-		n, e := s.Read(p)
+		n, e := specialRead(f, s, p, true)
 		if e != 0 {
 			return Fail(e)
 		}
@@ -265,14 +265,14 @@ func writeMode(fl uint32) vfs.WriteMode {
 }
 
 func (k *Kernel) writeFile(f *File, p []byte, off int64, positional bool) Result {
+	if s := f.special; s != nil && positional && !s.Seekable() {
+		return Fail(syscall.ESPIPE) // FMODE_PWRITE is checked first (ksys_pwrite64)
+	}
 	if !f.writable() {
 		return Fail(syscall.EBADF)
 	}
 	if s := f.special; s != nil {
-		if positional && !s.Seekable() {
-			return Fail(syscall.ESPIPE)
-		}
-		n, e := s.Write(p)
+		n, e := specialWrite(f, s, p)
 		if e != 0 {
 			return Fail(e)
 		}
@@ -420,7 +420,7 @@ func (k *Kernel) readv(c *Call, f *File, positional bool, off, rwf int64) Result
 		}
 		var total int64
 		for _, b := range c.Iov {
-			n, e := f.special.Read(b)
+			n, e := specialRead(f, f.special, b, total == 0)
 			if e != 0 {
 				if total > 0 {
 					break
@@ -521,7 +521,7 @@ func (k *Kernel) writev(c *Call, f *File, positional bool, off, rwf int64) Resul
 		}
 		var total int64
 		for _, b := range c.Iov {
-			n, e := f.special.Write(b)
+			n, e := specialWrite(f, f.special, b)
 			if e != 0 {
 				if total > 0 {
 					break

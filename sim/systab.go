@@ -241,6 +241,18 @@ var (
 		{unix.MAP_EXECUTABLE, "MAP_EXECUTABLE"}, {unix.MAP_LOCKED, "MAP_LOCKED"}, {unix.MAP_NORESERVE, "MAP_NORESERVE"},
 		{unix.MAP_POPULATE, "MAP_POPULATE"}, {unix.MAP_NONBLOCK, "MAP_NONBLOCK"}, {unix.MAP_STACK, "MAP_STACK"},
 		{unix.MAP_HUGETLB, "MAP_HUGETLB"}, {unix.MAP_SYNC, "MAP_SYNC"}, {unix.MAP_FIXED_NOREPLACE, "MAP_FIXED_NOREPLACE"}}}
+	pipeFlags = &FlagSet{Names: []FlagName{
+		{unix.O_NONBLOCK, "O_NONBLOCK"}, {unix.O_DIRECT, "O_DIRECT"}, {unix.O_CLOEXEC, "O_CLOEXEC"}}}
+	// mknodModes: the file type; the permission bits follow as an octal number.
+	mknodModes = &FlagSet{Names: []FlagName{
+		{unix.S_IFREG, "S_IFREG"}, {unix.S_IFCHR, "S_IFCHR"}, {unix.S_IFBLK, "S_IFBLK"},
+		{unix.S_IFIFO, "S_IFIFO"}, {unix.S_IFSOCK, "S_IFSOCK"}}}
+	sockDomains = &FlagSet{Style: FlagsOne, Base: 10, Names: []FlagName{
+		{unix.AF_UNIX, "AF_UNIX"}, {unix.AF_INET, "AF_INET"}, {unix.AF_INET6, "AF_INET6"}}}
+	// sockTypes: the type (those made of others first), then SOCK_CLOEXEC and SOCK_NONBLOCK.
+	sockTypes = &FlagSet{Names: []FlagName{
+		{unix.SOCK_SEQPACKET, "SOCK_SEQPACKET"}, {unix.SOCK_RAW, "SOCK_RAW"}, {unix.SOCK_STREAM, "SOCK_STREAM"}, {unix.SOCK_DGRAM, "SOCK_DGRAM"},
+		{unix.SOCK_CLOEXEC, "SOCK_CLOEXEC"}, {unix.SOCK_NONBLOCK, "SOCK_NONBLOCK"}}}
 	msyncFlags = &FlagSet{Names: []FlagName{
 		{unix.MS_ASYNC, "MS_ASYNC"}, {unix.MS_INVALIDATE, "MS_INVALIDATE"}, {unix.MS_SYNC, "MS_SYNC"}}}
 	rlimits = &FlagSet{Style: FlagsOne, Base: 10, Names: []FlagName{
@@ -458,8 +470,14 @@ var rows = []row{
 	// utimensat: a NULL path (futimens) and the times array are decoded by hand.
 	{SYS_UTIMENSAT, (*Kernel).sysUtimensat, Supported, "sys_namespace.go; a NULL path (futimens) is the fd itself, as do_utimes_fd",
 		args(aDirfd, aPath, aPtr, flags(nofollow)), RetZero, Custom},
-	{SYS_MKNOD, nil, NotModelled, "", args(aPath, aMode, aInt), RetZero, 0},
-	{SYS_MKNODAT, nil, NotModelled, "", args(aDirfd, aPath, aMode, aInt), RetZero, 0},
+	// mknod's mode carries the file type (S_IFIFO|0644) and its dev is printed as
+	// makedev(major, minor): decoded by hand.
+	{SYS_MKNOD, func(k *Kernel, c *Call) Result { return k.sysMknodat(c, atFdcwd, uint32(c.Args[1]), c.Args[2]) },
+		Supported, "sys_pipe.go; FIFOs, device nodes (opening 1:3 and 1:5 only), sockets, regular files",
+		args(aPath, flags(mknodModes), aInt), RetZero, Custom},
+	{SYS_MKNODAT, func(k *Kernel, c *Call) Result {
+		return k.sysMknodat(c, int(c.Args[0]), uint32(c.Args[2]), c.Args[3])
+	}, Supported, "sys_pipe.go; as mknod", args(aDirfd, aPath, flags(mknodModes), aInt), RetZero, Custom},
 
 	// sys_xattr.go: (path or fd, name, value, size, flags); Path2 carries the name
 	{SYS_SETXATTR, func(k *Kernel, c *Call) Result { return k.sysSetxattr(c, true, false) },
@@ -527,6 +545,14 @@ var rows = []row{
 	{SYS_IOCTL, nil, NotModelled, "", args(aFd, aInt, aPtr), RetValue, Custom},
 	{SYS_INOTIFY_ADD_WATCH, nil, NotModelled, "", args(aFd, aPath, aInt), RetValue, 0},
 	{SYS_SOCKET, nil, NotModelled, "", args(aInt, aInt, aInt), RetFd, 0},
+	// sys_pipe.go: the fds come back in an int[2] (Obj *[2]int32)
+	{SYS_PIPE, func(k *Kernel, c *Call) Result { c.Args[1] = 0; return k.sysPipe2(c) },
+		Supported, "sys_pipe.go; capacity 65536, PIPE_BUF atomic writes, EPIPE without readers (no SIGPIPE)",
+		args(aPtr), RetZero, Custom},
+	{SYS_PIPE2, (*Kernel).sysPipe2, Supported, "sys_pipe.go; as pipe; O_DIRECT (packet mode) is a stream",
+		args(aPtr, flags(pipeFlags)), RetZero, Custom},
+	{SYS_SOCKETPAIR, (*Kernel).sysSocketpair, Partial, "sys_pipe.go; AF_UNIX as two crossed pipes, O_RDWR ends; datagrams are a stream",
+		args(flags(sockDomains), flags(sockTypes), aInt, aPtr), RetZero, Custom},
 	{SYS_ACCEPT, nil, NotModelled, "", args(aFd, aPtr, aPtr), RetFd, Custom},
 	{SYS_ACCEPT4, nil, NotModelled, "", args(aFd, aPtr, aPtr, aInt), RetFd, Custom},
 	{SYS_EVENTFD, nil, NotModelled, "", args(aInt), RetFd, 0},

@@ -142,6 +142,10 @@ func (k *Kernel) dispatch(c *Call) Result {
 		return k.sysFchown(c)
 	case SYS_UTIMENSAT:
 		return k.sysUtimensat(c)
+	case SYS_MKNOD:
+		return k.sysMknodat(c, atFdcwd, uint32(c.Args[1]), c.Args[2])
+	case SYS_MKNODAT:
+		return k.sysMknodat(c, int(c.Args[0]), uint32(c.Args[2]), c.Args[3])
 	case SYS_SETXATTR:
 		return k.sysSetxattr(c, true, false)
 	case SYS_LSETXATTR:
@@ -200,6 +204,13 @@ func (k *Kernel) dispatch(c *Call) Result {
 		return k.sysRlimit(c)
 	case SYS_PRLIMIT64:
 		return k.sysRlimit(c)
+	case SYS_PIPE:
+		c.Args[1] = 0
+		return k.sysPipe2(c)
+	case SYS_PIPE2:
+		return k.sysPipe2(c)
+	case SYS_SOCKETPAIR:
+		return k.sysSocketpair(c)
 	}
 	return ok(0)
 }

@@ -40,6 +40,7 @@ type durInode struct {
 	data                *fileData
 	dataShared          bool // data is shared with a materialised FS: clone before mutating
 	target              string
+	rdev                uint64 // device nodes
 	entries             map[string]uint64
 	links               int    // durable entries naming it
 	gen                 uint64 // FS.durGen when made or copied: shared with snapshots when older
@@ -200,6 +201,7 @@ func (fs *FS) durOf(i *Inode) *durInode {
 			return nil
 		}
 		d = newDurInode(fs.cfg.blockSize, i.mode, i.target)
+		d.rdev = i.rdev
 		fs.durPut(i.ino, d)
 	}
 	return d

@@ -32,9 +32,13 @@ const (
 // Directory entry types of Dirent.Type, as in <dirent.h>.
 const (
 	DT_UNKNOWN = 0
+	DT_FIFO    = 1
+	DT_CHR     = 2
 	DT_DIR     = 4
+	DT_BLK     = 6
 	DT_REG     = 8
 	DT_LNK     = 10
+	DT_SOCK    = 12
 )
 
 type config struct {
