@@ -37,6 +37,8 @@ func fdHandlerFor(in *sim.SyscallInfo) fdHandler {
 		return (*FileCache).fdDup2
 	case in.Ret == sim.RetFd && p&sim.FdTable != 0:
 		return (*FileCache).fdDup
+	case p&sim.NewFds != 0:
+		return (*FileCache).fdPair
 	case p&sim.ClosesFd != 0 && in.Slot(sim.ArgFd, 0) >= 0:
 		return (*FileCache).fdClose
 	case p&sim.ClosesFd != 0:
@@ -94,6 +96,24 @@ func (fc *FileCache) fdDup(c *sim.Call, p *fcProc) (sim.Result, bool) {
 		return sim.Fail(unix.EBADF), false
 	}
 	return fc.passNewFd(c, p, fd, 0), false
+}
+
+// fdPair passes a call that makes two fds (pipe, socketpair) and records them,
+// moved where the program expects them when a virtual fd has their number.
+func (fc *FileCache) fdPair(c *sim.Call, p *fcProc) (sim.Result, bool) {
+	r := fc.pass(c)
+	fds, _ := c.Obj.(*[2]int32)
+	if r.Errno != 0 || fds == nil {
+		return r, false
+	}
+	for i := range fds {
+		n, e := fc.allocated(c.Task, p, 0, int(fds[i]))
+		if e != 0 {
+			return sim.Fail(e), false
+		}
+		fds[i] = int32(n)
+	}
+	return r, false
 }
 
 // passNewFd passes a call that returns a new fd duplicating fd (the lowest free

@@ -502,6 +502,34 @@ func (r *replayer) buildCustom(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *s
 			c.Args[p+2] = dev
 		}
 		return ""
+	case sim.SYS_OPENAT2:
+		// (dirfd, path, {flags=..., mode=..., resolve=...}, size): strace
+		// leaves out a zero mode (and resolve).
+		if e := path(1, &c.Path); e != "" {
+			return e
+		}
+		if e := ints(0, 3); e != "" {
+			return e
+		}
+		n := ev.Arg(2)
+		if n == nil || n.Kind != strace.NodeStruct {
+			return "open_how not shown"
+		}
+		how := &unix.OpenHow{}
+		for _, f := range []struct {
+			name string
+			dst  *uint64
+		}{{"flags", &how.Flags}, {"mode", &how.Mode}, {"resolve", &how.Resolve}} {
+			if fld := n.Field(f.name); fld != nil {
+				v, ok := fld.Value()
+				if !ok {
+					return "open_how " + f.name + " not a number"
+				}
+				*f.dst = uint64(v)
+			}
+		}
+		c.Obj = how
+		return ""
 	case sim.SYS_MUNMAP, sim.SYS_MSYNC, sim.SYS_MPROTECT, sim.SYS_MADVISE:
 		return "address not replayed"
 	case sim.SYS_IO_SETUP:

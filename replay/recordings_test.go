@@ -225,3 +225,15 @@ func TestFifoRecording(t *testing.T) {
 		require.NotContains(t, k, "mknodat", k)
 	}
 }
+
+// TestOpenat2Recording: openat2 calls under each resolve flag (openat2.c)
+// replay clean: their errnos (EXDEV, ELOOP, EAGAIN, EINVAL) and the fds they
+// return, which later calls use.
+func TestOpenat2Recording(t *testing.T) {
+	rep := replayClean(t, Options{}, recordings+"openat2.strace")
+	require.EqualValues(t, 10, rep.Syscalls["openat2"].Calls)
+	require.Zero(t, rep.NotModelled["openat2"])
+	for k := range rep.Skipped {
+		require.NotContains(t, k, "openat2", k)
+	}
+}

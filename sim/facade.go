@@ -873,3 +873,12 @@ func (p *Process) Mknodat(dirfd int, path string, mode uint32, dev int) error {
 	c.Args[0], c.Args[2], c.Args[3] = int64(dirfd), int64(mode), int64(dev)
 	return errOf(p.do(c))
 }
+
+// Openat2 is x/sys/unix's Openat2: openat2(2) with a struct open_how of 24 bytes.
+func (p *Process) Openat2(dirfd int, path string, how *unix.OpenHow) (fd int, err error) {
+	c := p.call(SYS_OPENAT2)
+	c.Path, c.Obj = path, how
+	c.Args[0], c.Args[3] = int64(dirfd), 24
+	r := p.do(c)
+	return int(r.Ret), errOf(r)
+}

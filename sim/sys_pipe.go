@@ -17,8 +17,8 @@ import (
 //     (0) once no writer is left, EAGAIN under O_NONBLOCK, and otherwise waits for
 //     a writer;
 //   - write is EPIPE when no reader is left (SIGPIPE is not modelled); the bytes
-//     go into page-sized slots as Linux's (a write's tail past a whole number of
-//     pages joins the last page when it fits), so a write of at most PIPE_BUF
+//     go into page-sized slots as Linux's (a write's first len mod 4096 bytes
+//     join the last page when they fit), so a write of at most PIPE_BUF
 //     (4096) bytes goes in whole; with no free slot it waits (under O_NONBLOCK
 //     returns the count so far, or EAGAIN for none);
 //   - lseek, pread, pwrite, fadvise64 and sync_file_range are ESPIPE, fsync EINVAL.
@@ -125,9 +125,9 @@ func (p *pipe) read(b []byte, nonblock, wait bool) (int, syscall.Errno) {
 	return n, 0
 }
 
-// write is pipe_write of b: the part past a whole number of pages joins the
-// last buffer when it fits there and the pipe is not empty, the rest takes
-// free slots a page at a time, waiting for more when none is free.
+// write is pipe_write of b: the first len(b) mod 4096 bytes join the last
+// buffer when they fit there and the pipe is not empty, the rest takes free
+// slots a page at a time, waiting for more when none is free.
 func (p *pipe) write(b []byte, nonblock bool) (int, syscall.Errno) {
 	if len(b) == 0 {
 		return 0, 0

@@ -179,6 +179,9 @@ const (
 	EndsGroup
 	// SetsNofile: the call may change RLIMIT_NOFILE, the bound of new fds.
 	SetsNofile
+	// NewFds: a successful call stores two new fds, the lowest free, in an
+	// int[2] (Call.Obj *[2]int32): pipe, pipe2, socketpair.
+	NewFds
 )
 
 // Flag sets of the table.
@@ -241,6 +244,11 @@ var (
 		{unix.MAP_EXECUTABLE, "MAP_EXECUTABLE"}, {unix.MAP_LOCKED, "MAP_LOCKED"}, {unix.MAP_NORESERVE, "MAP_NORESERVE"},
 		{unix.MAP_POPULATE, "MAP_POPULATE"}, {unix.MAP_NONBLOCK, "MAP_NONBLOCK"}, {unix.MAP_STACK, "MAP_STACK"},
 		{unix.MAP_HUGETLB, "MAP_HUGETLB"}, {unix.MAP_SYNC, "MAP_SYNC"}, {unix.MAP_FIXED_NOREPLACE, "MAP_FIXED_NOREPLACE"}}}
+	// ResolveFlags are openat2(2)'s resolve flags, in strace's order.
+	ResolveFlags = &FlagSet{Names: []FlagName{
+		{unix.RESOLVE_NO_XDEV, "RESOLVE_NO_XDEV"}, {unix.RESOLVE_NO_MAGICLINKS, "RESOLVE_NO_MAGICLINKS"},
+		{unix.RESOLVE_NO_SYMLINKS, "RESOLVE_NO_SYMLINKS"}, {unix.RESOLVE_BENEATH, "RESOLVE_BENEATH"},
+		{unix.RESOLVE_IN_ROOT, "RESOLVE_IN_ROOT"}, {resolveCached, "RESOLVE_CACHED"}}}
 	pipeFlags = &FlagSet{Names: []FlagName{
 		{unix.O_NONBLOCK, "O_NONBLOCK"}, {unix.O_DIRECT, "O_DIRECT"}, {unix.O_CLOEXEC, "O_CLOEXEC"}}}
 	// mknodModes: the file type; the permission bits follow as an octal number.
@@ -346,7 +354,9 @@ var rows = []row{
 	}, Supported, "sys_open.go", args(aPath, aMode), RetFd, 0},
 	{SYS_CLOSE, (*Kernel).sysClose, Supported, "sys_open.go; releases POSIX locks of the file held by the process",
 		args(aFd), RetZero, FdTable | ClosesFd},
-	{SYS_OPENAT2, nil, NotModelled, "", args(aDirfd, aPath, aPtr, aInt), RetFd, Custom},
+	// openat2: the flags, mode and resolve flags are a struct open_how (Obj *unix.OpenHow)
+	{SYS_OPENAT2, (*Kernel).sysOpenat2, Supported, "sys_openat2.go; RESOLVE_* as Linux for one file system (NO_XDEV: /proc only); every lookup is cached",
+		args(aDirfd, aPath, aPtr, aInt), RetFd, Custom},
 
 	// sys_seek.go
 	{SYS_LSEEK, (*Kernel).sysLseek, Supported, "sys_seek.go; SEEK_SET/CUR/END/DATA/HOLE; directories as ext4 htree (EOF = LLONG_MAX)",
@@ -548,11 +558,11 @@ var rows = []row{
 	// sys_pipe.go: the fds come back in an int[2] (Obj *[2]int32)
 	{SYS_PIPE, func(k *Kernel, c *Call) Result { c.Args[1] = 0; return k.sysPipe2(c) },
 		Supported, "sys_pipe.go; capacity 65536, PIPE_BUF atomic writes, EPIPE without readers (no SIGPIPE)",
-		args(aPtr), RetZero, Custom},
+		args(aPtr), RetZero, Custom | NewFds},
 	{SYS_PIPE2, (*Kernel).sysPipe2, Supported, "sys_pipe.go; as pipe; O_DIRECT (packet mode) is a stream",
-		args(aPtr, flags(pipeFlags)), RetZero, Custom},
+		args(aPtr, flags(pipeFlags)), RetZero, Custom | NewFds},
 	{SYS_SOCKETPAIR, (*Kernel).sysSocketpair, Partial, "sys_pipe.go; AF_UNIX as two crossed pipes, O_RDWR ends; datagrams are a stream",
-		args(flags(sockDomains), flags(sockTypes), aInt, aPtr), RetZero, Custom},
+		args(flags(sockDomains), flags(sockTypes), aInt, aPtr), RetZero, Custom | NewFds},
 	{SYS_ACCEPT, nil, NotModelled, "", args(aFd, aPtr, aPtr), RetFd, Custom},
 	{SYS_ACCEPT4, nil, NotModelled, "", args(aFd, aPtr, aPtr, aInt), RetFd, Custom},
 	{SYS_EVENTFD, nil, NotModelled, "", args(aInt), RetFd, 0},

@@ -35,6 +35,8 @@ func (k *Kernel) dispatch(c *Call) Result {
 		return k.sysOpenat(c, atFdcwd, syscall.O_CREAT|syscall.O_WRONLY|syscall.O_TRUNC, uint32(c.Args[1]))
 	case SYS_CLOSE:
 		return k.sysClose(c)
+	case SYS_OPENAT2:
+		return k.sysOpenat2(c)
 	case SYS_FCNTL:
 		return k.sysFcntl(c)
 	case SYS_FLOCK:
