@@ -502,6 +502,112 @@ func (r *replayer) buildCustom(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *s
 			c.Args[p+2] = dev
 		}
 		return ""
+	case sim.SYS_GETXATTR, sim.SYS_LGETXATTR, sim.SYS_FGETXATTR:
+		// (path or fd, name, value, size); Path2 carries the name
+		if nr == sim.SYS_FGETXATTR {
+			if e := ints(0); e != "" {
+				return e
+			}
+		} else if e := path(0, &c.Path); e != "" {
+			return e
+		}
+		if e := path(1, &c.Path2); e != "" {
+			return nameNotShown
+		}
+		if c.Path2 != "system.posix_acl_access" && c.Path2 != "system.posix_acl_default" {
+			return "attribute not modelled" // as setxattr
+		}
+		if !ev.Failed() {
+			return "ACL not kept" // the file had an ACL that the model drops
+		}
+		n, e := count(3)
+		if e != "" {
+			return e
+		}
+		c.Args[3], c.Buf = n, r.scratch(min(n, 65536))
+		return ""
+	case sim.SYS_LISTXATTR, sim.SYS_LLISTXATTR, sim.SYS_FLISTXATTR:
+		if nr == sim.SYS_FLISTXATTR {
+			if e := ints(0); e != "" {
+				return e
+			}
+		} else if e := path(0, &c.Path); e != "" {
+			return e
+		}
+		if ev.RetKnown && ev.Ret > 0 {
+			return "attributes not kept" // the file had some: the model keeps none
+		}
+		n, e := count(2)
+		if e != "" {
+			return e
+		}
+		c.Args[2], c.Buf = n, r.scratch(min(n, 65536))
+		return ""
+	case sim.SYS_UTIME:
+		if e := path(0, &c.Path); e != "" {
+			return e
+		}
+		n := ev.Arg(1)
+		if n == nil {
+			return "times not shown"
+		}
+		if n.Kind == strace.NodeStruct {
+			b := &unix.Utimbuf{}
+			for _, f := range []struct {
+				name string
+				dst  *int64
+			}{{"actime", &b.Actime}, {"modtime", &b.Modtime}} {
+				fld := n.Field(f.name)
+				if fld == nil {
+					return "times not shown"
+				}
+				v, ok := fld.Value()
+				if !ok {
+					return "times not shown"
+				}
+				*f.dst = v
+			}
+			c.Obj = b
+		}
+		return ""
+	case sim.SYS_UTIMES, sim.SYS_FUTIMESAT:
+		p := 0
+		if nr == sim.SYS_FUTIMESAT {
+			p = 1
+			if e := ints(0); e != "" {
+				return e
+			}
+			if n := ev.Arg(1); n != nil && (n.Kind == strace.NodeIdent || n.Kind == strace.NodeInt) {
+				c.Args[1] = sim.PathNull // futimesat(fd, NULL, ...): the fd itself
+			}
+		}
+		if e := path(p, &c.Path); e != "" {
+			return e
+		}
+		n := ev.Arg(p + 1)
+		if n == nil {
+			return "times not shown"
+		}
+		if n.Kind == strace.NodeArray {
+			if len(n.Kids) != 2 {
+				return "times not shown"
+			}
+			tv := &[2]unix.Timeval{}
+			for k := range 2 {
+				s, u := n.Kids[k].Field("tv_sec"), n.Kids[k].Field("tv_usec")
+				if s == nil || u == nil {
+					return "times not shown"
+				}
+				sv, ok1 := s.Value()
+				uv, ok2 := u.Value()
+				if !ok1 || !ok2 {
+					return "times not shown"
+				}
+				tv[k] = unix.Timeval{Sec: sv, Usec: uv}
+			}
+			c.Obj = tv
+		}
+		return ""
 	case sim.SYS_OPENAT2:
 		// (dirfd, path, {flags=..., mode=..., resolve=...}, size): strace
 		// leaves out a zero mode (and resolve).

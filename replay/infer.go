@@ -133,6 +133,13 @@ func (w *world) before(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call)
 		if ok {
 			w.inferNewName(t, nr, c)
 		}
+	case sim.SYS_GETXATTR, sim.SYS_LGETXATTR, sim.SYS_LISTXATTR, sim.SYS_LLISTXATTR,
+		sim.SYS_UTIME, sim.SYS_UTIMES, sim.SYS_FUTIMESAT:
+		// The path resolved when the call succeeded or failed on the
+		// attribute (ENODATA, ERANGE, EOPNOTSUPP).
+		if c.Path != "" && (ok || ev.Errno == syscall.ENODATA || ev.Errno == syscall.ERANGE || ev.Errno == syscall.EOPNOTSUPP) {
+			w.ensure(w.abs(t, pathDirfd(nr, c), c.Path), vfs.S_IFREG, "")
+		}
 	case sim.SYS_SYMLINK, sim.SYS_SYMLINKAT:
 		if ok {
 			w.inferNewName(t, nr, c)

@@ -237,3 +237,16 @@ func TestOpenat2Recording(t *testing.T) {
 		require.NotContains(t, k, "openat2", k)
 	}
 }
+
+// TestXattrUtimesRecording: reading xattrs (getxattr ENODATA, listxattr 0) and
+// utime, utimes and futimesat (xattr-utimes.c) replay clean and are modelled.
+func TestXattrUtimesRecording(t *testing.T) {
+	rep := replayClean(t, Options{}, recordings+"xattr-utimes.strace")
+	for _, n := range []string{"getxattr", "lgetxattr", "fgetxattr", "listxattr", "flistxattr", "llistxattr", "utime", "utimes", "futimesat"} {
+		require.Positive(t, rep.Syscalls[n].Calls, n)
+		require.Zero(t, rep.NotModelled[n], n)
+	}
+	for k := range rep.Skipped {
+		require.True(t, strings.HasPrefix(k, "mmap") || strings.HasPrefix(k, "munmap"), k)
+	}
+}

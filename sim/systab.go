@@ -482,6 +482,13 @@ var rows = []row{
 		args(aDirfd, aPath, aPtr, flags(nofollow)), RetZero, Custom},
 	// mknod's mode carries the file type (S_IFIFO|0644) and its dev is printed as
 	// makedev(major, minor): decoded by hand.
+	// sys_utime.go: utime's utimbuf and utimes' timevals (Obj) are decoded by hand
+	{SYS_UTIME, (*Kernel).sysUtime, Supported, "sys_utime.go; as utimensat with whole seconds",
+		args(aPath, aPtr), RetZero, Custom},
+	{SYS_UTIMES, func(k *Kernel, c *Call) Result { return k.sysFutimesat(c, atFdcwd) },
+		Supported, "sys_utime.go; as utimensat, microseconds", args(aPath, aPtr), RetZero, Custom},
+	{SYS_FUTIMESAT, func(k *Kernel, c *Call) Result { return k.sysFutimesat(c, int(c.Args[0])) },
+		Supported, "sys_utime.go; as utimes, a NULL path is the fd", args(aDirfd, aPath, aPtr), RetZero, Custom},
 	{SYS_MKNOD, func(k *Kernel, c *Call) Result { return k.sysMknodat(c, atFdcwd, uint32(c.Args[1]), c.Args[2]) },
 		Supported, "sys_pipe.go; FIFOs, device nodes (opening 1:3 and 1:5 only), sockets, regular files",
 		args(aPath, flags(mknodModes), aInt), RetZero, Custom},
@@ -502,10 +509,18 @@ var rows = []row{
 		Partial, acl, args(aPath, aPath2), RetZero, Custom},
 	{SYS_FREMOVEXATTR, func(k *Kernel, c *Call) Result { return k.sysRemovexattr(c, false, true) },
 		Partial, acl, args(aFd, aPath2), RetZero, Custom},
-	{SYS_GETXATTR, nil, NotModelled, "", args(aPath, aPath2, aPtr, aInt), RetCount, Custom},
-	{SYS_LGETXATTR, nil, NotModelled, "", args(aPath, aPath2, aPtr, aInt), RetCount, Custom},
-	{SYS_FGETXATTR, nil, NotModelled, "", args(aFd, aPath2, aPtr, aInt), RetCount, Custom},
-	{SYS_LISTXATTR, nil, NotModelled, "", args(aPath, aPtr, aInt), RetCount, Custom},
+	{SYS_GETXATTR, func(k *Kernel, c *Call) Result { return k.sysGetxattr(c, true, false) },
+		Partial, getxattrNote, args(aPath, aPath2, aPtr, aInt), RetCount, Custom},
+	{SYS_LGETXATTR, func(k *Kernel, c *Call) Result { return k.sysGetxattr(c, false, false) },
+		Partial, getxattrNote, args(aPath, aPath2, aPtr, aInt), RetCount, Custom},
+	{SYS_FGETXATTR, func(k *Kernel, c *Call) Result { return k.sysGetxattr(c, false, true) },
+		Partial, getxattrNote, args(aFd, aPath2, aPtr, aInt), RetCount, Custom},
+	{SYS_LISTXATTR, func(k *Kernel, c *Call) Result { return k.sysListxattr(c, true, false) },
+		Partial, listxattrNote, args(aPath, aPtr, aInt), RetCount, Custom},
+	{SYS_LLISTXATTR, func(k *Kernel, c *Call) Result { return k.sysListxattr(c, false, false) },
+		Partial, listxattrNote, args(aPath, aPtr, aInt), RetCount, Custom},
+	{SYS_FLISTXATTR, func(k *Kernel, c *Call) Result { return k.sysListxattr(c, false, true) },
+		Partial, listxattrNote, args(aFd, aPtr, aInt), RetCount, Custom},
 
 	// sys_mmap.go: addresses are not reproducible; replay rebuilds file mappings only
 	{SYS_MMAP, (*Kernel).sysMmap, Partial, "sys_mmap.go; file mappings only; stores into a shared mapping reach the file at msync/munmap",
@@ -575,6 +590,12 @@ var rows = []row{
 	{SYS_INOTIFY_INIT1, nil, NotModelled, "", args(aInt), RetFd, 0},
 	{SYS_PIDFD_OPEN, nil, NotModelled, "", args(aInt, aInt), RetFd, 0},
 }
+
+// Support notes of the xattr calls that read.
+const (
+	getxattrNote  = "sys_xattr.go; no attribute is kept: POSIX ACL names ENODATA, others EOPNOTSUPP"
+	listxattrNote = "sys_xattr.go; no attribute is kept: an empty list"
+)
 
 // acl is the support note of the xattr calls that sys_xattr.go models.
 const acl = "sys_xattr.go; POSIX access ACLs set the permission bits, default ACLs are checked but not applied to new files, other names EOPNOTSUPP"

@@ -144,6 +144,12 @@ func (k *Kernel) dispatch(c *Call) Result {
 		return k.sysFchown(c)
 	case SYS_UTIMENSAT:
 		return k.sysUtimensat(c)
+	case SYS_UTIME:
+		return k.sysUtime(c)
+	case SYS_UTIMES:
+		return k.sysFutimesat(c, atFdcwd)
+	case SYS_FUTIMESAT:
+		return k.sysFutimesat(c, int(c.Args[0]))
 	case SYS_MKNOD:
 		return k.sysMknodat(c, atFdcwd, uint32(c.Args[1]), c.Args[2])
 	case SYS_MKNODAT:
@@ -160,6 +166,18 @@ func (k *Kernel) dispatch(c *Call) Result {
 		return k.sysRemovexattr(c, false, false)
 	case SYS_FREMOVEXATTR:
 		return k.sysRemovexattr(c, false, true)
+	case SYS_GETXATTR:
+		return k.sysGetxattr(c, true, false)
+	case SYS_LGETXATTR:
+		return k.sysGetxattr(c, false, false)
+	case SYS_FGETXATTR:
+		return k.sysGetxattr(c, false, true)
+	case SYS_LISTXATTR:
+		return k.sysListxattr(c, true, false)
+	case SYS_LLISTXATTR:
+		return k.sysListxattr(c, false, false)
+	case SYS_FLISTXATTR:
+		return k.sysListxattr(c, false, true)
 	case SYS_MMAP:
 		return k.sysMmap(c)
 	case SYS_MUNMAP:
