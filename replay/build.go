@@ -608,6 +608,17 @@ func (r *replayer) buildCustom(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *s
 			c.Obj = tv
 		}
 		return ""
+	case sim.SYS_STATFS, sim.SYS_FSTATFS:
+		// The figures are the file system's: only the result is compared.
+		if nr == sim.SYS_FSTATFS {
+			if e := ints(0); e != "" {
+				return e
+			}
+		} else if e := path(0, &c.Path); e != "" {
+			return e
+		}
+		c.Obj = &unix.Statfs_t{}
+		return ""
 	case sim.SYS_OPENAT2:
 		// (dirfd, path, {flags=..., mode=..., resolve=...}, size): strace
 		// leaves out a zero mode (and resolve).

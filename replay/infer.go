@@ -134,7 +134,7 @@ func (w *world) before(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call)
 			w.inferNewName(t, nr, c)
 		}
 	case sim.SYS_GETXATTR, sim.SYS_LGETXATTR, sim.SYS_LISTXATTR, sim.SYS_LLISTXATTR,
-		sim.SYS_UTIME, sim.SYS_UTIMES, sim.SYS_FUTIMESAT:
+		sim.SYS_UTIME, sim.SYS_UTIMES, sim.SYS_FUTIMESAT, sim.SYS_STATFS:
 		// The path resolved when the call succeeded or failed on the
 		// attribute (ENODATA, ERANGE, EOPNOTSUPP).
 		if c.Path != "" && (ok || ev.Errno == syscall.ENODATA || ev.Errno == syscall.ERANGE || ev.Errno == syscall.EOPNOTSUPP) {

@@ -412,8 +412,11 @@ var rows = []row{
 	{SYS_FACCESSAT2, func(k *Kernel, c *Call) Result {
 		return k.sysFaccessat(c, int(c.Args[0]), uint32(c.Args[2]), int(c.Args[3]))
 	}, Supported, "sys_stat.go", args(aDirfd, aPath, flags(accessModes), flags(accessAt)), RetZero, 0},
-	{SYS_STATFS, nil, NotModelled, "", args(aPath, aPtr), RetZero, Custom},
-	{SYS_FSTATFS, nil, NotModelled, "", args(aFd, aPtr), RetZero, Custom},
+	// sys_statfs.go: struct statfs in Obj (*unix.Statfs_t)
+	{SYS_STATFS, func(k *Kernel, c *Call) Result { return k.sysStatfs(c, false) },
+		Partial, statfsNote, args(aPath, aPtr), RetZero, Custom},
+	{SYS_FSTATFS, func(k *Kernel, c *Call) Result { return k.sysStatfs(c, true) },
+		Partial, statfsNote, args(aFd, aPtr), RetZero, Custom},
 
 	// sys_namespace.go
 	{SYS_UNLINK, func(k *Kernel, c *Call) Result { return k.sysUnlinkat(c, atFdcwd, 0) },
@@ -590,6 +593,9 @@ var rows = []row{
 	{SYS_INOTIFY_INIT1, nil, NotModelled, "", args(aInt), RetFd, 0},
 	{SYS_PIDFD_OPEN, nil, NotModelled, "", args(aInt, aInt), RetFd, 0},
 }
+
+// statfsNote is the support note of statfs and fstatfs.
+const statfsNote = "sys_statfs.go; ext4's f_type, the capacity (WithCapacity, else 1 TiB) and blocks used; pipefs, sockfs"
 
 // Support notes of the xattr calls that read.
 const (

@@ -86,6 +86,10 @@ func (k *Kernel) dispatch(c *Call) Result {
 		return k.sysFaccessat(c, int(c.Args[0]), uint32(c.Args[2]), 0)
 	case SYS_FACCESSAT2:
 		return k.sysFaccessat(c, int(c.Args[0]), uint32(c.Args[2]), int(c.Args[3]))
+	case SYS_STATFS:
+		return k.sysStatfs(c, false)
+	case SYS_FSTATFS:
+		return k.sysStatfs(c, true)
 	case SYS_UNLINK:
 		return k.sysUnlinkat(c, atFdcwd, 0)
 	case SYS_UNLINKAT:
