@@ -39,6 +39,8 @@ func fdHandlerFor(in *sim.SyscallInfo) fdHandler {
 		return (*FileCache).fdDup
 	case p&sim.NewFds != 0:
 		return (*FileCache).fdPair
+	case in.Nr == sim.SYS_MEMFD_CREATE: // a new file, not a path the cache knows
+		return (*FileCache).fdNew
 	case p&sim.ClosesFd != 0 && in.Slot(sim.ArgFd, 0) >= 0:
 		return (*FileCache).fdClose
 	case p&sim.ClosesFd != 0:
@@ -96,6 +98,19 @@ func (fc *FileCache) fdDup(c *sim.Call, p *fcProc) (sim.Result, bool) {
 		return sim.Fail(unix.EBADF), false
 	}
 	return fc.passNewFd(c, p, fd, 0), false
+}
+
+// fdNew passes a call that returns a new fd of a new file and records it.
+func (fc *FileCache) fdNew(c *sim.Call, p *fcProc) (sim.Result, bool) {
+	r := fc.pass(c)
+	if r.Errno == 0 {
+		n, e := fc.allocated(c.Task, p, 0, int(r.Ret))
+		if e != 0 {
+			return sim.Fail(e), false
+		}
+		r.Ret = int64(n)
+	}
+	return r, false
 }
 
 // fdPair passes a call that makes two fds (pipe, socketpair) and records them,

@@ -241,9 +241,9 @@ func TestFileCacheVirtualDirfdEveryCall(t *testing.T) {
 	require.Zero(t, r.Errno)
 }
 
-// TestFileCachePipeBesideServedFd: pipe2 and socketpair through the cache give
-// fds other than the served one, whose number the kernel thinks free, and
-// openat2 opens as openat does.
+// TestFileCachePipeBesideServedFd: pipe2, socketpair and memfd_create through
+// the cache give fds other than the served one, whose number the kernel thinks
+// free, and openat2 opens as openat does.
 func TestFileCachePipeBesideServedFd(t *testing.T) {
 	_, _, q, in := servedFd(t)
 	var fds [2]int
@@ -260,7 +260,10 @@ func TestFileCachePipeBesideServedFd(t *testing.T) {
 	n, err = q.Read(in, buf)
 	require.NoError(t, err, "the served fd still reads the file")
 	require.Equal(t, content(1, msbSize)[:8], buf[:n])
+	r := q.Syscall(sim.Call{Nr: sim.SYS_MEMFD_CREATE, Path: "m"})
+	require.Zero(t, r.Errno)
+	require.NotContains(t, append(sp[:], fds[0], fds[1], in), int(r.Ret))
 	fd, err := q.Openat2(unix.AT_FDCWD, msbPath, &unix.OpenHow{Flags: unix.O_RDONLY, Resolve: unix.RESOLVE_NO_SYMLINKS})
 	require.NoError(t, err)
-	require.NotContains(t, append(sp[:], fds[0], fds[1], in), fd)
+	require.NotContains(t, append(sp[:], fds[0], fds[1], in, int(r.Ret)), fd)
 }

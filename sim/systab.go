@@ -249,6 +249,9 @@ var (
 		{unix.RESOLVE_NO_XDEV, "RESOLVE_NO_XDEV"}, {unix.RESOLVE_NO_MAGICLINKS, "RESOLVE_NO_MAGICLINKS"},
 		{unix.RESOLVE_NO_SYMLINKS, "RESOLVE_NO_SYMLINKS"}, {unix.RESOLVE_BENEATH, "RESOLVE_BENEATH"},
 		{unix.RESOLVE_IN_ROOT, "RESOLVE_IN_ROOT"}, {resolveCached, "RESOLVE_CACHED"}}}
+	memfdFlags = &FlagSet{Names: []FlagName{
+		{mfdCloexec, "MFD_CLOEXEC"}, {mfdAllowSealing, "MFD_ALLOW_SEALING"}, {mfdHugetlb, "MFD_HUGETLB"},
+		{mfdNoexecSeal, "MFD_NOEXEC_SEAL"}, {mfdExec, "MFD_EXEC"}}}
 	pipeFlags = &FlagSet{Names: []FlagName{
 		{unix.O_NONBLOCK, "O_NONBLOCK"}, {unix.O_DIRECT, "O_DIRECT"}, {unix.O_CLOEXEC, "O_CLOEXEC"}}}
 	// mknodModes: the file type; the permission bits follow as an octal number.
@@ -587,7 +590,8 @@ var rows = []row{
 	{SYS_EVENTFD2, nil, NotModelled, "", args(aInt, aInt), RetFd, 0},
 	{SYS_EPOLL_CREATE, nil, NotModelled, "", args(aInt), RetFd, 0},
 	{SYS_EPOLL_CREATE1, nil, NotModelled, "", args(aInt), RetFd, 0},
-	{SYS_MEMFD_CREATE, nil, NotModelled, "", args(aPath, aInt), RetFd, 0},
+	{SYS_MEMFD_CREATE, (*Kernel).sysMemfdCreate, Partial, "sys_memfd.go; an unnamed file of the model's file system (its blocks count against the capacity); no hugetlbfs",
+		args(aPath, flags(memfdFlags)), RetFd, 0},
 	{SYS_TIMERFD_CREATE, nil, NotModelled, "", args(aInt, aInt), RetFd, 0},
 	{SYS_SIGNALFD4, nil, NotModelled, "", args(aFd, aPtr, aInt, aInt), RetFd, Custom},
 	{SYS_INOTIFY_INIT1, nil, NotModelled, "", args(aInt), RetFd, 0},

@@ -235,6 +235,8 @@ func (k *Kernel) dispatch(c *Call) Result {
 		return k.sysPipe2(c)
 	case SYS_SOCKETPAIR:
 		return k.sysSocketpair(c)
+	case SYS_MEMFD_CREATE:
+		return k.sysMemfdCreate(c)
 	}
 	return ok(0)
 }
