@@ -116,6 +116,7 @@ var customLines = map[sim.Sysno]struct{ line, want string }{
 	sim.SYS_FUTIMESAT:       {`futimesat(AT_FDCWD</tmp/fp>, "xf", NULL) = 0`, ""},
 	sim.SYS_STATFS:          {`statfs("/", {f_type=EXT4_SUPER_MAGIC, f_bsize=4096, f_blocks=2563191, f_bfree=1100000, f_bavail=990000, f_files=655360, f_ffree=600000, f_fsid={val=[0x1234, 0x5678]}, f_namelen=255, f_frsize=4096, f_flags=ST_VALID|ST_RELATIME}) = 0`, ""},
 	sim.SYS_FSTATFS:         {`fstatfs(3, {f_type=PIPEFS_MAGIC, f_bsize=4096, f_blocks=0, f_bfree=0, f_bavail=0, f_files=0, f_ffree=0, f_fsid={val=[0, 0]}, f_namelen=255, f_frsize=4096, f_flags=ST_VALID}) = 0`, ""},
+	sim.SYS_SPLICE:          {`splice(3, NULL, 5, [100], 10, SPLICE_F_MOVE) = 3`, "pipe data not followed"},
 	sim.SYS_PIPE:            {`pipe([3, 4])                            = 0`, ""},
 	sim.SYS_PIPE2:           {`pipe2([3<pipe:[218422]>, 4<pipe:[218422]>], O_CLOEXEC) = 0`, ""},
 	sim.SYS_SOCKETPAIR:      {`socketpair(AF_UNIX, SOCK_STREAM|SOCK_CLOEXEC, 0, [3, 4]) = 0`, ""},

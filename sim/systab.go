@@ -215,6 +215,16 @@ var (
 		{unix.AT_SYMLINK_NOFOLLOW, "AT_SYMLINK_NOFOLLOW"}, {unix.AT_NO_AUTOMOUNT, "AT_NO_AUTOMOUNT"},
 		{unix.AT_EMPTY_PATH, "AT_EMPTY_PATH"}, {unix.AT_STATX_FORCE_SYNC, "AT_STATX_FORCE_SYNC"},
 		{unix.AT_STATX_DONT_SYNC, "AT_STATX_DONT_SYNC"}}}
+	// statxMask: the masks made of others first, as strace prints them.
+	statxMask = &FlagSet{Names: []FlagName{
+		{unix.STATX_ALL, "STATX_ALL"}, {unix.STATX_BASIC_STATS, "STATX_BASIC_STATS"},
+		{unix.STATX_TYPE, "STATX_TYPE"}, {unix.STATX_MODE, "STATX_MODE"}, {unix.STATX_NLINK, "STATX_NLINK"},
+		{unix.STATX_UID, "STATX_UID"}, {unix.STATX_GID, "STATX_GID"}, {unix.STATX_ATIME, "STATX_ATIME"},
+		{unix.STATX_MTIME, "STATX_MTIME"}, {unix.STATX_CTIME, "STATX_CTIME"}, {unix.STATX_INO, "STATX_INO"},
+		{unix.STATX_SIZE, "STATX_SIZE"}, {unix.STATX_BLOCKS, "STATX_BLOCKS"}, {unix.STATX_BTIME, "STATX_BTIME"},
+		{unix.STATX_MNT_ID, "STATX_MNT_ID"}, {unix.STATX_DIOALIGN, "STATX_DIOALIGN"},
+		{0x4000, "STATX_MNT_ID_UNIQUE"}, {0x8000, "STATX_SUBVOL"}, {0x10000, "STATX_WRITE_ATOMIC"},
+		{0x20000, "STATX_DIO_READ_ALIGN"}}}
 	rwf = &FlagSet{Names: []FlagName{
 		{unix.RWF_HIPRI, "RWF_HIPRI"}, {unix.RWF_DSYNC, "RWF_DSYNC"}, {unix.RWF_SYNC, "RWF_SYNC"},
 		{unix.RWF_NOWAIT, "RWF_NOWAIT"}, {unix.RWF_APPEND, "RWF_APPEND"}}}
@@ -252,6 +262,9 @@ var (
 	memfdFlags = &FlagSet{Names: []FlagName{
 		{mfdCloexec, "MFD_CLOEXEC"}, {mfdAllowSealing, "MFD_ALLOW_SEALING"}, {mfdHugetlb, "MFD_HUGETLB"},
 		{mfdNoexecSeal, "MFD_NOEXEC_SEAL"}, {mfdExec, "MFD_EXEC"}}}
+	spliceFlags = &FlagSet{Names: []FlagName{
+		{spliceMove, "SPLICE_F_MOVE"}, {spliceNonblock, "SPLICE_F_NONBLOCK"}, {spliceMore, "SPLICE_F_MORE"},
+		{spliceGift, "SPLICE_F_GIFT"}}}
 	pipeFlags = &FlagSet{Names: []FlagName{
 		{unix.O_NONBLOCK, "O_NONBLOCK"}, {unix.O_DIRECT, "O_DIRECT"}, {unix.O_CLOEXEC, "O_CLOEXEC"}}}
 	// mknodModes: the file type; the permission bits follow as an octal number.
@@ -343,7 +356,12 @@ var rows = []row{
 		args(aFd, aPtr, aFd, aPtr, aInt, aInt), RetCount, Data | Custom},
 	{SYS_SENDFILE, (*Kernel).sysSendfile, Supported, "sys_copy.go",
 		args(aFd, aFd, aPtr, aInt), RetCount, Data | Custom},
-	{SYS_SPLICE, nil, NotModelled, "", args(aFd, aPtr, aFd, aPtr, aInt, aInt), RetCount, Data | Custom},
+	// sys_splice.go: a pipe on one side at least; offsets as copy_file_range's
+	{SYS_SPLICE, (*Kernel).sysSplice, Partial, "sys_splice.go; an offset given is not written back",
+		args(aFd, aPtr, aFd, aPtr, aInt, flags(spliceFlags)), RetCount, Data | Custom},
+	{SYS_TEE, (*Kernel).sysTee, Supported, "sys_splice.go", args(aFd, aFd, aInt, flags(spliceFlags)), RetCount, Data},
+	{SYS_VMSPLICE, (*Kernel).sysVmsplice, Supported, "sys_splice.go; as writev or readv on the pipe",
+		args(aFd, aInIov, aCount, flags(spliceFlags)), RetCount, Data},
 
 	// sys_open.go
 	{SYS_OPEN, func(k *Kernel, c *Call) Result { return k.sysOpenat(c, atFdcwd, c.Args[1], uint32(c.Args[2])) },
@@ -406,7 +424,7 @@ var rows = []row{
 	{SYS_NEWFSTATAT, func(k *Kernel, c *Call) Result { return k.sysFstatat(c, int(c.Args[0]), c.Path, int(c.Args[3])) },
 		Supported, "sys_stat.go; AT_EMPTY_PATH, AT_SYMLINK_NOFOLLOW", args(aDirfd, aPath, aStat, flags(statAt)), RetZero, 0},
 	{SYS_STATX, (*Kernel).sysStatx, Partial, "sys_stat.go; no btime, no attributes, no DIO alignment fields",
-		args(aDirfd, aPath, flags(statxAt), aInt, Arg{Kind: ArgStatx}), RetZero, 0},
+		args(aDirfd, aPath, flags(statxAt), flags(statxMask), Arg{Kind: ArgStatx}), RetZero, 0},
 	{SYS_ACCESS, func(k *Kernel, c *Call) Result { return k.sysFaccessat(c, atFdcwd, uint32(c.Args[1]), 0) },
 		Supported, "sys_stat.go; as uid 0: R/W always granted, X when some x bit is set",
 		args(aPath, flags(accessModes)), RetZero, 0},

@@ -27,6 +27,12 @@ func (k *Kernel) dispatch(c *Call) Result {
 		return k.sysCopyFileRange(c)
 	case SYS_SENDFILE:
 		return k.sysSendfile(c)
+	case SYS_SPLICE:
+		return k.sysSplice(c)
+	case SYS_TEE:
+		return k.sysTee(c)
+	case SYS_VMSPLICE:
+		return k.sysVmsplice(c)
 	case SYS_OPEN:
 		return k.sysOpenat(c, atFdcwd, c.Args[1], uint32(c.Args[2]))
 	case SYS_OPENAT:

@@ -1,6 +1,10 @@
 package strace
 
-import "syscall"
+import (
+	"syscall"
+
+	"github.com/iosim/iosim/sim"
+)
 
 // Linux x86_64 values of the symbolic constants strace prints in the
 // arguments of file-related calls. Signal names (SIGCHLD in clone flags) are
@@ -23,6 +27,8 @@ var constList = []struct {
 	{"AT_SYMLINK_FOLLOW", 0x400}, {"AT_NO_AUTOMOUNT", 0x800}, {"AT_EMPTY_PATH", 0x1000},
 	{"AT_STATX_SYNC_AS_STAT", 0}, {"AT_STATX_FORCE_SYNC", 0x2000}, {"AT_STATX_DONT_SYNC", 0x4000},
 	{"AT_RECURSIVE", 0x8000},
+	// splice(2), tee(2), vmsplice(2)
+	{"SPLICE_F_MOVE", 0x1}, {"SPLICE_F_NONBLOCK", 0x2}, {"SPLICE_F_MORE", 0x4}, {"SPLICE_F_GIFT", 0x8},
 	// memfd_create(2)
 	{"MFD_CLOEXEC", 0x1}, {"MFD_ALLOW_SEALING", 0x2}, {"MFD_HUGETLB", 0x4}, {"MFD_NOEXEC_SEAL", 0x8}, {"MFD_EXEC", 0x10},
 	// openat2(2)
@@ -112,6 +118,25 @@ func init() {
 	}
 	for _, c := range constList {
 		constByName[c.name] = c.v
+	}
+	// Every name of the syscall table's flag sets: what strace prints for the
+	// calls the table describes parses (TestTableFlagNamesParse).
+	for _, in := range sim.Syscalls() {
+		for _, a := range in.Args {
+			if a.Flags == nil {
+				continue
+			}
+			for _, n := range a.Flags.Names {
+				if _, ok := constByName[n.Name]; !ok {
+					constByName[n.Name] = n.Value
+				}
+			}
+			if z := a.Flags.Zero; z != "" {
+				if _, ok := constByName[z]; !ok {
+					constByName[z] = 0
+				}
+			}
+		}
 	}
 	errnoByName = make(map[string]int, len(errnoTable))
 	errnoByNum = make(map[int]int, len(errnoTable))
