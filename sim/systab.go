@@ -327,7 +327,7 @@ type row struct {
 // its layout (the fds and results replay and the interposers must follow).
 var rows = []row{
 	// sys_read_write.go
-	{SYS_READ, (*Kernel).sysRead, Supported, "sys_read_write.go; special files (pipes, sockets) answer as told",
+	{SYS_READ, (*Kernel).sysRead, Supported, "sys_read_write.go; pipes and FIFOs as sys_pipe.go; objects not modelled (sockets) answer as told",
 		args(aFd, aOut, aCount), RetCount, Data | FastPath},
 	{SYS_WRITE, (*Kernel).sysWrite, Supported, "sys_read_write.go; RLIMIT_FSIZE/SIGXFSZ not modelled",
 		args(aFd, aIn, aCount), RetCount, Data | FastPath},
@@ -384,7 +384,7 @@ var rows = []row{
 		args(aFd, aOff, flags(whence)), RetOffset, FastPath},
 
 	// sys_fcntl.go: the third argument is an int, a flag set or a struct flock by command
-	{SYS_FCNTL, (*Kernel).sysFcntl, Partial, "sys_fcntl.go; FD, FL, DUPFD, record and OFD locks; leases, owners, signals, seals, pipe sizes accepted as no-ops",
+	{SYS_FCNTL, (*Kernel).sysFcntl, Partial, "sys_fcntl.go; FD, FL, DUPFD, record and OFD locks, pipe sizes; leases, owners, signals, seals accepted as no-ops",
 		args(aFd, aInt, aPtr), RetFdOrValue, FdTable | Custom},
 	{SYS_FLOCK, (*Kernel).sysFlock, Supported, "sys_fcntl.go", args(aFd, flags(lockOps)), RetZero, 0},
 
