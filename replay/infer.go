@@ -306,7 +306,7 @@ func (w *world) inferStat(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Ca
 	}
 	kind := statKind(st)
 	switch kind {
-	case vfs.S_IFREG, vfs.S_IFDIR:
+	case vfs.S_IFREG, vfs.S_IFDIR, vfs.S_IFIFO, vfs.S_IFSOCK:
 	case vfs.S_IFLNK:
 		if nofollow(nr, c) {
 			w.inferLink(w.abs(t, dirfd, c.Path), st)

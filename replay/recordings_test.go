@@ -261,3 +261,22 @@ func TestOFDGetlkRecording(t *testing.T) {
 		require.NotContains(t, k, "fcntl", k)
 	}
 }
+
+// TestFifoBeforeTrace: a FIFO the trace did not make but stat shows is
+// inferred as a FIFO, so opening it, lseek (ESPIPE) and fstat (S_IFIFO, size
+// 0) answer as recorded; the bytes read from it are the recording's answer.
+func TestFifoBeforeTrace(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "fifo.strace")
+	trace := `1 newfstatat(AT_FDCWD, "/w/ff", {st_mode=S_IFIFO|0644, st_size=0, ...}, 0) = 0
+1 openat(AT_FDCWD, "/w/ff", O_RDONLY|O_NONBLOCK) = 3
+1 lseek(3, 0, SEEK_CUR) = -1 ESPIPE (Illegal seek)
+1 read(3, "abc", 64) = 3
+1 fstat(3, {st_mode=S_IFIFO|0644, st_size=0, ...}) = 0
+1 fcntl(3, F_GETPIPE_SZ) = 65536
+1 close(3) = 0
+`
+	require.NoError(t, os.WriteFile(p, []byte(trace), 0o644))
+	rep := replayClean(t, Options{}, p)
+	require.EqualValues(t, 6, rep.Verified, "all but the read, whose bytes are the recording's")
+	require.Empty(t, rep.Skipped)
+}
