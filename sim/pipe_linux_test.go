@@ -22,6 +22,7 @@ type piper interface {
 	Close(fd int) error
 	Read(fd int, b []byte) (int, error)
 	Write(fd int, b []byte) (int, error)
+	Writev(fd int, iovs [][]byte) (int, error)
 	Pread(fd int, b []byte, off int64) (int, error)
 	Seek(fd int, off int64, whence int) (int64, error)
 	Fadvise(fd int, off, n int64, advice int) error
@@ -136,6 +137,18 @@ func pipeScript(t *testing.T, s piper) string {
 	put("read", n, err)
 	n, err = s.Write(p[1], buf[:1])
 	put("write one", n, err)
+	// Fifteen full pages and 100 bytes: a writev of 3000+1000 bytes joins the
+	// last page whole (PIPE_BUF atomicity is of the total).
+	n, err = s.Read(p[0], big)
+	put("drain", n, err)
+	n, err = s.Write(p[1], big[:15*4096])
+	put("write 15 pages", n, err)
+	n, err = s.Write(p[1], buf[:100])
+	put("write 100", n, err)
+	n, err = s.Writev(p[1], [][]byte{big[:3000], big[:1000]})
+	put("writev 3000+1000", n, err)
+	n, err = s.Write(p[1], buf[:1])
+	put("write full", n, err)
 	put("close r", 0, s.Close(p[0]))
 	n, err = s.Write(p[1], buf[:1])
 	put("write no reader", n, err)
@@ -312,3 +325,5 @@ func TestPipeNoWait(t *testing.T) {
 	require.NoError(t, err, "no writer: end of file")
 	require.False(t, errors.Is(err, unix.EINTR))
 }
+
+func (realPipes) Writev(fd int, iovs [][]byte) (int, error) { return unix.Writev(fd, iovs) }

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"slices"
 	"syscall"
 	"unsafe"
 
@@ -518,6 +519,15 @@ func (k *Kernel) writev(c *Call, f *File, positional bool, off, rwf int64) Resul
 		}
 		if e := rwfErr(rwf); e != 0 && iovLen(c.Iov) > 0 {
 			return Fail(e)
+		}
+		if isPipeEnd(f.special) && len(c.Iov) > 1 {
+			// pipe_write takes the iovecs as one write: PIPE_BUF atomicity
+			// is of their total.
+			n, e := specialWrite(f, f.special, slices.Concat(c.Iov...))
+			if e != 0 {
+				return Fail(e)
+			}
+			return Result{Ret: int64(n)}
 		}
 		var total int64
 		for _, b := range c.Iov {
