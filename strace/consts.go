@@ -48,6 +48,11 @@ var constList = []struct {
 	{"F_SETLEASE", 1024}, {"F_GETLEASE", 1025}, {"F_NOTIFY", 1026}, {"F_DUPFD_CLOEXEC", 1030},
 	{"F_SETPIPE_SZ", 1031}, {"F_GETPIPE_SZ", 1032}, {"F_ADD_SEALS", 1033}, {"F_GET_SEALS", 1034},
 	{"FD_CLOEXEC", 1}, {"F_RDLCK", 0}, {"F_WRLCK", 1}, {"F_UNLCK", 2},
+	{"F_GET_RW_HINT", 1035}, {"F_SET_RW_HINT", 1036}, {"F_GET_FILE_RW_HINT", 1037}, {"F_SET_FILE_RW_HINT", 1038},
+	{"F_SEAL_SEAL", 0x1}, {"F_SEAL_SHRINK", 0x2}, {"F_SEAL_GROW", 0x4}, {"F_SEAL_WRITE", 0x8},
+	{"F_SEAL_FUTURE_WRITE", 0x10}, {"F_SEAL_EXEC", 0x20},
+	{"DN_ACCESS", 0x1}, {"DN_MODIFY", 0x2}, {"DN_CREATE", 0x4}, {"DN_DELETE", 0x8}, {"DN_RENAME", 0x10},
+	{"DN_ATTRIB", 0x20}, {"DN_MULTISHOT", -0x80000000},
 	// flock(2)
 	{"LOCK_SH", 1}, {"LOCK_EX", 2}, {"LOCK_NB", 4}, {"LOCK_UN", 8},
 	// file modes

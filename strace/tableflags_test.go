@@ -35,7 +35,9 @@ func TestTableFlagNamesParse(t *testing.T) {
 		}
 	}
 	require.Greater(t, n, 100)
-	for _, name := range []string{"STATX_ALL", "STATX_BASIC_STATS", "RESOLVE_BENEATH", "SPLICE_F_MOVE", "S_IFIFO"} {
+	// Names of the arguments fcntl takes by command (not a flag set of the table).
+	for _, name := range []string{"STATX_ALL", "STATX_BASIC_STATS", "RESOLVE_BENEATH", "SPLICE_F_MOVE", "S_IFIFO",
+		"F_SEAL_SEAL", "F_SEAL_WRITE", "F_SEAL_FUTURE_WRITE", "DN_MODIFY", "DN_MULTISHOT", "F_GET_RW_HINT"} {
 		_, ok := strace.ConstValue(name)
 		require.True(t, ok, name)
 	}
@@ -44,4 +46,8 @@ func TestTableFlagNamesParse(t *testing.T) {
 	v, ok := ev.Int(3)
 	require.True(t, ok)
 	require.EqualValues(t, 0xfff, v)
+	ev = parseFirst(t, `fcntl(3, F_ADD_SEALS, F_SEAL_SEAL|F_SEAL_SHRINK|F_SEAL_GROW|F_SEAL_WRITE) = 0`)
+	v, ok = ev.Int(2)
+	require.True(t, ok)
+	require.EqualValues(t, 0xf, v)
 }
