@@ -25,6 +25,7 @@ type splicer interface {
 	write(fd int, b []byte) (int, error)
 	pread(fd int, b []byte, off int64) (int, error)
 	seek(fd int, off int64, whence int) (int64, error)
+	close(fd int) error
 }
 
 type realSplice struct{ dir string }
@@ -174,6 +175,9 @@ func spliceScript(t *testing.T, s splicer) string {
 	put("vmsplice file", 0, err)
 	n, err = s.splice(f, nil, p[1], nil, 0, 0)
 	put("splice 0", n, err)
+	for _, fd := range []int{f, g, ap, p[0], p[1], q[0], q[1]} {
+		require.NoError(t, s.close(fd))
+	}
 	return out.String()
 }
 
@@ -185,3 +189,6 @@ func TestSpliceMatchesKernel(t *testing.T) {
 	require.Equal(t, want, got)
 	require.Contains(t, want, "splice pipe->file@5: 3")
 }
+
+func (realSplice) close(fd int) error    { return unix.Close(fd) }
+func (m modelSplice) close(fd int) error { return m.p.Close(fd) }

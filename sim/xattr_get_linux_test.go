@@ -27,16 +27,17 @@ func TestGetxattrUtimesMatchKernel(t *testing.T) {
 		t.Skipf("files here have attributes (%d, %v): security labels", n, err)
 	}
 	type sys struct {
-		p    func(string) string
-		open func(string, int) (int, error)
-		getx func(path, name string, b []byte) (int, error)
-		lget func(path, name string, b []byte) (int, error)
-		fget func(fd int, name string, b []byte) (int, error)
-		list func(path string, b []byte) (int, error)
-		llst func(path string, b []byte) (int, error)
-		flst func(fd int, b []byte) (int, error)
-		stat func(path string, st *unix.Stat_t) error
-		call func(nr sim.Sysno, dirfd int, path string, times any) error
+		p     func(string) string
+		open  func(string, int) (int, error)
+		getx  func(path, name string, b []byte) (int, error)
+		lget  func(path, name string, b []byte) (int, error)
+		fget  func(fd int, name string, b []byte) (int, error)
+		list  func(path string, b []byte) (int, error)
+		llst  func(path string, b []byte) (int, error)
+		flst  func(fd int, b []byte) (int, error)
+		stat  func(path string, st *unix.Stat_t) error
+		call  func(nr sim.Sysno, dirfd int, path string, times any) error
+		close func(fd int) error
 	}
 	script := func(s sys) string {
 		var out strings.Builder
@@ -85,6 +86,7 @@ func TestGetxattrUtimesMatchKernel(t *testing.T) {
 		put("utimes bad usec, no file", 0, s.call(sim.SYS_UTIMES, unix.AT_FDCWD, "none", &[2]unix.Timeval{{Usec: -1}, {}}))
 		put("utime none", 0, s.call(sim.SYS_UTIME, unix.AT_FDCWD, "none", &unix.Utimbuf{}))
 		times("futimesat", s.call(sim.SYS_FUTIMESAT, unix.AT_FDCWD, "f", &[2]unix.Timeval{{Sec: 6000}, {Sec: 7000, Usec: 1}}))
+		require.NoError(t, s.close(fd))
 		put("futimesat bad dirfd", 0, s.call(sim.SYS_FUTIMESAT, 999, "f", &[2]unix.Timeval{}))
 		return out.String()
 	}
@@ -92,15 +94,16 @@ func TestGetxattrUtimesMatchKernel(t *testing.T) {
 	rp := func(p string) string { return filepath.Join(dir, p) }
 	require.NoError(t, unix.Symlink("f", rp("link")))
 	want := script(sys{
-		p:    rp,
-		open: func(p string, fl int) (int, error) { return unix.Open(rp(p), fl|unix.O_CLOEXEC, 0o644) },
-		getx: func(p, n string, b []byte) (int, error) { return unix.Getxattr(rp(p), n, b) },
-		lget: func(p, n string, b []byte) (int, error) { return unix.Lgetxattr(rp(p), n, b) },
-		fget: unix.Fgetxattr,
-		list: func(p string, b []byte) (int, error) { return unix.Listxattr(rp(p), b) },
-		llst: func(p string, b []byte) (int, error) { return unix.Llistxattr(rp(p), b) },
-		flst: unix.Flistxattr,
-		stat: func(p string, st *unix.Stat_t) error { return unix.Stat(rp(p), st) },
+		p:     rp,
+		open:  func(p string, fl int) (int, error) { return unix.Open(rp(p), fl|unix.O_CLOEXEC, 0o644) },
+		getx:  func(p, n string, b []byte) (int, error) { return unix.Getxattr(rp(p), n, b) },
+		lget:  func(p, n string, b []byte) (int, error) { return unix.Lgetxattr(rp(p), n, b) },
+		fget:  unix.Fgetxattr,
+		list:  func(p string, b []byte) (int, error) { return unix.Listxattr(rp(p), b) },
+		llst:  func(p string, b []byte) (int, error) { return unix.Llistxattr(rp(p), b) },
+		flst:  unix.Flistxattr,
+		stat:  func(p string, st *unix.Stat_t) error { return unix.Stat(rp(p), st) },
+		close: unix.Close,
 		call: func(nr sim.Sysno, dirfd int, p string, times any) error {
 			// The calls themselves: x/sys/unix's Utimes and Futimesat are
 			// utimensat underneath.
@@ -147,15 +150,16 @@ func TestGetxattrUtimesMatchKernel(t *testing.T) {
 		return int(r.Ret), r.Err()
 	}
 	got := script(sys{
-		p:    mp,
-		open: func(p string, fl int) (int, error) { return pr.Open(mp(p), fl, 0o644) },
-		getx: func(p, n string, b []byte) (int, error) { return xattr(sim.SYS_GETXATTR, p, 0, n, b) },
-		lget: func(p, n string, b []byte) (int, error) { return xattr(sim.SYS_LGETXATTR, p, 0, n, b) },
-		fget: func(fd int, n string, b []byte) (int, error) { return xattr(sim.SYS_FGETXATTR, "", fd, n, b) },
-		list: func(p string, b []byte) (int, error) { return xattr(sim.SYS_LISTXATTR, p, 0, "", b) },
-		llst: func(p string, b []byte) (int, error) { return xattr(sim.SYS_LLISTXATTR, p, 0, "", b) },
-		flst: func(fd int, b []byte) (int, error) { return xattr(sim.SYS_FLISTXATTR, "", fd, "", b) },
-		stat: func(p string, st *unix.Stat_t) error { return pr.Stat(mp(p), st) },
+		p:     mp,
+		open:  func(p string, fl int) (int, error) { return pr.Open(mp(p), fl, 0o644) },
+		getx:  func(p, n string, b []byte) (int, error) { return xattr(sim.SYS_GETXATTR, p, 0, n, b) },
+		lget:  func(p, n string, b []byte) (int, error) { return xattr(sim.SYS_LGETXATTR, p, 0, n, b) },
+		fget:  func(fd int, n string, b []byte) (int, error) { return xattr(sim.SYS_FGETXATTR, "", fd, n, b) },
+		list:  func(p string, b []byte) (int, error) { return xattr(sim.SYS_LISTXATTR, p, 0, "", b) },
+		llst:  func(p string, b []byte) (int, error) { return xattr(sim.SYS_LLISTXATTR, p, 0, "", b) },
+		flst:  func(fd int, b []byte) (int, error) { return xattr(sim.SYS_FLISTXATTR, "", fd, "", b) },
+		stat:  func(p string, st *unix.Stat_t) error { return pr.Stat(mp(p), st) },
+		close: pr.Close,
 		call: func(nr sim.Sysno, dirfd int, p string, times any) error {
 			if nr == sim.SYS_FUTIMESAT {
 				c := sim.Call{Nr: nr, Path: mp(p), Obj: times}
