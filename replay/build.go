@@ -465,6 +465,27 @@ func (r *replayer) buildCustom(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *s
 		}
 		fds := &[2]int32{}
 		c.Obj = fds
+		if arr := ev.Arg(idx); r.plan != nil && arr != nil && arr.Kind == strace.NodeArray && len(arr.Kids) == 2 && !ev.Failed() {
+			// The kernel took the lowest free fd twice: fds below the
+			// recorded ones that the model has free were held by the
+			// process (inherited, or made where the trace does not show),
+			// by fdAllowed's rules, as for an open.
+			lo := 0
+			for k := range 2 {
+				want, ok := arr.Kids[k].Value()
+				if !ok || want < 0 || want >= sim.NrOpen {
+					break
+				}
+				if got := lowestFree(t, lo); int64(got) < want {
+					one := *ev
+					one.Ret = want
+					if _, inherited := r.fdAllowed(t, &one, int64(got)); inherited {
+						r.fill(t, got, int(want))
+					}
+				}
+				lo = int(want) + 1
+			}
+		}
 		*post = func(res sim.Result) {
 			if res.Errno != 0 || ev.Failed() || !r.opts.Verify {
 				return

@@ -280,3 +280,12 @@ func TestFifoBeforeTrace(t *testing.T) {
 	require.EqualValues(t, 6, rep.Verified, "all but the read, whose bytes are the recording's")
 	require.Empty(t, rep.Skipped)
 }
+
+// TestPipeAroundInheritedFd: pipe2 returned fds 3 and 5 because fd 4 was
+// inherited (pipe-inherited.c run with 4</dev/null); replay infers fd 4 as
+// it does for an open, so the model's fds are the recorded ones.
+func TestPipeAroundInheritedFd(t *testing.T) {
+	rep := replayClean(t, Options{}, recordings+"pipe-inherited.strace")
+	require.EqualValues(t, 1, rep.Syscalls["pipe2"].Calls)
+	require.EqualValues(t, 1, rep.Syscalls["socketpair"].Calls)
+}
