@@ -19,7 +19,8 @@ func openFlagsIndex(nr sim.Sysno) (int, bool) {
 	return 0, false
 }
 
-// openFlags returns the open flags of an open-family call (creat is O_CREAT|O_WRONLY|O_TRUNC).
+// openFlags returns the open flags of an open-family call (creat is O_CREAT|O_WRONLY|O_TRUNC,
+// openat2's are in its open_how).
 func openFlags(c *sim.Call) int {
 	switch c.Nr {
 	case sim.SYS_OPEN:
@@ -28,13 +29,17 @@ func openFlags(c *sim.Call) int {
 		return int(c.Args[2])
 	case sim.SYS_CREAT:
 		return unix.O_CREAT | unix.O_WRONLY | unix.O_TRUNC
+	case sim.SYS_OPENAT2:
+		if how, _ := c.Obj.(*unix.OpenHow); how != nil {
+			return int(how.Flags)
+		}
 	}
 	return 0
 }
 
 // openDirfd returns the directory fd an open resolves a relative path against.
 func openDirfd(c *sim.Call) int {
-	if c.Nr == sim.SYS_OPENAT {
+	if c.Nr == sim.SYS_OPENAT || c.Nr == sim.SYS_OPENAT2 {
 		return int(int32(c.Args[0]))
 	}
 	return unix.AT_FDCWD

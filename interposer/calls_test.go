@@ -57,12 +57,12 @@ func TestFdSlotsFollowTable(t *testing.T) {
 	a, b := fdArgs(&anon)
 	require.Equal(t, [2]int{-1, -1}, [2]int{a, b})
 
-	opens := []sim.Sysno{sim.SYS_OPEN, sim.SYS_OPENAT, sim.SYS_CREAT} // FileCache.open
+	opens := []sim.Sysno{sim.SYS_OPEN, sim.SYS_OPENAT, sim.SYS_CREAT, sim.SYS_OPENAT2} // FileCache.open
 	for _, in := range sim.Syscalls() {
 		if !in.Modelled {
 			continue
 		}
-		changes := in.Props&(sim.FdTable|sim.ClosesFd|sim.Lifecycle|sim.SetsNofile) != 0
+		changes := in.Props&(sim.FdTable|sim.ClosesFd|sim.Lifecycle|sim.SetsNofile|sim.NewFds) != 0
 		switch in.Ret {
 		case sim.RetFd, sim.RetNewFd, sim.RetFdOrValue:
 			changes = true

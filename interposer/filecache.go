@@ -665,7 +665,7 @@ func (fc *FileCache) Syscall(c *sim.Call) sim.Result {
 		}
 		fc.mu.Unlock()
 		return fc.passFd(c)
-	case sim.SYS_OPEN, sim.SYS_OPENAT, sim.SYS_CREAT:
+	case sim.SYS_OPEN, sim.SYS_OPENAT, sim.SYS_CREAT, sim.SYS_OPENAT2:
 		return fc.open(c)
 	case sim.SYS_NEWFSTATAT:
 		if c.Path == "" && c.Args[3]&unix.AT_EMPTY_PATH != 0 {
@@ -833,7 +833,7 @@ func (fc *FileCache) soleOpen(c *sim.Call) (sim.Result, bool) {
 // servableOpen: an open whose flags leave nothing for the kernel to do but
 // resolve the path (servableFlags), read-only, of a path not relative to a dirfd.
 func servableOpen(c *sim.Call, flags int) bool {
-	return c.Nr != sim.SYS_CREAT && flags&unix.O_ACCMODE == unix.O_RDONLY &&
+	return c.Nr != sim.SYS_CREAT && c.Nr != sim.SYS_OPENAT2 && flags&unix.O_ACCMODE == unix.O_RDONLY &&
 		flags&^servableFlags == 0 && (openDirfd(c) == unix.AT_FDCWD || path.IsAbs(c.Path))
 }
 
@@ -940,7 +940,7 @@ func (fc *FileCache) openLocked(cp *sim.Call) sim.Result {
 	p := fc.proc(c.Task)
 	t := c.Task
 	if !servable {
-		if c.Nr == sim.SYS_OPENAT && !path.IsAbs(c.Path) {
+		if (c.Nr == sim.SYS_OPENAT || c.Nr == sim.SYS_OPENAT2) && !path.IsAbs(c.Path) {
 			if s := p.virt(openDirfd(c)); s != nil {
 				fc.materialize(t, p, openDirfd(c), s)
 			} else if s := p.peek(openDirfd(c)); s != nil && s.st == sHidden {

@@ -37,6 +37,10 @@ func fdHandlerFor(in *sim.SyscallInfo) fdHandler {
 		return (*FileCache).fdDup2
 	case in.Ret == sim.RetFd && p&sim.FdTable != 0:
 		return (*FileCache).fdDup
+	case p&sim.NewFds != 0:
+		return (*FileCache).fdPair
+	case in.Nr == sim.SYS_MEMFD_CREATE: // a new file, not a path the cache knows
+		return (*FileCache).fdNew
 	case p&sim.ClosesFd != 0 && in.Slot(sim.ArgFd, 0) >= 0:
 		return (*FileCache).fdClose
 	case p&sim.ClosesFd != 0:
@@ -94,6 +98,37 @@ func (fc *FileCache) fdDup(c *sim.Call, p *fcProc) (sim.Result, bool) {
 		return sim.Fail(unix.EBADF), false
 	}
 	return fc.passNewFd(c, p, fd, 0), false
+}
+
+// fdNew passes a call that returns a new fd of a new file and records it.
+func (fc *FileCache) fdNew(c *sim.Call, p *fcProc) (sim.Result, bool) {
+	r := fc.pass(c)
+	if r.Errno == 0 {
+		n, e := fc.allocated(c.Task, p, 0, int(r.Ret))
+		if e != 0 {
+			return sim.Fail(e), false
+		}
+		r.Ret = int64(n)
+	}
+	return r, false
+}
+
+// fdPair passes a call that makes two fds (pipe, socketpair) and records them,
+// moved where the program expects them when a virtual fd has their number.
+func (fc *FileCache) fdPair(c *sim.Call, p *fcProc) (sim.Result, bool) {
+	r := fc.pass(c)
+	fds, _ := c.Obj.(*[2]int32)
+	if r.Errno != 0 || fds == nil {
+		return r, false
+	}
+	for i := range fds {
+		n, e := fc.allocated(c.Task, p, 0, int(fds[i]))
+		if e != 0 {
+			return sim.Fail(e), false
+		}
+		fds[i] = int32(n)
+	}
+	return r, false
 }
 
 // passNewFd passes a call that returns a new fd duplicating fd (the lowest free

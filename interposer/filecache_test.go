@@ -240,3 +240,30 @@ func TestFileCacheVirtualDirfdEveryCall(t *testing.T) {
 	r = q.Syscall(sim.Call{Nr: sim.SYS_FCHMODAT2, Args: [6]int64{int64(fd), 0, 0o644, 0}, Path: msbPath})
 	require.Zero(t, r.Errno)
 }
+
+// TestFileCachePipeBesideServedFd: pipe2, socketpair and memfd_create through
+// the cache give fds other than the served one, whose number the kernel thinks
+// free, and openat2 opens as openat does.
+func TestFileCachePipeBesideServedFd(t *testing.T) {
+	_, _, q, in := servedFd(t)
+	var fds [2]int
+	require.NoError(t, q.Pipe2(&fds, 0))
+	require.NotContains(t, fds[:], in)
+	require.NotEqual(t, fds[0], fds[1])
+	n, err := q.Write(fds[1], []byte("ab"))
+	require.NoError(t, err)
+	require.Equal(t, 2, n)
+	sp, err := q.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
+	require.NoError(t, err)
+	require.NotContains(t, sp[:], in)
+	buf := make([]byte, 8)
+	n, err = q.Read(in, buf)
+	require.NoError(t, err, "the served fd still reads the file")
+	require.Equal(t, content(1, msbSize)[:8], buf[:n])
+	r := q.Syscall(sim.Call{Nr: sim.SYS_MEMFD_CREATE, Path: "m"})
+	require.Zero(t, r.Errno)
+	require.NotContains(t, append(sp[:], fds[0], fds[1], in), int(r.Ret))
+	fd, err := q.Openat2(unix.AT_FDCWD, msbPath, &unix.OpenHow{Flags: unix.O_RDONLY, Resolve: unix.RESOLVE_NO_SYMLINKS})
+	require.NoError(t, err)
+	require.NotContains(t, append(sp[:], fds[0], fds[1], in, int(r.Ret)), fd)
+}

@@ -74,6 +74,66 @@ func appendCustomSlot(b []byte, c *sim.Call, k int, r sim.Result, strsize int) (
 		default:
 			return appendRlimit(b, rl), true
 		}
+	case sim.SYS_OPENAT2:
+		if how, _ := c.Obj.(*unix.OpenHow); k == 2 && how != nil {
+			// strace's print_open_how: mode only when set or with O_CREAT.
+			b = append(b, "{flags="...)
+			b = appendFlags(b, sim.OpenFlags, int64(how.Flags))
+			if how.Mode != 0 || how.Flags&(unix.O_CREAT|unix.O_TMPFILE) != 0 {
+				b = append(b, ", mode="...)
+				b = appendMode(b, int64(how.Mode))
+			}
+			b = append(b, ", resolve="...)
+			b = appendFlags(b, sim.ResolveFlags, int64(how.Resolve))
+			return append(b, '}'), true
+		}
+	case sim.SYS_UTIME:
+		if k == 1 {
+			ub, _ := c.Obj.(*unix.Utimbuf)
+			if ub == nil {
+				return append(b, "NULL"...), true
+			}
+			b = append(b, "{actime="...)
+			b = strconv.AppendInt(b, ub.Actime, 10)
+			b = append(b, ", modtime="...)
+			b = strconv.AppendInt(b, ub.Modtime, 10)
+			return append(b, '}'), true
+		}
+	case sim.SYS_UTIMES, sim.SYS_FUTIMESAT:
+		at := 1
+		if c.Nr == sim.SYS_FUTIMESAT {
+			at = 2
+			if k == 1 && c.Path == "" && c.Args[1] == sim.PathNull {
+				return append(b, "NULL"...), true
+			}
+		}
+		if k == at {
+			tv, _ := c.Obj.(*[2]unix.Timeval)
+			if tv == nil {
+				return append(b, "NULL"...), true
+			}
+			b = append(b, '[')
+			for i, t := range tv {
+				if i > 0 {
+					b = append(b, ", "...)
+				}
+				b = append(b, "{tv_sec="...)
+				b = strconv.AppendInt(b, t.Sec, 10)
+				b = append(b, ", tv_usec="...)
+				b = strconv.AppendInt(b, t.Usec, 10)
+				b = append(b, '}')
+			}
+			return append(b, ']'), true
+		}
+	case sim.SYS_PIPE, sim.SYS_PIPE2, sim.SYS_SOCKETPAIR:
+		fds, _ := c.Obj.(*[2]int32)
+		if (k == 0 && c.Nr != sim.SYS_SOCKETPAIR || k == 3) && fds != nil && !failed {
+			b = append(b, '[')
+			b = strconv.AppendInt(b, int64(fds[0]), 10)
+			b = append(b, ", "...)
+			b = strconv.AppendInt(b, int64(fds[1]), 10)
+			return append(b, ']'), true
+		}
 	case sim.SYS_COPY_FILE_RANGE:
 		if k == 1 || k == 3 {
 			return appendOffsetPtr(b, c.Args[k], 0), true

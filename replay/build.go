@@ -293,6 +293,11 @@ func (r *replayer) buildCustom(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *s
 					}
 				}
 			}
+			if c.Args[1] == unix.F_GETLK || c.Args[1] == unix.F_OFD_GETLK {
+				// l_pid is the call's answer (the holder, -1 for an OFD lock),
+				// not its question: an OFD query must pass 0.
+				lk.Pid = 0
+			}
 			if (c.Args[1] == unix.F_GETLK || c.Args[1] == unix.F_OFD_GETLK) && lk.Type == unix.F_UNLCK {
 				// strace shows F_GETLK's struct as the call left it: F_UNLCK means
 				// "no conflict" for a probe that asked with a lock type, which the
@@ -301,8 +306,9 @@ func (r *replayer) buildCustom(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *s
 			}
 			c.Obj = lk
 			return ""
-		case unix.F_GETFD, unix.F_GETFL:
-			return ""
+		case unix.F_GETFD, unix.F_GETFL, unix.F_GETPIPE_SZ, unix.F_GETOWN, unix.F_GETSIG,
+			unix.F_GETLEASE, unix.F_GET_SEALS:
+			return "" // no third argument
 		}
 		return ints(2)
 	case sim.SYS_SETXATTR, sim.SYS_LSETXATTR, sim.SYS_FSETXATTR, sim.SYS_REMOVEXATTR, sim.SYS_LREMOVEXATTR, sim.SYS_FREMOVEXATTR:
@@ -443,6 +449,229 @@ func (r *replayer) buildCustom(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *s
 			c.Obj = lim
 		}
 		return ""
+	case sim.SYS_PIPE, sim.SYS_PIPE2, sim.SYS_SOCKETPAIR:
+		// The model takes the lowest free fds, as the kernel did.
+		idx := 0
+		switch nr {
+		case sim.SYS_PIPE2:
+			if e := ints(1); e != "" {
+				return e
+			}
+		case sim.SYS_SOCKETPAIR:
+			idx = 3
+			if e := ints(0, 1, 2); e != "" {
+				return e
+			}
+		}
+		fds := &[2]int32{}
+		c.Obj = fds
+		if arr := ev.Arg(idx); r.plan != nil && arr != nil && arr.Kind == strace.NodeArray && len(arr.Kids) == 2 && !ev.Failed() {
+			// The kernel took the lowest free fd twice: fds below the
+			// recorded ones that the model has free were held by the
+			// process (inherited, or made where the trace does not show),
+			// by fdAllowed's rules, as for an open.
+			lo := 0
+			for k := range 2 {
+				want, ok := arr.Kids[k].Value()
+				if !ok || want < 0 || want >= sim.NrOpen {
+					break
+				}
+				if got := lowestFree(t, lo); int64(got) < want {
+					one := *ev
+					one.Ret = want
+					if _, inherited := r.fdAllowed(t, &one, int64(got)); inherited {
+						r.fill(t, got, int(want))
+					}
+				}
+				lo = int(want) + 1
+			}
+		}
+		*post = func(res sim.Result) {
+			if res.Errno != 0 || ev.Failed() || !r.opts.Verify {
+				return
+			}
+			if arr := ev.Arg(idx); arr != nil && arr.Kind == strace.NodeArray && len(arr.Kids) == 2 {
+				for k := range 2 {
+					if v, ok := arr.Kids[k].Value(); ok && v != int64(fds[k]) {
+						r.diverge(ev, "fd", strconv.FormatInt(v, 10), strconv.FormatInt(int64(fds[k]), 10))
+					}
+				}
+			}
+		}
+		return ""
+	case sim.SYS_MKNOD, sim.SYS_MKNODAT:
+		// (dirfd,) path, mode[, dev]: strace shows dev only for a device node,
+		// as makedev(major, minor).
+		p := 0
+		if nr == sim.SYS_MKNODAT {
+			p = 1
+			if e := ints(0); e != "" {
+				return e
+			}
+		}
+		if e := path(p, &c.Path); e != "" {
+			return e
+		}
+		if e := ints(p + 1); e != "" {
+			return e
+		}
+		if m := c.Args[p+1] & unix.S_IFMT; m == unix.S_IFCHR || m == unix.S_IFBLK {
+			dev, ok := makedevArg(ev.Arg(p + 2))
+			if !ok {
+				return "device number not shown"
+			}
+			c.Args[p+2] = dev
+		}
+		return ""
+	case sim.SYS_GETXATTR, sim.SYS_LGETXATTR, sim.SYS_FGETXATTR:
+		// (path or fd, name, value, size); Path2 carries the name
+		if nr == sim.SYS_FGETXATTR {
+			if e := ints(0); e != "" {
+				return e
+			}
+		} else if e := path(0, &c.Path); e != "" {
+			return e
+		}
+		if e := path(1, &c.Path2); e != "" {
+			return nameNotShown
+		}
+		if c.Path2 != "system.posix_acl_access" && c.Path2 != "system.posix_acl_default" {
+			return "attribute not modelled" // as setxattr
+		}
+		if !ev.Failed() {
+			return "ACL not kept" // the file had an ACL that the model drops
+		}
+		n, e := count(3)
+		if e != "" {
+			return e
+		}
+		c.Args[3], c.Buf = n, r.scratch(min(n, 65536))
+		return ""
+	case sim.SYS_LISTXATTR, sim.SYS_LLISTXATTR, sim.SYS_FLISTXATTR:
+		if nr == sim.SYS_FLISTXATTR {
+			if e := ints(0); e != "" {
+				return e
+			}
+		} else if e := path(0, &c.Path); e != "" {
+			return e
+		}
+		if ev.RetKnown && ev.Ret > 0 {
+			return "attributes not kept" // the file had some: the model keeps none
+		}
+		n, e := count(2)
+		if e != "" {
+			return e
+		}
+		c.Args[2], c.Buf = n, r.scratch(min(n, 65536))
+		return ""
+	case sim.SYS_UTIME:
+		if e := path(0, &c.Path); e != "" {
+			return e
+		}
+		n := ev.Arg(1)
+		if n == nil {
+			return "times not shown"
+		}
+		if n.Kind == strace.NodeStruct {
+			b := &unix.Utimbuf{}
+			for _, f := range []struct {
+				name string
+				dst  *int64
+			}{{"actime", &b.Actime}, {"modtime", &b.Modtime}} {
+				fld := n.Field(f.name)
+				if fld == nil {
+					return "times not shown"
+				}
+				v, ok := fld.Value()
+				if !ok {
+					return "times not shown"
+				}
+				*f.dst = v
+			}
+			c.Obj = b
+		}
+		return ""
+	case sim.SYS_UTIMES, sim.SYS_FUTIMESAT:
+		p := 0
+		if nr == sim.SYS_FUTIMESAT {
+			p = 1
+			if e := ints(0); e != "" {
+				return e
+			}
+			if n := ev.Arg(1); n != nil && (n.Kind == strace.NodeIdent || n.Kind == strace.NodeInt) {
+				c.Args[1] = sim.PathNull // futimesat(fd, NULL, ...): the fd itself
+			}
+		}
+		if e := path(p, &c.Path); e != "" {
+			return e
+		}
+		n := ev.Arg(p + 1)
+		if n == nil {
+			return "times not shown"
+		}
+		if n.Kind == strace.NodeArray {
+			if len(n.Kids) != 2 {
+				return "times not shown"
+			}
+			tv := &[2]unix.Timeval{}
+			for k := range 2 {
+				s, u := n.Kids[k].Field("tv_sec"), n.Kids[k].Field("tv_usec")
+				if s == nil || u == nil {
+					return "times not shown"
+				}
+				sv, ok1 := s.Value()
+				uv, ok2 := u.Value()
+				if !ok1 || !ok2 {
+					return "times not shown"
+				}
+				tv[k] = unix.Timeval{Sec: sv, Usec: uv}
+			}
+			c.Obj = tv
+		}
+		return ""
+	case sim.SYS_SPLICE:
+		// The bytes a pipe holds are not followed (see replay's pipe reads
+		// and writes), so neither are those splice moves.
+		return "pipe data not followed"
+	case sim.SYS_STATFS, sim.SYS_FSTATFS:
+		// The figures are the file system's: only the result is compared.
+		if nr == sim.SYS_FSTATFS {
+			if e := ints(0); e != "" {
+				return e
+			}
+		} else if e := path(0, &c.Path); e != "" {
+			return e
+		}
+		c.Obj = &unix.Statfs_t{}
+		return ""
+	case sim.SYS_OPENAT2:
+		// (dirfd, path, {flags=..., mode=..., resolve=...}, size): strace
+		// leaves out a zero mode (and resolve).
+		if e := path(1, &c.Path); e != "" {
+			return e
+		}
+		if e := ints(0, 3); e != "" {
+			return e
+		}
+		n := ev.Arg(2)
+		if n == nil || n.Kind != strace.NodeStruct {
+			return "open_how not shown"
+		}
+		how := &unix.OpenHow{}
+		for _, f := range []struct {
+			name string
+			dst  *uint64
+		}{{"flags", &how.Flags}, {"mode", &how.Mode}, {"resolve", &how.Resolve}} {
+			if fld := n.Field(f.name); fld != nil {
+				v, ok := fld.Value()
+				if !ok {
+					return "open_how " + f.name + " not a number"
+				}
+				*f.dst = uint64(v)
+			}
+		}
+		c.Obj = how
+		return ""
 	case sim.SYS_MUNMAP, sim.SYS_MSYNC, sim.SYS_MPROTECT, sim.SYS_MADVISE:
 		return "address not replayed"
 	case sim.SYS_IO_SETUP:
@@ -518,4 +747,48 @@ func rlimValue(n *strace.Node) (uint64, bool) {
 		return 0, false
 	}
 	return v * 1024, true
+}
+
+// makedevArg returns a dev_t as strace prints it: makedev(0x1, 0x3), or a
+// number; encoded as glibc's makedev.
+func makedevArg(n *strace.Node) (int64, bool) {
+	if n == nil {
+		return 0, false
+	}
+	if v, ok := n.Value(); ok {
+		return v, true
+	}
+	if n.Kind == strace.NodeCall && string(n.Text) == "makedev" && len(n.Kids) == 2 {
+		a, ok1 := n.Kids[0].Value()
+		b, ok2 := n.Kids[1].Value()
+		if ok1 && ok2 && a >= 0 && b >= 0 {
+			return int64(unix.Mkdev(uint32(a), uint32(b))), true
+		}
+		return 0, false
+	}
+	var text []byte
+	switch {
+	case n.Kind == strace.NodeRaw:
+		text = n.Raw
+	case len(n.Text) > 0:
+		text = n.Text
+	}
+	in, ok := bytes.CutPrefix(bytes.TrimSpace(text), []byte("makedev("))
+	if !ok {
+		return 0, false
+	}
+	in, ok = bytes.CutSuffix(in, []byte(")"))
+	if !ok {
+		return 0, false
+	}
+	maj, min, ok := bytes.Cut(in, []byte(","))
+	if !ok {
+		return 0, false
+	}
+	a, err1 := strconv.ParseUint(string(bytes.TrimSpace(maj)), 0, 32)
+	b, err2 := strconv.ParseUint(string(bytes.TrimSpace(min)), 0, 32)
+	if err1 != nil || err2 != nil {
+		return 0, false
+	}
+	return int64(unix.Mkdev(uint32(a), uint32(b))), true
 }

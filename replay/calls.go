@@ -28,7 +28,12 @@ func (r *replayer) replay(t *sim.Task, nr sim.Sysno, ev *strace.Event, st *Sysca
 		if fd, ok := ev.Int(i); ok && !(nr == sim.SYS_MMAP && fd < 0) {
 			r.ensureFd(t, ev, i, int(fd))
 			if f := t.File(int(fd)); f != nil && f.Special() != nil && in.Props&sim.FdTable == 0 {
-				if _, isPH := f.Special().(*sim.Placeholder); isPH {
+				// A pipe, FIFO or socketpair of the model passes the data of
+				// processes whose calls replay in the order they ended, not as
+				// they ran: what its reads and writes moved is the recording's
+				// answer too (positional calls still run: ESPIPE).
+				_, isPH := f.Special().(*sim.Placeholder)
+				if isPH || sim.IsPipe(f) && in.Props&sim.Data != 0 && in.Slot(sim.ArgOffset, 0) < 0 {
 					// Not a file of the model: the recording is the answer.
 					r.report.Replayed++
 					r.standInShown(t, nr, ev, int(fd))

@@ -20,7 +20,7 @@ func (r *replayer) unmodelledFds(t *sim.Task, nr sim.Sysno, ev *strace.Event) {
 	switch nr {
 	case sim.SYS_SOCKET, sim.SYS_ACCEPT, sim.SYS_ACCEPT4, sim.SYS_EVENTFD, sim.SYS_EVENTFD2,
 		sim.SYS_EPOLL_CREATE, sim.SYS_EPOLL_CREATE1, sim.SYS_TIMERFD_CREATE, sim.SYS_SIGNALFD4,
-		sim.SYS_INOTIFY_INIT, sim.SYS_INOTIFY_INIT1, sim.SYS_MEMFD_CREATE, sim.SYS_PIDFD_OPEN:
+		sim.SYS_INOTIFY_INIT, sim.SYS_INOTIFY_INIT1, sim.SYS_PIDFD_OPEN:
 		if ev.Ret >= 0 {
 			r.placeholder(t, int(ev.Ret), syscall.O_RDWR, vfs.S_IFSOCK)
 		}

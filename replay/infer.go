@@ -149,6 +149,13 @@ func (w *world) before(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Call)
 		if ok {
 			w.inferNewName(t, nr, c)
 		}
+	case sim.SYS_GETXATTR, sim.SYS_LGETXATTR, sim.SYS_LISTXATTR, sim.SYS_LLISTXATTR,
+		sim.SYS_UTIME, sim.SYS_UTIMES, sim.SYS_FUTIMESAT, sim.SYS_STATFS:
+		// The path resolved when the call succeeded or failed on the
+		// attribute (ENODATA, ERANGE, EOPNOTSUPP).
+		if c.Path != "" && (ok || ev.Errno == syscall.ENODATA || ev.Errno == syscall.ERANGE || ev.Errno == syscall.EOPNOTSUPP) {
+			w.ensure(w.abs(t, pathDirfd(nr, c), c.Path), vfs.S_IFREG, "")
+		}
 	case sim.SYS_SYMLINK, sim.SYS_SYMLINKAT:
 		if ok {
 			w.inferNewName(t, nr, c)
@@ -315,7 +322,7 @@ func (w *world) inferStat(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Ca
 	}
 	kind := statKind(st)
 	switch kind {
-	case vfs.S_IFREG, vfs.S_IFDIR:
+	case vfs.S_IFREG, vfs.S_IFDIR, vfs.S_IFIFO, vfs.S_IFSOCK:
 	case vfs.S_IFLNK:
 		if nofollow(nr, c) {
 			w.inferLink(w.abs(t, dirfd, c.Path), st)

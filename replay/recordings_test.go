@@ -209,3 +209,83 @@ func TestTraceLayerOutputReplays(t *testing.T) {
 		})
 	}
 }
+
+// TestFifoRecording: a program's pipe, socketpair, FIFO and device node
+// (fifo.c) replays clean: the model answers ESPIPE for lseek, pread and
+// fadvise64 on the FIFO, S_IFIFO with size 0 for its stat, F_GETPIPE_SZ and
+// the socketpair's O_RDWR F_GETFL as Linux, and makes the calls' fds itself.
+func TestFifoRecording(t *testing.T) {
+	rep := replayClean(t, Options{}, recordings+"fifo.strace")
+	for _, n := range []string{"pipe2", "socketpair", "mknodat", "lseek", "fadvise64", "fcntl"} {
+		require.Positive(t, rep.Syscalls[n].Calls, n)
+		require.Zero(t, rep.NotModelled[n], n)
+	}
+	for k := range rep.Skipped {
+		require.NotContains(t, k, "fcntl", k)
+		require.NotContains(t, k, "mknodat", k)
+	}
+}
+
+// TestOpenat2Recording: openat2 calls under each resolve flag (openat2.c)
+// replay clean: their errnos (EXDEV, ELOOP, EAGAIN, EINVAL) and the fds they
+// return, which later calls use.
+func TestOpenat2Recording(t *testing.T) {
+	rep := replayClean(t, Options{}, recordings+"openat2.strace")
+	require.EqualValues(t, 10, rep.Syscalls["openat2"].Calls)
+	require.Zero(t, rep.NotModelled["openat2"])
+	for k := range rep.Skipped {
+		require.NotContains(t, k, "openat2", k)
+	}
+}
+
+// TestXattrUtimesRecording: reading xattrs (getxattr ENODATA, listxattr 0) and
+// utime, utimes and futimesat (xattr-utimes.c) replay clean and are modelled.
+func TestXattrUtimesRecording(t *testing.T) {
+	rep := replayClean(t, Options{}, recordings+"xattr-utimes.strace")
+	for _, n := range []string{"getxattr", "lgetxattr", "fgetxattr", "listxattr", "flistxattr", "llistxattr", "utime", "utimes", "futimesat"} {
+		require.Positive(t, rep.Syscalls[n].Calls, n)
+		require.Zero(t, rep.NotModelled[n], n)
+	}
+	for k := range rep.Skipped {
+		require.True(t, strings.HasPrefix(k, "mmap") || strings.HasPrefix(k, "munmap"), k)
+	}
+}
+
+// TestOFDGetlkRecording: an F_OFD_GETLK that found a conflicting OFD lock
+// shows l_pid=-1, the kernel's answer; rebuilt as the query (l_pid 0) it
+// replays clean instead of failing with EINVAL (ofd-getlk.c).
+func TestOFDGetlkRecording(t *testing.T) {
+	rep := replayClean(t, Options{}, recordings+"ofd-getlk.strace")
+	require.EqualValues(t, 5, rep.Syscalls["fcntl"].Calls)
+	for k := range rep.Skipped {
+		require.NotContains(t, k, "fcntl", k)
+	}
+}
+
+// TestFifoBeforeTrace: a FIFO the trace did not make but stat shows is
+// inferred as a FIFO, so opening it, lseek (ESPIPE) and fstat (S_IFIFO, size
+// 0) answer as recorded; the bytes read from it are the recording's answer.
+func TestFifoBeforeTrace(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "fifo.strace")
+	trace := `1 newfstatat(AT_FDCWD, "/w/ff", {st_mode=S_IFIFO|0644, st_size=0, ...}, 0) = 0
+1 openat(AT_FDCWD, "/w/ff", O_RDONLY|O_NONBLOCK) = 3
+1 lseek(3, 0, SEEK_CUR) = -1 ESPIPE (Illegal seek)
+1 read(3, "abc", 64) = 3
+1 fstat(3, {st_mode=S_IFIFO|0644, st_size=0, ...}) = 0
+1 fcntl(3, F_GETPIPE_SZ) = 65536
+1 close(3) = 0
+`
+	require.NoError(t, os.WriteFile(p, []byte(trace), 0o644))
+	rep := replayClean(t, Options{}, p)
+	require.EqualValues(t, 6, rep.Verified, "all but the read, whose bytes are the recording's")
+	require.Empty(t, rep.Skipped)
+}
+
+// TestPipeAroundInheritedFd: pipe2 returned fds 3 and 5 because fd 4 was
+// inherited (pipe-inherited.c run with 4</dev/null); replay infers fd 4 as
+// it does for an open, so the model's fds are the recorded ones.
+func TestPipeAroundInheritedFd(t *testing.T) {
+	rep := replayClean(t, Options{}, recordings+"pipe-inherited.strace")
+	require.EqualValues(t, 1, rep.Syscalls["pipe2"].Calls)
+	require.EqualValues(t, 1, rep.Syscalls["socketpair"].Calls)
+}

@@ -474,7 +474,8 @@ type closeKey struct{ pid, line int }
 
 func newReplayer(opts Options, pl *plan) (*replayer, error) {
 	fs := vfs.New(opts.FS...)
-	var kopts []sim.Option
+	// One goroutine replays every task: a lock or pipe wait would never end.
+	kopts := []sim.Option{sim.WithLockWait(false)}
 	if opts.Device != nil {
 		kopts = append(kopts, sim.WithDevice(opts.Device))
 	}

@@ -109,8 +109,8 @@ func isProcFd(abs string) bool {
 // isExt reports whether ino was inferred (external state).
 func (w *world) isExt(ino *vfs.Inode) bool { return ino != nil && w.ext[ino.Ino()] != nil }
 
-// ensure makes abs exist with the given type (S_IFREG, S_IFDIR or S_IFLNK with
-// target) when the model does not have it, creating missing parents as
+// ensure makes abs exist with the given type (S_IFREG, S_IFDIR, S_IFIFO,
+// S_IFSOCK, or S_IFLNK with target) when the model does not have it, creating missing parents as
 // directories. It never re-creates a path the trace removed, and never changes what
 // the trace itself made. It returns the inode abs names, or nil.
 func (w *world) ensure(abs string, kind uint32, target string) *vfs.Inode {
@@ -170,6 +170,10 @@ func (w *world) ensure(abs string, kind uint32, target string) *vfs.Inode {
 			}
 		case kind == vfs.S_IFLNK:
 			if target == "" || root.Symlink(target, cur) != nil {
+				return nil
+			}
+		case kind == vfs.S_IFIFO || kind == vfs.S_IFSOCK:
+			if root.Mknod(cur, kind, 0o644, 0) != nil {
 				return nil
 			}
 		default:

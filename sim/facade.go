@@ -842,3 +842,43 @@ func (p *Process) IoDestroy(ctx AioContext) error {
 	c.Args[0] = int64(ctx)
 	return errOf(p.do(c))
 }
+
+// Pipe2 is pipe2(2): the read end in fds[0], the write end in fds[1].
+func (p *Process) Pipe2(fds *[2]int, flags int) error {
+	var v [2]int32
+	c := p.call(SYS_PIPE2)
+	c.Args[1], c.Obj = int64(flags), &v
+	err := errOf(p.do(c))
+	if err == nil {
+		fds[0], fds[1] = int(v[0]), int(v[1])
+	}
+	return err
+}
+
+// Socketpair is socketpair(2).
+func (p *Process) Socketpair(domain, typ, proto int) (fds [2]int, err error) {
+	var v [2]int32
+	c := p.call(SYS_SOCKETPAIR)
+	c.Args[0], c.Args[1], c.Args[2], c.Obj = int64(domain), int64(typ), int64(proto), &v
+	if err = errOf(p.do(c)); err == nil {
+		fds[0], fds[1] = int(v[0]), int(v[1])
+	}
+	return fds, err
+}
+
+// Mknodat is mknodat(2); dev as x/sys/unix's Mkdev gives it.
+func (p *Process) Mknodat(dirfd int, path string, mode uint32, dev int) error {
+	c := p.call(SYS_MKNODAT)
+	c.Path = path
+	c.Args[0], c.Args[2], c.Args[3] = int64(dirfd), int64(mode), int64(dev)
+	return errOf(p.do(c))
+}
+
+// Openat2 is x/sys/unix's Openat2: openat2(2) with a struct open_how of 24 bytes.
+func (p *Process) Openat2(dirfd int, path string, how *unix.OpenHow) (fd int, err error) {
+	c := p.call(SYS_OPENAT2)
+	c.Path, c.Obj = path, how
+	c.Args[0], c.Args[3] = int64(dirfd), 24
+	r := p.do(c)
+	return int(r.Ret), errOf(r)
+}

@@ -111,6 +111,12 @@ type Kernel struct {
 	locks lockTable
 	aio   aioTable
 	mm    mmTable
+
+	// pipeMu guards fifos (the pipe of each open FIFO) and pipeInos (the
+	// st_ino of the last pipe or socket made); see sys_pipe.go.
+	pipeMu   sync.Mutex
+	fifos    map[*vfs.Inode]*pipe
+	pipeInos uint64
 }
 
 // Option configures New.
@@ -133,7 +139,8 @@ func WithCostModel(m CostModel) Option {
 func WithNofile(n int) Option { return func(k *Kernel) { k.nofileDefault = int64(n) } }
 
 // WithLockWait says what a blocking lock request (F_SETLKW, F_OFD_SETLKW, flock
-// without LOCK_NB) does when it conflicts and no deadlock is detected. With true
+// without LOCK_NB) does when it conflicts and no deadlock is detected, and what a
+// read, write or FIFO open that would wait for a pipe's peer does (sys_pipe.go). With true
 // (the default) the calling goroutine blocks until the conflicting lock goes away,
 // as the thread would on Linux: another goroutine (thread) must release it. With
 // false the call fails at once with EINTR, the errno Linux returns when a signal

@@ -73,8 +73,10 @@ const (
 //     needs read access and a write lock write access (EBADF). See recordLock for
 //     the order. F_SETLKW: EDEADLK when waiting would close a cycle of POSIX
 //     lock owners (as Linux's detection, 10 steps deep); otherwise see WithLockWait.
-//   - F_SETOWN, F_GETOWN, F_SETSIG, F_GETSIG, leases, F_NOTIFY, pipe sizes, seals
-//     and write hints are accepted and return 0 (not modelled).
+//   - F_GETPIPE_SZ, F_SETPIPE_SZ: a pipe's or FIFO's capacity (pipeSize); EBADF
+//     for anything else.
+//   - F_SETOWN, F_GETOWN, F_SETSIG, F_GETSIG, leases, F_NOTIFY, seals and write
+//     hints are accepted and return 0 (not modelled).
 //   - any other cmd is EINVAL.
 func (k *Kernel) sysFcntl(c *Call) Result {
 	return k.fcntlFd(c.Task, int(c.Args[0]), c.Args[1], c.Args[2], c.Obj)
@@ -136,8 +138,10 @@ func (k *Kernel) fcntl(t *Task, fd int, f *File, cmd, arg int64, obj any) Result
 			return Fail(syscall.EFAULT)
 		}
 		return k.recordLock(t, f, int(cmd), lk)
+	case fGetpipeSz, fSetpipeSz:
+		return pipeSize(f, cmd == fSetpipeSz, arg)
 	case fSetown, fGetown, fSetsig, fGetsig, fSetownEx, fGetownEx, fGetownerUids,
-		fSetlease, fGetlease, fNotify, fSetpipeSz, fGetpipeSz, fAddSeals, fGetSeals,
+		fSetlease, fGetlease, fNotify, fAddSeals, fGetSeals,
 		fGetRwHint, fSetRwHint, fGetFileRwHnt, fSetFileRwHnt:
 		return Result{}
 	}

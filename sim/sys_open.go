@@ -48,8 +48,8 @@ const (
 // O_TMPFILE makes an unnamed file in the directory (see openTmpfile).
 //
 // Not modelled: permissions (the caller is root), O_PATH
-// beyond "an fd that can neither read nor write", O_NOCTTY, O_ASYNC signals,
-// RESOLVE_* (openat2 is not modelled).
+// beyond "an fd that can neither read nor write", O_NOCTTY, O_ASYNC signals.
+// openat2 and its RESOLVE_* flags: sys_openat2.go.
 func (k *Kernel) sysOpenat(c *Call, dirfd int, flags64 int64, mode uint32) Result {
 	return k.openat(c.Task, dirfd, c.Path, flags64, mode)
 }
@@ -146,6 +146,11 @@ func (k *Kernel) openFile(t *Task, dirfd int, path string, flags int, mode uint3
 			return nil, e
 		}
 	}
+	return k.openFileIn(t, dir, path, flags, mode)
+}
+
+// openFileIn is openFile of path relative to dir (or absolute).
+func (k *Kernel) openFileIn(t *Task, dir *vfs.Inode, path string, flags int, mode uint32) (*File, syscall.Errno) {
 	if flags&oTmpfile != 0 {
 		return k.openTmpfile(t, dir, path, flags, mode)
 	}
@@ -163,6 +168,12 @@ func (k *Kernel) openFile(t *Task, dirfd int, path string, flags int, mode uint3
 	}
 	f := newFileFor(t, ino, flags)
 	f.errseq = errseq
+	if m := ino.Mode() & vfs.S_IFMT; flags&oPath == 0 && m != vfs.S_IFREG && m != vfs.S_IFDIR && m != vfs.S_IFLNK {
+		if e := k.openSpecial(f, ino, flags); e != 0 {
+			f.decRef()
+			return nil, e
+		}
+	}
 	return f, 0
 }
 

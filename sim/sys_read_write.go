@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"slices"
 	"syscall"
 	"unsafe"
 
@@ -199,14 +200,14 @@ func (k *Kernel) dioFailWrite(ino *vfs.Inode, off, n int64) {
 // offset moves by what a non-positional read returned.
 func (k *Kernel) readFile(f *File, p []byte, off int64, positional bool) Result {
 	fl := f.flags.Load()
+	if s := f.special; s != nil && positional && !s.Seekable() {
+		return Fail(syscall.ESPIPE) // FMODE_PREAD is checked first (ksys_pread64)
+	}
 	if !readableFlags(fl) {
 		return Fail(syscall.EBADF)
 	}
 	if s := f.special; s != nil {
-		if positional && !s.Seekable() {
-			return Fail(syscall.ESPIPE)
-		}
-		n, e := s.Read(p)
+		n, e := specialRead(f, s, p, true)
 		if e != 0 {
 			return Fail(e)
 		}
@@ -265,14 +266,14 @@ func writeMode(fl uint32) vfs.WriteMode {
 }
 
 func (k *Kernel) writeFile(f *File, p []byte, off int64, positional bool) Result {
+	if s := f.special; s != nil && positional && !s.Seekable() {
+		return Fail(syscall.ESPIPE) // FMODE_PWRITE is checked first (ksys_pwrite64)
+	}
 	if !f.writable() {
 		return Fail(syscall.EBADF)
 	}
 	if s := f.special; s != nil {
-		if positional && !s.Seekable() {
-			return Fail(syscall.ESPIPE)
-		}
-		n, e := s.Write(p)
+		n, e := specialWrite(f, s, p)
 		if e != 0 {
 			return Fail(e)
 		}
@@ -420,7 +421,7 @@ func (k *Kernel) readv(c *Call, f *File, positional bool, off, rwf int64) Result
 		}
 		var total int64
 		for _, b := range c.Iov {
-			n, e := f.special.Read(b)
+			n, e := specialRead(f, f.special, b, total == 0)
 			if e != 0 {
 				if total > 0 {
 					break
@@ -519,9 +520,18 @@ func (k *Kernel) writev(c *Call, f *File, positional bool, off, rwf int64) Resul
 		if e := rwfErr(rwf); e != 0 && iovLen(c.Iov) > 0 {
 			return Fail(e)
 		}
+		if isPipeEnd(f.special) && len(c.Iov) > 1 {
+			// pipe_write takes the iovecs as one write: PIPE_BUF atomicity
+			// is of their total.
+			n, e := specialWrite(f, f.special, slices.Concat(c.Iov...))
+			if e != 0 {
+				return Fail(e)
+			}
+			return Result{Ret: int64(n)}
+		}
 		var total int64
 		for _, b := range c.Iov {
-			n, e := f.special.Write(b)
+			n, e := specialWrite(f, f.special, b)
 			if e != 0 {
 				if total > 0 {
 					break

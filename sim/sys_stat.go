@@ -27,6 +27,16 @@ func fillStat(st *unix.Stat_t, s *vfs.Stat) {
 
 // statFile fills s for what f refers to.
 func (k *Kernel) statFile(f *File, s *vfs.Stat) {
+	if f.ino != nil {
+		f.ino.Stat(s)
+		return
+	}
+	if e, ok := f.special.(*pipeEnd); ok {
+		// pipefs and sockfs: no size, the time of the call's clock is not kept.
+		*s = vfs.Stat{Dev: 0xe, Ino: e.ino, Mode: e.mode, Nlink: 1, Blksize: 4096,
+			Atime: Epoch, Mtime: Epoch, Ctime: Epoch}
+		return
+	}
 	if f.special != nil {
 		*s = vfs.Stat{Dev: 5, Ino: 1, Mode: f.special.Mode(), Nlink: 1, Rdev: f.special.Rdev(), Blksize: 4096,
 			Atime: Epoch, Mtime: Epoch, Ctime: Epoch}

@@ -163,7 +163,7 @@ func (k *Kernel) sysFallocate(c *Call) Result {
 }
 
 // sysFadvise implements fadvise64(2) (Args: fd, offset, len, advice): EBADF, ESPIPE
-// for pipes, EINVAL for an unknown advice or a negative length. POSIX_FADV_DONTNEED
+// for pipes and FIFOs, EINVAL for an unknown advice or a negative length. POSIX_FADV_DONTNEED
 // starts writeback of the range's dirty pages (generic_fadvise:
 // __filemap_fdatawrite_range, WB_SYNC_NONE), which the model applies to the
 // extent tree only (vfs.Kernel.StartWriteback); the other advice changes no
@@ -171,8 +171,8 @@ func (k *Kernel) sysFallocate(c *Call) Result {
 // page cache and the file's read-ahead (timeModel.fadvise).
 func (k *Kernel) sysFadvise(c *Call) Result {
 	return c.Task.withFile(int(c.Args[0]), func(f *File) Result {
-		if f.special != nil && !f.special.Seekable() {
-			return Fail(syscall.ESPIPE)
+		if f.special != nil && f.statMode()&vfs.S_IFMT == vfs.S_IFIFO {
+			return Fail(syscall.ESPIPE) // S_ISFIFO; a socket has advice checked, no effect
 		}
 		if c.Args[2] < 0 || c.Args[3] < 0 || c.Args[3] > 5 {
 			return Fail(syscall.EINVAL)

@@ -202,3 +202,35 @@ func parseACL(v []byte) (perm uint32, empty bool, e syscall.Errno) {
 	}
 	return perm, false, 0
 }
+
+// sysGetxattr implements getxattr(2) (follow), lgetxattr(2) and, with byFd,
+// fgetxattr(2): Path (or Args[0], the fd), the name in Path2, the buffer in Buf
+// (its size Args[3]). The model keeps no attribute: an ACL name is ENODATA
+// (an access ACL that the permission bits express is not kept on ext4 either;
+// a default or extended one is not modelled), EOPNOTSUPP on a symlink; other
+// names EOPNOTSUPP (see the top of the file). ERANGE for an empty name or one
+// over 255 bytes, E2BIG for a size over 65536 is not checked: no value is copied.
+func (k *Kernel) sysGetxattr(c *Call, follow, byFd bool) Result {
+	name := c.Path2
+	if len(name) == 0 || len(name) > xattrNameMax {
+		return Fail(syscall.ERANGE)
+	}
+	ino, done, e := k.xattrTarget(c, follow, byFd)
+	switch {
+	case e != 0:
+		return Fail(e)
+	case done:
+		return Result{}
+	case name != aclAccess && name != aclDefault, ino.IsSymlink():
+		return Fail(syscall.EOPNOTSUPP)
+	}
+	return Fail(syscall.ENODATA)
+}
+
+// sysListxattr implements listxattr(2), llistxattr(2) and flistxattr(2) (Path
+// or Args[0]; the buffer in Buf, its size Args[2]): the model keeps no
+// attribute, so the list is empty (0), after the path or fd is resolved.
+func (k *Kernel) sysListxattr(c *Call, follow, byFd bool) Result {
+	_, _, e := k.xattrTarget(c, follow, byFd)
+	return errResult(e)
+}

@@ -179,6 +179,9 @@ const (
 	EndsGroup
 	// SetsNofile: the call may change RLIMIT_NOFILE, the bound of new fds.
 	SetsNofile
+	// NewFds: a successful call stores two new fds, the lowest free, in an
+	// int[2] (Call.Obj *[2]int32): pipe, pipe2, socketpair.
+	NewFds
 )
 
 // Flag sets of the table.
@@ -212,6 +215,16 @@ var (
 		{unix.AT_SYMLINK_NOFOLLOW, "AT_SYMLINK_NOFOLLOW"}, {unix.AT_NO_AUTOMOUNT, "AT_NO_AUTOMOUNT"},
 		{unix.AT_EMPTY_PATH, "AT_EMPTY_PATH"}, {unix.AT_STATX_FORCE_SYNC, "AT_STATX_FORCE_SYNC"},
 		{unix.AT_STATX_DONT_SYNC, "AT_STATX_DONT_SYNC"}}}
+	// statxMask: the masks made of others first, as strace prints them.
+	statxMask = &FlagSet{Names: []FlagName{
+		{unix.STATX_ALL, "STATX_ALL"}, {unix.STATX_BASIC_STATS, "STATX_BASIC_STATS"},
+		{unix.STATX_TYPE, "STATX_TYPE"}, {unix.STATX_MODE, "STATX_MODE"}, {unix.STATX_NLINK, "STATX_NLINK"},
+		{unix.STATX_UID, "STATX_UID"}, {unix.STATX_GID, "STATX_GID"}, {unix.STATX_ATIME, "STATX_ATIME"},
+		{unix.STATX_MTIME, "STATX_MTIME"}, {unix.STATX_CTIME, "STATX_CTIME"}, {unix.STATX_INO, "STATX_INO"},
+		{unix.STATX_SIZE, "STATX_SIZE"}, {unix.STATX_BLOCKS, "STATX_BLOCKS"}, {unix.STATX_BTIME, "STATX_BTIME"},
+		{unix.STATX_MNT_ID, "STATX_MNT_ID"}, {unix.STATX_DIOALIGN, "STATX_DIOALIGN"},
+		{0x4000, "STATX_MNT_ID_UNIQUE"}, {0x8000, "STATX_SUBVOL"}, {0x10000, "STATX_WRITE_ATOMIC"},
+		{0x20000, "STATX_DIO_READ_ALIGN"}}}
 	rwf = &FlagSet{Names: []FlagName{
 		{unix.RWF_HIPRI, "RWF_HIPRI"}, {unix.RWF_DSYNC, "RWF_DSYNC"}, {unix.RWF_SYNC, "RWF_SYNC"},
 		{unix.RWF_NOWAIT, "RWF_NOWAIT"}, {unix.RWF_APPEND, "RWF_APPEND"}}}
@@ -241,6 +254,29 @@ var (
 		{unix.MAP_EXECUTABLE, "MAP_EXECUTABLE"}, {unix.MAP_LOCKED, "MAP_LOCKED"}, {unix.MAP_NORESERVE, "MAP_NORESERVE"},
 		{unix.MAP_POPULATE, "MAP_POPULATE"}, {unix.MAP_NONBLOCK, "MAP_NONBLOCK"}, {unix.MAP_STACK, "MAP_STACK"},
 		{unix.MAP_HUGETLB, "MAP_HUGETLB"}, {unix.MAP_SYNC, "MAP_SYNC"}, {unix.MAP_FIXED_NOREPLACE, "MAP_FIXED_NOREPLACE"}}}
+	// ResolveFlags are openat2(2)'s resolve flags, in strace's order.
+	ResolveFlags = &FlagSet{Names: []FlagName{
+		{unix.RESOLVE_NO_XDEV, "RESOLVE_NO_XDEV"}, {unix.RESOLVE_NO_MAGICLINKS, "RESOLVE_NO_MAGICLINKS"},
+		{unix.RESOLVE_NO_SYMLINKS, "RESOLVE_NO_SYMLINKS"}, {unix.RESOLVE_BENEATH, "RESOLVE_BENEATH"},
+		{unix.RESOLVE_IN_ROOT, "RESOLVE_IN_ROOT"}, {resolveCached, "RESOLVE_CACHED"}}}
+	memfdFlags = &FlagSet{Names: []FlagName{
+		{mfdCloexec, "MFD_CLOEXEC"}, {mfdAllowSealing, "MFD_ALLOW_SEALING"}, {mfdHugetlb, "MFD_HUGETLB"},
+		{mfdNoexecSeal, "MFD_NOEXEC_SEAL"}, {mfdExec, "MFD_EXEC"}}}
+	spliceFlags = &FlagSet{Names: []FlagName{
+		{spliceMove, "SPLICE_F_MOVE"}, {spliceNonblock, "SPLICE_F_NONBLOCK"}, {spliceMore, "SPLICE_F_MORE"},
+		{spliceGift, "SPLICE_F_GIFT"}}}
+	pipeFlags = &FlagSet{Names: []FlagName{
+		{unix.O_NONBLOCK, "O_NONBLOCK"}, {unix.O_DIRECT, "O_DIRECT"}, {unix.O_CLOEXEC, "O_CLOEXEC"}}}
+	// mknodModes: the file type; the permission bits follow as an octal number.
+	mknodModes = &FlagSet{Names: []FlagName{
+		{unix.S_IFREG, "S_IFREG"}, {unix.S_IFCHR, "S_IFCHR"}, {unix.S_IFBLK, "S_IFBLK"},
+		{unix.S_IFIFO, "S_IFIFO"}, {unix.S_IFSOCK, "S_IFSOCK"}}}
+	sockDomains = &FlagSet{Style: FlagsOne, Base: 10, Names: []FlagName{
+		{unix.AF_UNIX, "AF_UNIX"}, {unix.AF_INET, "AF_INET"}, {unix.AF_INET6, "AF_INET6"}}}
+	// sockTypes: the type (those made of others first), then SOCK_CLOEXEC and SOCK_NONBLOCK.
+	sockTypes = &FlagSet{Names: []FlagName{
+		{unix.SOCK_SEQPACKET, "SOCK_SEQPACKET"}, {unix.SOCK_RAW, "SOCK_RAW"}, {unix.SOCK_STREAM, "SOCK_STREAM"}, {unix.SOCK_DGRAM, "SOCK_DGRAM"},
+		{unix.SOCK_CLOEXEC, "SOCK_CLOEXEC"}, {unix.SOCK_NONBLOCK, "SOCK_NONBLOCK"}}}
 	msyncFlags = &FlagSet{Names: []FlagName{
 		{unix.MS_ASYNC, "MS_ASYNC"}, {unix.MS_INVALIDATE, "MS_INVALIDATE"}, {unix.MS_SYNC, "MS_SYNC"}}}
 	rlimits = &FlagSet{Style: FlagsOne, Base: 10, Names: []FlagName{
@@ -291,7 +327,7 @@ type row struct {
 // its layout (the fds and results replay and the interposers must follow).
 var rows = []row{
 	// sys_read_write.go
-	{SYS_READ, (*Kernel).sysRead, Supported, "sys_read_write.go; special files (pipes, sockets) answer as told",
+	{SYS_READ, (*Kernel).sysRead, Supported, "sys_read_write.go; pipes and FIFOs as sys_pipe.go; objects not modelled (sockets) answer as told",
 		args(aFd, aOut, aCount), RetCount, Data | FastPath},
 	{SYS_WRITE, (*Kernel).sysWrite, Supported, "sys_read_write.go; RLIMIT_FSIZE/SIGXFSZ not modelled",
 		args(aFd, aIn, aCount), RetCount, Data | FastPath},
@@ -320,7 +356,12 @@ var rows = []row{
 		args(aFd, aPtr, aFd, aPtr, aInt, aInt), RetCount, Data | Custom},
 	{SYS_SENDFILE, (*Kernel).sysSendfile, Supported, "sys_copy.go",
 		args(aFd, aFd, aPtr, aInt), RetCount, Data | Custom},
-	{SYS_SPLICE, nil, NotModelled, "", args(aFd, aPtr, aFd, aPtr, aInt, aInt), RetCount, Data | Custom},
+	// sys_splice.go: a pipe on one side at least; offsets as copy_file_range's
+	{SYS_SPLICE, (*Kernel).sysSplice, Partial, "sys_splice.go; an offset given is not written back",
+		args(aFd, aPtr, aFd, aPtr, aInt, flags(spliceFlags)), RetCount, Data | Custom},
+	{SYS_TEE, (*Kernel).sysTee, Supported, "sys_splice.go", args(aFd, aFd, aInt, flags(spliceFlags)), RetCount, Data},
+	{SYS_VMSPLICE, (*Kernel).sysVmsplice, Supported, "sys_splice.go; as writev or readv on the pipe",
+		args(aFd, aInIov, aCount, flags(spliceFlags)), RetCount, Data},
 
 	// sys_open.go
 	{SYS_OPEN, func(k *Kernel, c *Call) Result { return k.sysOpenat(c, atFdcwd, c.Args[1], uint32(c.Args[2])) },
@@ -334,14 +375,16 @@ var rows = []row{
 	}, Supported, "sys_open.go", args(aPath, aMode), RetFd, 0},
 	{SYS_CLOSE, (*Kernel).sysClose, Supported, "sys_open.go; releases POSIX locks of the file held by the process",
 		args(aFd), RetZero, FdTable | ClosesFd},
-	{SYS_OPENAT2, nil, NotModelled, "", args(aDirfd, aPath, aPtr, aInt), RetFd, Custom},
+	// openat2: the flags, mode and resolve flags are a struct open_how (Obj *unix.OpenHow)
+	{SYS_OPENAT2, (*Kernel).sysOpenat2, Supported, "sys_openat2.go; RESOLVE_* as Linux for one file system (NO_XDEV: /proc only); every lookup is cached",
+		args(aDirfd, aPath, aPtr, aInt), RetFd, Custom},
 
 	// sys_seek.go
 	{SYS_LSEEK, (*Kernel).sysLseek, Supported, "sys_seek.go; SEEK_SET/CUR/END/DATA/HOLE; directories as ext4 htree (EOF = LLONG_MAX)",
 		args(aFd, aOff, flags(whence)), RetOffset, FastPath},
 
 	// sys_fcntl.go: the third argument is an int, a flag set or a struct flock by command
-	{SYS_FCNTL, (*Kernel).sysFcntl, Partial, "sys_fcntl.go; FD, FL, DUPFD, record and OFD locks; leases, owners, signals, seals, pipe sizes accepted as no-ops",
+	{SYS_FCNTL, (*Kernel).sysFcntl, Partial, "sys_fcntl.go; FD, FL, DUPFD, record and OFD locks, pipe sizes; leases, owners, signals, seals accepted as no-ops",
 		args(aFd, aInt, aPtr), RetFdOrValue, FdTable | Custom},
 	{SYS_FLOCK, (*Kernel).sysFlock, Supported, "sys_fcntl.go", args(aFd, flags(lockOps)), RetZero, 0},
 
@@ -381,7 +424,7 @@ var rows = []row{
 	{SYS_NEWFSTATAT, func(k *Kernel, c *Call) Result { return k.sysFstatat(c, int(c.Args[0]), c.Path, int(c.Args[3])) },
 		Supported, "sys_stat.go; AT_EMPTY_PATH, AT_SYMLINK_NOFOLLOW", args(aDirfd, aPath, aStat, flags(statAt)), RetZero, 0},
 	{SYS_STATX, (*Kernel).sysStatx, Partial, "sys_stat.go; no btime, no attributes, no DIO alignment fields",
-		args(aDirfd, aPath, flags(statxAt), aInt, Arg{Kind: ArgStatx}), RetZero, 0},
+		args(aDirfd, aPath, flags(statxAt), flags(statxMask), Arg{Kind: ArgStatx}), RetZero, 0},
 	{SYS_ACCESS, func(k *Kernel, c *Call) Result { return k.sysFaccessat(c, atFdcwd, uint32(c.Args[1]), 0) },
 		Supported, "sys_stat.go; as uid 0: R/W always granted, X when some x bit is set",
 		args(aPath, flags(accessModes)), RetZero, 0},
@@ -390,8 +433,11 @@ var rows = []row{
 	{SYS_FACCESSAT2, func(k *Kernel, c *Call) Result {
 		return k.sysFaccessat(c, int(c.Args[0]), uint32(c.Args[2]), int(c.Args[3]))
 	}, Supported, "sys_stat.go", args(aDirfd, aPath, flags(accessModes), flags(accessAt)), RetZero, 0},
-	{SYS_STATFS, nil, NotModelled, "", args(aPath, aPtr), RetZero, Custom},
-	{SYS_FSTATFS, nil, NotModelled, "", args(aFd, aPtr), RetZero, Custom},
+	// sys_statfs.go: struct statfs in Obj (*unix.Statfs_t)
+	{SYS_STATFS, func(k *Kernel, c *Call) Result { return k.sysStatfs(c, false) },
+		Partial, statfsNote, args(aPath, aPtr), RetZero, Custom},
+	{SYS_FSTATFS, func(k *Kernel, c *Call) Result { return k.sysStatfs(c, true) },
+		Partial, statfsNote, args(aFd, aPtr), RetZero, Custom},
 
 	// sys_namespace.go
 	{SYS_UNLINK, func(k *Kernel, c *Call) Result { return k.sysUnlinkat(c, atFdcwd, 0) },
@@ -458,8 +504,21 @@ var rows = []row{
 	// utimensat: a NULL path (futimens) and the times array are decoded by hand.
 	{SYS_UTIMENSAT, (*Kernel).sysUtimensat, Supported, "sys_namespace.go; a NULL path (futimens) is the fd itself, as do_utimes_fd",
 		args(aDirfd, aPath, aPtr, flags(nofollow)), RetZero, Custom},
-	{SYS_MKNOD, nil, NotModelled, "", args(aPath, aMode, aInt), RetZero, 0},
-	{SYS_MKNODAT, nil, NotModelled, "", args(aDirfd, aPath, aMode, aInt), RetZero, 0},
+	// mknod's mode carries the file type (S_IFIFO|0644) and its dev is printed as
+	// makedev(major, minor): decoded by hand.
+	// sys_utime.go: utime's utimbuf and utimes' timevals (Obj) are decoded by hand
+	{SYS_UTIME, (*Kernel).sysUtime, Supported, "sys_utime.go; as utimensat with whole seconds",
+		args(aPath, aPtr), RetZero, Custom},
+	{SYS_UTIMES, func(k *Kernel, c *Call) Result { return k.sysFutimesat(c, atFdcwd) },
+		Supported, "sys_utime.go; as utimensat, microseconds", args(aPath, aPtr), RetZero, Custom},
+	{SYS_FUTIMESAT, func(k *Kernel, c *Call) Result { return k.sysFutimesat(c, int(c.Args[0])) },
+		Supported, "sys_utime.go; as utimes, a NULL path is the fd", args(aDirfd, aPath, aPtr), RetZero, Custom},
+	{SYS_MKNOD, func(k *Kernel, c *Call) Result { return k.sysMknodat(c, atFdcwd, uint32(c.Args[1]), c.Args[2]) },
+		Supported, "sys_pipe.go; FIFOs, device nodes (opening 1:3 and 1:5 only), sockets, regular files",
+		args(aPath, flags(mknodModes), aInt), RetZero, Custom},
+	{SYS_MKNODAT, func(k *Kernel, c *Call) Result {
+		return k.sysMknodat(c, int(c.Args[0]), uint32(c.Args[2]), c.Args[3])
+	}, Supported, "sys_pipe.go; as mknod", args(aDirfd, aPath, flags(mknodModes), aInt), RetZero, Custom},
 
 	// sys_xattr.go: (path or fd, name, value, size, flags); Path2 carries the name
 	{SYS_SETXATTR, func(k *Kernel, c *Call) Result { return k.sysSetxattr(c, true, false) },
@@ -474,10 +533,18 @@ var rows = []row{
 		Partial, acl, args(aPath, aPath2), RetZero, Custom},
 	{SYS_FREMOVEXATTR, func(k *Kernel, c *Call) Result { return k.sysRemovexattr(c, false, true) },
 		Partial, acl, args(aFd, aPath2), RetZero, Custom},
-	{SYS_GETXATTR, nil, NotModelled, "", args(aPath, aPath2, aPtr, aInt), RetCount, Custom},
-	{SYS_LGETXATTR, nil, NotModelled, "", args(aPath, aPath2, aPtr, aInt), RetCount, Custom},
-	{SYS_FGETXATTR, nil, NotModelled, "", args(aFd, aPath2, aPtr, aInt), RetCount, Custom},
-	{SYS_LISTXATTR, nil, NotModelled, "", args(aPath, aPtr, aInt), RetCount, Custom},
+	{SYS_GETXATTR, func(k *Kernel, c *Call) Result { return k.sysGetxattr(c, true, false) },
+		Partial, getxattrNote, args(aPath, aPath2, aPtr, aInt), RetCount, Custom},
+	{SYS_LGETXATTR, func(k *Kernel, c *Call) Result { return k.sysGetxattr(c, false, false) },
+		Partial, getxattrNote, args(aPath, aPath2, aPtr, aInt), RetCount, Custom},
+	{SYS_FGETXATTR, func(k *Kernel, c *Call) Result { return k.sysGetxattr(c, false, true) },
+		Partial, getxattrNote, args(aFd, aPath2, aPtr, aInt), RetCount, Custom},
+	{SYS_LISTXATTR, func(k *Kernel, c *Call) Result { return k.sysListxattr(c, true, false) },
+		Partial, listxattrNote, args(aPath, aPtr, aInt), RetCount, Custom},
+	{SYS_LLISTXATTR, func(k *Kernel, c *Call) Result { return k.sysListxattr(c, false, false) },
+		Partial, listxattrNote, args(aPath, aPtr, aInt), RetCount, Custom},
+	{SYS_FLISTXATTR, func(k *Kernel, c *Call) Result { return k.sysListxattr(c, false, true) },
+		Partial, listxattrNote, args(aFd, aPtr, aInt), RetCount, Custom},
 
 	// sys_mmap.go: addresses are not reproducible; replay rebuilds file mappings only
 	{SYS_MMAP, (*Kernel).sysMmap, Partial, "sys_mmap.go; file mappings only; stores into a shared mapping reach the file at msync/munmap",
@@ -527,18 +594,36 @@ var rows = []row{
 	{SYS_IOCTL, nil, NotModelled, "", args(aFd, aInt, aPtr), RetValue, Custom},
 	{SYS_INOTIFY_ADD_WATCH, nil, NotModelled, "", args(aFd, aPath, aInt), RetValue, 0},
 	{SYS_SOCKET, nil, NotModelled, "", args(aInt, aInt, aInt), RetFd, 0},
+	// sys_pipe.go: the fds come back in an int[2] (Obj *[2]int32)
+	{SYS_PIPE, func(k *Kernel, c *Call) Result { c.Args[1] = 0; return k.sysPipe2(c) },
+		Supported, "sys_pipe.go; capacity 65536, PIPE_BUF atomic writes, EPIPE without readers (no SIGPIPE)",
+		args(aPtr), RetZero, Custom | NewFds},
+	{SYS_PIPE2, (*Kernel).sysPipe2, Supported, "sys_pipe.go; as pipe; O_DIRECT (packet mode) is a stream",
+		args(aPtr, flags(pipeFlags)), RetZero, Custom | NewFds},
+	{SYS_SOCKETPAIR, (*Kernel).sysSocketpair, Partial, "sys_pipe.go; AF_UNIX as two crossed pipes, O_RDWR ends; datagrams are a stream",
+		args(flags(sockDomains), flags(sockTypes), aInt, aPtr), RetZero, Custom | NewFds},
 	{SYS_ACCEPT, nil, NotModelled, "", args(aFd, aPtr, aPtr), RetFd, Custom},
 	{SYS_ACCEPT4, nil, NotModelled, "", args(aFd, aPtr, aPtr, aInt), RetFd, Custom},
 	{SYS_EVENTFD, nil, NotModelled, "", args(aInt), RetFd, 0},
 	{SYS_EVENTFD2, nil, NotModelled, "", args(aInt, aInt), RetFd, 0},
 	{SYS_EPOLL_CREATE, nil, NotModelled, "", args(aInt), RetFd, 0},
 	{SYS_EPOLL_CREATE1, nil, NotModelled, "", args(aInt), RetFd, 0},
-	{SYS_MEMFD_CREATE, nil, NotModelled, "", args(aPath, aInt), RetFd, 0},
+	{SYS_MEMFD_CREATE, (*Kernel).sysMemfdCreate, Partial, "sys_memfd.go; an unnamed file of the model's file system (its blocks count against the capacity); no hugetlbfs",
+		args(aPath, flags(memfdFlags)), RetFd, 0},
 	{SYS_TIMERFD_CREATE, nil, NotModelled, "", args(aInt, aInt), RetFd, 0},
 	{SYS_SIGNALFD4, nil, NotModelled, "", args(aFd, aPtr, aInt, aInt), RetFd, Custom},
 	{SYS_INOTIFY_INIT1, nil, NotModelled, "", args(aInt), RetFd, 0},
 	{SYS_PIDFD_OPEN, nil, NotModelled, "", args(aInt, aInt), RetFd, 0},
 }
+
+// statfsNote is the support note of statfs and fstatfs.
+const statfsNote = "sys_statfs.go; ext4's f_type, the capacity (WithCapacity, else 1 TiB) and blocks used; pipefs, sockfs"
+
+// Support notes of the xattr calls that read.
+const (
+	getxattrNote  = "sys_xattr.go; no attribute is kept: POSIX ACL names ENODATA, others EOPNOTSUPP"
+	listxattrNote = "sys_xattr.go; no attribute is kept: an empty list"
+)
 
 // acl is the support note of the xattr calls that sys_xattr.go models.
 const acl = "sys_xattr.go; POSIX access ACLs set the permission bits, default ACLs are checked but not applied to new files, other names EOPNOTSUPP"

@@ -27,6 +27,12 @@ func (k *Kernel) dispatch(c *Call) Result {
 		return k.sysCopyFileRange(c)
 	case SYS_SENDFILE:
 		return k.sysSendfile(c)
+	case SYS_SPLICE:
+		return k.sysSplice(c)
+	case SYS_TEE:
+		return k.sysTee(c)
+	case SYS_VMSPLICE:
+		return k.sysVmsplice(c)
 	case SYS_OPEN:
 		return k.sysOpenat(c, atFdcwd, c.Args[1], uint32(c.Args[2]))
 	case SYS_OPENAT:
@@ -35,6 +41,8 @@ func (k *Kernel) dispatch(c *Call) Result {
 		return k.sysOpenat(c, atFdcwd, syscall.O_CREAT|syscall.O_WRONLY|syscall.O_TRUNC, uint32(c.Args[1]))
 	case SYS_CLOSE:
 		return k.sysClose(c)
+	case SYS_OPENAT2:
+		return k.sysOpenat2(c)
 	case SYS_FCNTL:
 		return k.sysFcntl(c)
 	case SYS_FLOCK:
@@ -84,6 +92,10 @@ func (k *Kernel) dispatch(c *Call) Result {
 		return k.sysFaccessat(c, int(c.Args[0]), uint32(c.Args[2]), 0)
 	case SYS_FACCESSAT2:
 		return k.sysFaccessat(c, int(c.Args[0]), uint32(c.Args[2]), int(c.Args[3]))
+	case SYS_STATFS:
+		return k.sysStatfs(c, false)
+	case SYS_FSTATFS:
+		return k.sysStatfs(c, true)
 	case SYS_UNLINK:
 		return k.sysUnlinkat(c, atFdcwd, 0)
 	case SYS_UNLINKAT:
@@ -142,6 +154,16 @@ func (k *Kernel) dispatch(c *Call) Result {
 		return k.sysFchown(c)
 	case SYS_UTIMENSAT:
 		return k.sysUtimensat(c)
+	case SYS_UTIME:
+		return k.sysUtime(c)
+	case SYS_UTIMES:
+		return k.sysFutimesat(c, atFdcwd)
+	case SYS_FUTIMESAT:
+		return k.sysFutimesat(c, int(c.Args[0]))
+	case SYS_MKNOD:
+		return k.sysMknodat(c, atFdcwd, uint32(c.Args[1]), c.Args[2])
+	case SYS_MKNODAT:
+		return k.sysMknodat(c, int(c.Args[0]), uint32(c.Args[2]), c.Args[3])
 	case SYS_SETXATTR:
 		return k.sysSetxattr(c, true, false)
 	case SYS_LSETXATTR:
@@ -154,6 +176,18 @@ func (k *Kernel) dispatch(c *Call) Result {
 		return k.sysRemovexattr(c, false, false)
 	case SYS_FREMOVEXATTR:
 		return k.sysRemovexattr(c, false, true)
+	case SYS_GETXATTR:
+		return k.sysGetxattr(c, true, false)
+	case SYS_LGETXATTR:
+		return k.sysGetxattr(c, false, false)
+	case SYS_FGETXATTR:
+		return k.sysGetxattr(c, false, true)
+	case SYS_LISTXATTR:
+		return k.sysListxattr(c, true, false)
+	case SYS_LLISTXATTR:
+		return k.sysListxattr(c, false, false)
+	case SYS_FLISTXATTR:
+		return k.sysListxattr(c, false, true)
 	case SYS_MMAP:
 		return k.sysMmap(c)
 	case SYS_MUNMAP:
@@ -200,6 +234,15 @@ func (k *Kernel) dispatch(c *Call) Result {
 		return k.sysRlimit(c)
 	case SYS_PRLIMIT64:
 		return k.sysRlimit(c)
+	case SYS_PIPE:
+		c.Args[1] = 0
+		return k.sysPipe2(c)
+	case SYS_PIPE2:
+		return k.sysPipe2(c)
+	case SYS_SOCKETPAIR:
+		return k.sysSocketpair(c)
+	case SYS_MEMFD_CREATE:
+		return k.sysMemfdCreate(c)
 	}
 	return ok(0)
 }

@@ -1,6 +1,10 @@
 package strace
 
-import "syscall"
+import (
+	"syscall"
+
+	"github.com/iosim/iosim/sim"
+)
 
 // Linux x86_64 values of the symbolic constants strace prints in the
 // arguments of file-related calls. Signal names (SIGCHLD in clone flags) are
@@ -23,6 +27,13 @@ var constList = []struct {
 	{"AT_SYMLINK_FOLLOW", 0x400}, {"AT_NO_AUTOMOUNT", 0x800}, {"AT_EMPTY_PATH", 0x1000},
 	{"AT_STATX_SYNC_AS_STAT", 0}, {"AT_STATX_FORCE_SYNC", 0x2000}, {"AT_STATX_DONT_SYNC", 0x4000},
 	{"AT_RECURSIVE", 0x8000},
+	// splice(2), tee(2), vmsplice(2)
+	{"SPLICE_F_MOVE", 0x1}, {"SPLICE_F_NONBLOCK", 0x2}, {"SPLICE_F_MORE", 0x4}, {"SPLICE_F_GIFT", 0x8},
+	// memfd_create(2)
+	{"MFD_CLOEXEC", 0x1}, {"MFD_ALLOW_SEALING", 0x2}, {"MFD_HUGETLB", 0x4}, {"MFD_NOEXEC_SEAL", 0x8}, {"MFD_EXEC", 0x10},
+	// openat2(2)
+	{"RESOLVE_NO_XDEV", 0x01}, {"RESOLVE_NO_MAGICLINKS", 0x02}, {"RESOLVE_NO_SYMLINKS", 0x04},
+	{"RESOLVE_BENEATH", 0x08}, {"RESOLVE_IN_ROOT", 0x10}, {"RESOLVE_CACHED", 0x20},
 	// lseek(2)
 	{"SEEK_SET", 0}, {"SEEK_CUR", 1}, {"SEEK_END", 2}, {"SEEK_DATA", 3}, {"SEEK_HOLE", 4},
 	// fallocate(2)
@@ -37,6 +48,11 @@ var constList = []struct {
 	{"F_SETLEASE", 1024}, {"F_GETLEASE", 1025}, {"F_NOTIFY", 1026}, {"F_DUPFD_CLOEXEC", 1030},
 	{"F_SETPIPE_SZ", 1031}, {"F_GETPIPE_SZ", 1032}, {"F_ADD_SEALS", 1033}, {"F_GET_SEALS", 1034},
 	{"FD_CLOEXEC", 1}, {"F_RDLCK", 0}, {"F_WRLCK", 1}, {"F_UNLCK", 2},
+	{"F_GET_RW_HINT", 1035}, {"F_SET_RW_HINT", 1036}, {"F_GET_FILE_RW_HINT", 1037}, {"F_SET_FILE_RW_HINT", 1038},
+	{"F_SEAL_SEAL", 0x1}, {"F_SEAL_SHRINK", 0x2}, {"F_SEAL_GROW", 0x4}, {"F_SEAL_WRITE", 0x8},
+	{"F_SEAL_FUTURE_WRITE", 0x10}, {"F_SEAL_EXEC", 0x20},
+	{"DN_ACCESS", 0x1}, {"DN_MODIFY", 0x2}, {"DN_CREATE", 0x4}, {"DN_DELETE", 0x8}, {"DN_RENAME", 0x10},
+	{"DN_ATTRIB", 0x20}, {"DN_MULTISHOT", -0x80000000},
 	// flock(2)
 	{"LOCK_SH", 1}, {"LOCK_EX", 2}, {"LOCK_NB", 4}, {"LOCK_UN", 8},
 	// file modes
@@ -107,6 +123,25 @@ func init() {
 	}
 	for _, c := range constList {
 		constByName[c.name] = c.v
+	}
+	// Every name of the syscall table's flag sets: what strace prints for the
+	// calls the table describes parses (TestTableFlagNamesParse).
+	for _, in := range sim.Syscalls() {
+		for _, a := range in.Args {
+			if a.Flags == nil {
+				continue
+			}
+			for _, n := range a.Flags.Names {
+				if _, ok := constByName[n.Name]; !ok {
+					constByName[n.Name] = n.Value
+				}
+			}
+			if z := a.Flags.Zero; z != "" {
+				if _, ok := constByName[z]; !ok {
+					constByName[z] = 0
+				}
+			}
+		}
 	}
 	errnoByName = make(map[string]int, len(errnoTable))
 	errnoByNum = make(map[int]int, len(errnoTable))

@@ -190,9 +190,9 @@ func materialize(cfg config, nextIno uint64, tick Timespec, rootID uint64, dur d
 		if i := made[id]; i != nil {
 			return i
 		}
-		i := &Inode{fs: nfs, ino: id, mode: d.mode, uid: d.uid, gid: d.gid, atime: d.atime, mtime: d.mtime, ctime: d.ctime, size: d.size, diskSize: d.size, target: d.target}
+		i := &Inode{fs: nfs, ino: id, mode: d.mode, uid: d.uid, gid: d.gid, atime: d.atime, mtime: d.mtime, ctime: d.ctime, size: d.size, diskSize: d.size, target: d.target, rdev: d.rdev}
 		made[id] = i
-		nd := &durInode{mode: d.mode, uid: d.uid, gid: d.gid, atime: d.atime, mtime: d.mtime, ctime: d.ctime, size: d.size, target: d.target}
+		nd := &durInode{mode: d.mode, uid: d.uid, gid: d.gid, atime: d.atime, mtime: d.mtime, ctime: d.ctime, size: d.size, target: d.target, rdev: d.rdev}
 		nfs.dur[id] = nd
 		switch d.mode & S_IFMT {
 		case S_IFREG:

@@ -4,6 +4,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strconv"
 )
 
 // Bookkeeping of what is not yet durable, and the sync primitives. The rules are
@@ -127,6 +128,7 @@ type durInode struct {
 	data                *fileData
 	dataShared          bool // data is shared with a materialised FS: clone before mutating
 	target              string
+	rdev                uint64 // device nodes
 	entries             map[string]uint64
 	links               int    // durable entries naming it
 	gen                 uint64 // FS.durGen when made or copied: shared with snapshots when older
@@ -193,7 +195,7 @@ func (fs *FS) logMeta(kind metaKind, dir *Inode, name string, node *Inode, dir2 
 		op = new(metaOp)
 	}
 	*op = metaOp{seq: fs.nextSeq(), gen: fs.durGen, dir: dir, dir2: dir2, node: node, rec: metaRec{
-		kind: kind, dir: dir.ino, name: name, node: node.ino, name2: name2, mode: node.mode, target: node.target,
+		kind: kind, dir: dir.ino, name: name, node: node.ino, name2: name2, mode: node.mode, target: durTarget(node),
 	}}
 	if dir2 != nil {
 		op.rec.dir2 = dir2.ino
@@ -201,7 +203,7 @@ func (fs *FS) logMeta(kind metaKind, dir *Inode, name string, node *Inode, dir2 
 	if kind == metaExchange {
 		n2 := dir.entries[name]
 		op.node2 = n2
-		op.rec.node2, op.rec.mode2, op.rec.target2 = n2.ino, n2.mode, n2.target
+		op.rec.node2, op.rec.mode2, op.rec.target2 = n2.ino, n2.mode, durTarget(n2)
 	}
 	if kind == metaCreate {
 		node.created = op
@@ -300,7 +302,7 @@ func (fs *FS) durOf(i *Inode) *durInode {
 		if i.nlink == 0 {
 			return nil
 		}
-		d = newDurInode(fs.cfg.blockSize, i.mode, i.target)
+		d = newDurInode(fs.cfg.blockSize, i.mode, durTarget(i))
 		fs.durPut(i.ino, d)
 	}
 	return d
@@ -363,9 +365,22 @@ func (fs *FS) durDelete(id uint64) {
 	fs.durVersion++
 }
 
+// durTarget is the target a durable record of i carries: a symlink's target, a
+// device node's st_rdev in decimal (so that every path that makes records
+// from a mode and a target keeps it), "" for other inodes.
+func durTarget(i *Inode) string {
+	switch i.mode & S_IFMT {
+	case S_IFCHR, S_IFBLK:
+		return strconv.FormatUint(i.rdev, 10)
+	}
+	return i.target
+}
+
 func newDurInode(bs int64, mode uint32, target string) *durInode {
 	d := &durInode{mode: mode, target: target}
 	switch mode & S_IFMT {
+	case S_IFCHR, S_IFBLK:
+		d.rdev, _ = strconv.ParseUint(target, 10, 64)
 	case S_IFREG:
 		d.data = newFileData(bs)
 	case S_IFDIR:

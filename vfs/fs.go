@@ -32,9 +32,13 @@ const (
 // Directory entry types of Dirent.Type, as in <dirent.h>.
 const (
 	DT_UNKNOWN = 0
+	DT_FIFO    = 1
+	DT_CHR     = 2
 	DT_DIR     = 4
+	DT_BLK     = 6
 	DT_REG     = 8
 	DT_LNK     = 10
+	DT_SOCK    = 12
 )
 
 type config struct {
@@ -279,3 +283,29 @@ func (fs *FS) inject(op Op, ino *Inode, path string) Fault {
 	}
 	return fs.cfg.injector.Inject(op, path)
 }
+
+// unlimitedSize is the size Statfs reports for a file system without
+// WithCapacity.
+const unlimitedSize = 1 << 40
+
+// Statfs returns the figures statfs(2) reports in blocks of BlockSize: the
+// size and free blocks (WithCapacity's, else 1 TiB with nothing counted used),
+// and the inode count (one per 16 KiB, ext4's default ratio) and how many of
+// them are free (those numbered past the last one made are).
+func (fs *FS) Statfs() (blocks, free, files, ffree uint64) {
+	fs.lock()
+	defer fs.mu.Unlock()
+	size, used := int64(unlimitedSize), int64(0)
+	if fs.cfg.capacity > 0 {
+		size, used = fs.cfg.capacity, fs.used
+	}
+	bs := fs.cfg.blockSize
+	blocks = uint64(size / bs)
+	free = uint64(max(size-used, 0) / bs)
+	files = uint64(size / 16384)
+	ffree = files - min(files, fs.nextIno-1)
+	return blocks, free, files, ffree
+}
+
+// Dev returns st_dev of the file system's inodes.
+func (fs *FS) Dev() uint64 { return fs.cfg.dev }

@@ -53,7 +53,7 @@ type Dirent struct {
 //     writeback-error cursor the first two take), InFlight;
 //   - a directory's names, each path relative to the directory as an "at"
 //     call's dirfd: Open, Resolve, Mkdir, Rmdir, Unlink, Rename, Link, LinkFrom,
-//     Symlink, Readlink, Tmpfile, Dirents.
+//     Symlink, Readlink, Tmpfile, Mknod, Dirents; Rdev of a device node.
 //
 // Kernel returns the hooks that only a model of the syscall layer needs (ext4's
 // O_DIRECT flushes, a failed write's truncation, the release of delayed blocks,
@@ -81,6 +81,7 @@ type Inode struct {
 	blocksOK   bool              // no data change since (mutateData clears it)
 	dataShared bool              // data is shared with another FS: clone before mutating
 	target     string            // symlinks
+	rdev       uint64            // device nodes: st_rdev, fixed at mknod
 	entries    map[string]*Inode // directories
 	parent     *Inode            // directories: the directory holding it (root: itself)
 	rmdired    bool              // directories: removed by rmdir, which set i_size to 0
@@ -174,7 +175,7 @@ func (i *Inode) Stat(st *Stat) {
 func (i *Inode) statLocked(st *Stat) {
 	*st = Stat{
 		Dev: i.fs.cfg.dev, Ino: i.ino, Mode: i.mode, Nlink: i.nlink, Uid: i.uid, Gid: i.gid,
-		Size: i.size, Blksize: i.fs.cfg.blockSize,
+		Rdev: i.rdev, Size: i.size, Blksize: i.fs.cfg.blockSize,
 		Atime: i.atime, Mtime: i.mtime, Ctime: i.ctime,
 	}
 	switch i.mode & S_IFMT {
@@ -277,6 +278,14 @@ func dtype(mode uint32) uint8 {
 		return DT_LNK
 	case S_IFREG:
 		return DT_REG
+	case S_IFIFO:
+		return DT_FIFO
+	case S_IFCHR:
+		return DT_CHR
+	case S_IFBLK:
+		return DT_BLK
+	case S_IFSOCK:
+		return DT_SOCK
 	}
 	return DT_UNKNOWN
 }

@@ -544,6 +544,53 @@ func (dir *Inode) Symlink(target, path string) error {
 	return nil
 }
 
+// Mknod creates path (relative to dir) as a special file, as mknodat(2): mode's
+// file type is S_IFIFO, S_IFCHR, S_IFBLK, S_IFSOCK, or S_IFREG (or 0) for an
+// empty regular file; rdev is the device number of a device node (ignored for
+// the other types). perm has had the umask applied. A FIFO, device node or
+// socket has no data and size 0. Errors: EPERM for S_IFDIR and EINVAL for
+// another type (may_mknod), then those of creating a name (EEXIST, ENOENT,
+// ENOTDIR...).
+func (dir *Inode) Mknod(path string, mode uint32, perm uint32, rdev uint64) error {
+	typ := mode & S_IFMT
+	switch typ {
+	case 0:
+		typ = S_IFREG
+	case S_IFREG, S_IFIFO, S_IFCHR, S_IFBLK, S_IFSOCK:
+	case S_IFDIR:
+		return EPERM
+	default:
+		return EINVAL
+	}
+	fs := dir.fs
+	fs.lock()
+	defer fs.mu.Unlock()
+	links := 0
+	parent, name, trailing, err := fs.walkParent(dir, path, &links)
+	if err != nil {
+		return err
+	}
+	if err := filenameCreate(parent, name); err != nil {
+		return err
+	}
+	if trailing {
+		return ENOENT
+	}
+	if f := fs.faultAt(OpCreate, parent, name); f.Errno != 0 {
+		return f.Errno
+	}
+	ino := fs.newChild(parent, typ|perm&0o7777)
+	if typ == S_IFCHR || typ == S_IFBLK {
+		ino.rdev = rdev
+	}
+	fs.linkLocked(parent, name, ino)
+	fs.logMeta(metaCreate, parent, name, ino, nil, "")
+	return nil
+}
+
+// Rdev returns the device number of a device node (0 for other inodes).
+func (i *Inode) Rdev() uint64 { return i.rdev }
+
 // Readlink returns the target of the symlink path names, as readlinkat(2)
 // (EINVAL when it is not a symlink).
 func (dir *Inode) Readlink(path string) (string, error) {
