@@ -157,8 +157,22 @@ func (fs *FS) RemoveAll(p string) error {
 	return fs.Remove(p)
 }
 
-// Rename renames oldname to newname, as os.Rename.
+// Rename renames oldname to newname exactly as os.Rename does on Linux: where
+// newname (not following a final symlink) is a directory it refuses with
+// EEXIST without renaming (an oldname that does not resolve reports that
+// error instead; a directory renamed onto itself by another name is allowed),
+// where rename(2) would replace an empty directory; otherwise it is
+// rename(2). Errors are *os.LinkError holding a bare syscall.Errno.
 func (fs *FS) Rename(oldname, newname string) error {
+	if ni, err := fs.root.Resolve(newname, false); err == nil && ni.IsDir() {
+		oi, err := fs.root.Resolve(oldname, false)
+		if err != nil {
+			return &os.LinkError{Op: "rename", Old: oldname, New: newname, Err: err}
+		}
+		if newname == oldname || oi != ni {
+			return &os.LinkError{Op: "rename", Old: oldname, New: newname, Err: syscall.EEXIST}
+		}
+	}
 	err := fs.root.Rename(oldname, fs.root, newname, 0)
 	if err != nil {
 		return &os.LinkError{Op: "rename", Old: oldname, New: newname, Err: err}

@@ -1076,8 +1076,9 @@ func treeBlocksFor(n int64) int64 {
 // last insertion's merge-up sees the final count. NB: the count assumes
 // physical contiguity (see Extents): when ext4 places logically adjacent
 // extents apart it may take a leaf the model does not, and keep it after the
-// fragments are gone; and trees deeper than one level are approximated
-// (treeBlocksFor).
+// fragments are gone; trees deeper than one level are approximated
+// (treeBlocksFor); and the merge-up is upstream ext4's: some hosts' ext4
+// keeps the leaf (internal/ext4host probes which kind a test runs on).
 func (d *fileData) Blocks() int64 {
 	d.settleTree()
 	w, u := d.AllocatedBlocks()

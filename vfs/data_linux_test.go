@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"unsafe"
 
@@ -14,7 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 	"pgregory.net/rapid"
 
-	"github.com/iosim/iosim/internal/ext4probe"
+	"github.com/iosim/iosim/internal/ext4host"
 )
 
 // Differential tests of fileData against the real kernel: the same operations
@@ -37,6 +36,14 @@ import (
 // the kernel's extent count (from FIEMAP) has equalled the model's at every
 // step; otherwise st_blocks is checked as 8 × allocated blocks + 8 × (0 or 1
 // tree blocks).
+//
+// Host facts. The directory is on ext4 with 4 KiB blocks (else the tests
+// skip). Whether this ext4 pulls a one-leaf extent tree back into the inode
+// as upstream ext4 does is probed first (ext4host.Probe, logged); where it
+// keeps the leaf, the tree blocks are compared with ext4host's TreeAgrees,
+// which allows exactly that leaf. Allocated blocks (from FIEMAP), the map of
+// written, unwritten and hole blocks, the SEEK answers and the bytes do not
+// depend on the host and are compared exactly everywhere.
 //
 // Set IOSIM_EXT4_DIR to choose the directory; IOSIM_LONG=1 runs more sequences.
 
@@ -262,16 +269,12 @@ func modelMap(d *fileData, nblocks int64) string {
 
 // pair runs the same operations on the kernel and on the model.
 type pair struct {
-	k         *kfile
-	d         *fileData
-	size      int64
-	nblocks   int64 // blocks compared in allocation maps
-	extentsOK bool  // kernel and model extent counts agreed at every step
-	// leafKept: this host's ext4 keeps a one-leaf extent tree where writeback
-	// inserts an extent that leaves four (ext4probe.MergesUpAtWriteback is
-	// false), where the model gives it back to the inode: the kernel's
-	// st_blocks may then hold one tree block more than the model's.
-	leafKept   bool
+	k          *kfile
+	d          *fileData
+	size       int64
+	nblocks    int64 // blocks compared in allocation maps
+	extentsOK  bool  // kernel and model extent counts agreed at every step
+	host       ext4host.Facts
 	history    []string
 	extraSeeks []int64
 	lastExt    string // the kernel's extents after the last step, for messages
@@ -289,31 +292,21 @@ func fmtExtents(ext []fiemapExtent) string {
 	return b.String()
 }
 
-func newPair(dir, name string, nblocks int64) (*pair, error) {
+func newPair(dir, name string, nblocks int64, host ext4host.Facts) (*pair, error) {
 	k, err := newKfile(dir, name)
 	if err != nil {
 		return nil, err
 	}
-	merges, err := mergesUpAtWriteback(dir)
-	if err != nil {
-		return nil, err
-	}
-	return &pair{k: k, d: newFileData(0), nblocks: nblocks, extentsOK: true, leafKept: !merges}, nil
+	return &pair{k: k, d: newFileData(0), nblocks: nblocks, extentsOK: true, host: host}, nil
 }
 
-// mergesUps memoises ext4probe.MergesUpAtWriteback per directory.
-var mergesUps sync.Map
-
-func mergesUpAtWriteback(dir string) (bool, error) {
-	if v, ok := mergesUps.Load(dir); ok {
-		return v.(bool), nil
-	}
-	m, err := ext4probe.MergesUpAtWriteback(dir)
-	if err != nil {
-		return false, err
-	}
-	mergesUps.Store(dir, m)
-	return m, nil
+// probeHost runs ext4host.Probe in dir and logs what it found.
+func probeHost(t testing.TB, dir string) ext4host.Facts {
+	t.Helper()
+	f, err := ext4host.Probe(dir)
+	require.NoError(t, err)
+	t.Log(f)
+	return f
 }
 
 func (p *pair) applyModel(o dop) {
@@ -394,9 +387,7 @@ func (p *pair) step(o dop) []string {
 		fail("extents: kernel %d %s, model %d", kext, p.lastExt, p.d.Extents())
 	}
 	switch ktree, mtree := st.Blocks-8*kalloc, mblocks-8*(mw+mu); {
-	case p.extentsOK && p.leafKept && ktree != mtree && ktree != mtree+8:
-		fail("st_blocks = %d, model %d: %d tree sectors, model %d (this host keeps a leaf at writeback: the kernel may hold one more) (extents: kernel %d %s, model %d)", st.Blocks, mblocks, ktree, mtree, kext, p.lastExt, p.d.Extents())
-	case p.extentsOK && !p.leafKept && st.Blocks != mblocks:
+	case p.extentsOK && !p.host.TreeAgrees(ktree/8, mtree/8, kext):
 		fail("st_blocks = %d, model %d (extents: kernel %d %s, model %d)", st.Blocks, mblocks, kext, p.lastExt, p.d.Extents())
 	case !p.extentsOK && ktree != 0 && ktree != 8:
 		fail("st_blocks = %d: %d tree sectors", st.Blocks, ktree)
@@ -456,9 +447,11 @@ func (p *pair) requireStep(t testing.TB, o dop) bool {
 }
 
 // TestDataKernelScenarios runs fixed sequences whose outcome ext4 makes
-// deterministic and requires exact agreement, st_blocks included.
+// deterministic and requires exact agreement, st_blocks included (tree blocks
+// as ext4host's TreeAgrees allows on a host that keeps a one-leaf tree).
 func TestDataKernelScenarios(t *testing.T) {
 	dir := ext4Dir(t)
+	host := probeHost(t, dir)
 	const B = 4096
 	w := func(off, n int64) dop { return dop{Kind: dWrite, Off: off, N: n, Fill: 'a' + byte(off/B%26)} }
 	z := func(off, n int64) dop { return dop{Kind: dWriteZero, Off: off, N: n} }
@@ -517,7 +510,7 @@ func TestDataKernelScenarios(t *testing.T) {
 			// Blocks allocated by different writebacks are usually, not always,
 			// physically contiguous; retry until a run is conclusive.
 			for try := 0; try < 10; try++ {
-				if runScenario(t, dir, sc.nblocks, sc.ops) {
+				if runScenario(t, dir, sc.nblocks, sc.ops, host) {
 					return
 				}
 			}
@@ -526,8 +519,8 @@ func TestDataKernelScenarios(t *testing.T) {
 	}
 }
 
-func runScenario(t *testing.T, dir string, nblocks int64, ops []dop) bool {
-	p, err := newPair(dir, "f", nblocks)
+func runScenario(t *testing.T, dir string, nblocks int64, ops []dop, host ext4host.Facts) bool {
+	p, err := newPair(dir, "f", nblocks, host)
 	require.NoError(t, err)
 	defer p.k.close()
 	p.extraSeeks = []int64{gib - 1, gib, 2 * gib, 512 * mib, 104869888}
@@ -577,24 +570,25 @@ func (p *pair) stepSparse(t testing.TB, o dop) {
 // TestDataKernelRapid runs random operation sequences on both sides.
 func TestDataKernelRapid(t *testing.T) {
 	dir := ext4Dir(t)
+	host := probeHost(t, dir)
 	rounds := 1 // of rapid's -rapid.checks sequences (100 by default)
 	if os.Getenv("IOSIM_LONG") != "" {
 		rounds = 20
 	}
 	var seqs, exact int
 	for range rounds {
-		kernelRapid(t, dir, &seqs, &exact)
+		kernelRapid(t, dir, host, &seqs, &exact)
 	}
 	t.Logf("%d sequences, %d with st_blocks compared exactly at every step (the rest: allocator placement)", seqs, exact)
 }
 
-func kernelRapid(t *testing.T, dir string, seqs, exact *int) {
+func kernelRapid(t *testing.T, dir string, host ext4host.Facts, seqs, exact *int) {
 	const B = 4096
 	const nblocks = 72 // spans three 32-block chunks
 	n := 0
 	rapid.Check(t, func(t *rapid.T) {
 		n++
-		p, err := newPair(dir, fmt.Sprintf("r%d", n%4), nblocks)
+		p, err := newPair(dir, fmt.Sprintf("r%d", n%4), nblocks, host)
 		if err != nil {
 			t.Fatal(err)
 		}
