@@ -233,6 +233,34 @@ func Parse(r io.Reader, name string) ([]*Job, error) {
 	return jobs, nil
 }
 
+// Notes are what the model assumes about jobs that their file does not say,
+// one line each (the command prints them as note: lines).
+func Notes(jobs []*Job) []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(s string) {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	for _, j := range jobs {
+		switch j.IOEngine {
+		case "mmap":
+			add(fmt.Sprintf("job %s: ioengine=mmap: the memcpy to or from the mapping costs no virtual time; the page faults it would take are not modelled (mmap, msync and munmap are)", j.Name))
+		case "posixaio":
+			add(fmt.Sprintf("job %s: ioengine=posixaio: glibc's aio thread is modelled as one thread that takes each request at once (no thread start-up or wake-up time)", j.Name))
+		}
+		if j.Hipri {
+			add(fmt.Sprintf("job %s: hipri: RWF_HIPRI is passed on; the model polls no completion queue, so it costs the same as without", j.Name))
+		}
+		if j.ZipfTheta > 0 || j.NoRandomMap {
+			add(fmt.Sprintf("job %s: the random offsets follow fio's distribution but not fio's generator: the blocks drawn differ from a real fio run with the same randseed", j.Name))
+		}
+	}
+	return out
+}
+
 // binary reports whether a line holds what no job file does: a byte that is
 // not UTF-8 or a control character other than tab and carriage return, with
 // its column (from 1) and value.
