@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
+	"github.com/iosim/iosim/device"
 	"github.com/iosim/iosim/sim"
 	"github.com/iosim/iosim/vfs"
 )
@@ -247,4 +248,27 @@ func TestNotes(t *testing.T) {
 	require.Contains(t, n[1], "job a: ioengine=posixaio")
 	require.Contains(t, n[2], "job z: the random offsets follow fio's distribution")
 	require.Contains(t, n[3], "job h: hipri")
+}
+
+// On a profile with a latency spread, an O_DIRECT random read's percentiles
+// differ as a device's do, and the same profile and job give the same JSON.
+func TestLatencySpreadInJSON(t *testing.T) {
+	out := func() []byte {
+		p, err := device.Lookup("nvme")
+		require.NoError(t, err)
+		k := sim.New(vfs.New(), sim.WithLockWait(false), sim.WithDevice(p))
+		res, err := Run(k, k, parse(t, "[r]\nrw=randread\nbs=4k\nsize=4m\ndirect=1\n"), Options{})
+		require.NoError(t, err)
+		var b bytes.Buffer
+		require.NoError(t, WriteJSON(&b, res))
+		return b.Bytes()
+	}
+	a := out()
+	require.Equal(t, a, out(), "the same seed gives the same bytes")
+	js, err := ReadJSON(bytes.NewReader(a))
+	require.NoError(t, err)
+	clat := js.Jobs[0].Read.ClatNs
+	require.Less(t, clat.Percentile[PercentileKey(50)], clat.Percentile[PercentileKey(99)])
+	require.Less(t, clat.Percentile[PercentileKey(1)], clat.Percentile[PercentileKey(50)])
+	require.Greater(t, clat.Stddev, 0.0)
 }
