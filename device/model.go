@@ -1,6 +1,9 @@
 package device
 
-import "math"
+import (
+	"math"
+	"math/rand/v2"
+)
 
 // Op is a device command.
 type Op uint8
@@ -48,6 +51,10 @@ type Model struct {
 	cached    bool    // writes are in the volatile cache, not yet destaged
 	tags      []int64 // completion of the last QueueDepth commands, a ring
 	tag       int     // the ring's oldest entry
+	// Latency spread: lognormal sigma of reads and programs (0: constant),
+	// and the generator of the draws.
+	readSigma, progSigma float64
+	rng                  *rand.Rand
 }
 
 // NewModel returns the model of d, idle at time 0 with the head at address 0.
@@ -63,7 +70,43 @@ func NewModel(d *Device) *Model {
 	}
 	m.units = make([]int64, n)
 	m.tags = make([]int64, max(d.QueueDepth, 1))
+	if d.Kind == SSD || d.Kind == NVMe {
+		m.readSigma = lognormalSigma(d.ReadUs, d.ReadP99Us)
+		m.progSigma = lognormalSigma(d.ProgramUs, d.ProgramP99Us)
+		if m.readSigma > 0 || m.progSigma > 0 {
+			m.rng = rand.New(rand.NewPCG(d.LatencySeed, 0x6c6174656e6379))
+		}
+	}
 	return m
+}
+
+// z99 is the standard normal's 99th percentile.
+const z99 = 2.3263478740408408
+
+// maxTailRatio bounds p99/mean of a lognormal: exp(z99^2/2).
+var maxTailRatio = math.Exp(z99 * z99 / 2)
+
+// lognormalSigma returns the sigma of the lognormal with the given mean and
+// 99th percentile (0 when p99 is 0 or not above the mean): from
+// ln(p99/mean) = z99*sigma - sigma^2/2, the smaller root.
+func lognormalSigma(mean, p99 float64) float64 {
+	if !(mean > 0) || !(p99 > mean) {
+		return 0
+	}
+	disc := z99*z99 - 2*math.Log(p99/mean)
+	if disc <= 0 {
+		return z99
+	}
+	return z99 - math.Sqrt(disc)
+}
+
+// draw returns a latency of mean meanNs spread by sigma (lognormal, mean
+// kept), or meanNs when sigma is 0.
+func (m *Model) draw(meanNs int64, sigma float64) int64 {
+	if sigma == 0 || meanNs == 0 {
+		return meanNs
+	}
+	return int64(float64(meanNs) * math.Exp(sigma*m.rng.NormFloat64()-sigma*sigma/2))
 }
 
 // transfer is the time to move n bytes at rate mbs (10^6 bytes/s).
@@ -209,9 +252,9 @@ func (m *Model) submitFlash(at int64, op Op, addr, n int64) (start, done int64) 
 		}
 	}
 	start = max(at, m.units[u])
-	lat, bw := us(d.ReadUs), d.ReadMBs
+	lat, bw := m.draw(us(d.ReadUs), m.readSigma), d.ReadMBs
 	if op != Read {
-		lat, bw = us(d.ProgramUs), d.WriteMBs
+		lat, bw = m.draw(us(d.ProgramUs), m.progSigma), d.WriteMBs
 		if op == WriteFUA {
 			lat += us(d.FUAUs)
 		}

@@ -62,6 +62,15 @@ type Device struct {
 	ReadUs      float64 `toml:"read_us"`    // one page read, queue depth 1
 	ProgramUs   float64 `toml:"program_us"` // one page program (write reaching flash)
 	Parallelism int     `toml:"parallelism"`
+	// Service-time spread (flash). A command's read or program latency is
+	// drawn from a lognormal distribution whose mean is read_us (program_us)
+	// and whose 99th percentile is read_p99_us (program_p99_us); 0 keeps the
+	// latency constant. The draws come from a generator seeded with
+	// latency_seed, in the order the commands reach the device, so the same
+	// profile and the same calls give the same latencies.
+	ReadP99Us    float64 `toml:"read_p99_us"`
+	ProgramP99Us float64 `toml:"program_p99_us"`
+	LatencySeed  uint64  `toml:"latency_seed"`
 }
 
 // CPU is what the kernel's own work costs: the numbers belong to a processor, not
@@ -175,6 +184,24 @@ func (p *Profile) Validate() error {
 	for _, f := range nonneg {
 		if f.v < 0 || math.IsNaN(f.v) || math.IsInf(f.v, 0) {
 			return bad(f.key, "must not be negative")
+		}
+	}
+	for _, t := range []struct {
+		key, meanKey string
+		p99, mean    float64
+	}{{"device.read_p99_us", "device.read_us", d.ReadP99Us, d.ReadUs}, {"device.program_p99_us", "device.program_us", d.ProgramP99Us, d.ProgramUs}} {
+		switch {
+		case t.p99 == 0:
+		case !(t.p99 > 0) || math.IsInf(t.p99, 0):
+			return bad(t.key, "must not be negative")
+		case d.Kind == HDD || d.Kind == RAM:
+			return bad(t.key, "is a flash device's (ssd, nvme) latency spread")
+		case !(t.mean > 0):
+			return bad(t.key, fmt.Sprintf("needs %s, the mean it spreads around", t.meanKey))
+		case t.p99 < t.mean:
+			return bad(t.key, fmt.Sprintf("%g is below the mean %s=%g", t.p99, t.meanKey, t.mean))
+		case t.p99 >= t.mean*maxTailRatio:
+			return bad(t.key, fmt.Sprintf("%g is %.1f times the mean %s=%g; a lognormal's 99th percentile is less than %.1f times its mean", t.p99, t.p99/t.mean, t.meanKey, t.mean, maxTailRatio))
 		}
 	}
 	if d.LogicalSector&(d.LogicalSector-1) != 0 {

@@ -17,7 +17,8 @@
 //	directory   where files are (default /)
 //	numjobs     clones of the job, each a process of its own (default 1)
 //	iodepth     I/Os in flight for libaio (default 1)
-//	ioengine    sync | psync | libaio (default psync)
+//	ioengine    sync | psync | pvsync2 | libaio | posixaio | mmap (default psync)
+//	hipri       pvsync2: RWF_HIPRI on every preadv2/pwritev2 (fio's engine option)
 //	direct      O_DIRECT (default 0); buffered=0 is direct=1
 //	sync        O_SYNC (sync=1 or sync=sync; sync=dsync opens with O_DSYNC)
 //	fsync       fsync every N writes (0: never)
@@ -29,6 +30,13 @@
 //	randseed    seed of the random offsets (default 0x89, as fio's randrepeat)
 //	io_size     bytes of I/O per job when other than size (io_limit): more wraps around the file
 //	thinktime   user-level work between a job's I/Os (virtual time; microseconds by default), sync engines
+//	group_reporting  one report per group (all jobs here: no stonewall), clones summed
+//	ramp_time   run this long before counting (virtual time; seconds by default); runtime follows it
+//	rate        bytes/s per direction, "R" or "R,W" (an empty part: no limit); the job waits in virtual time
+//	rate_iops   I/Os per second per direction, as rate
+//	norandommap random offsets drawn with repetition, not each block once
+//	random_distribution  random | zipf:THETA (fio's lib/zipf.c; THETA > 0, not 1)
+//	verify      crc32c (crc32c-intel) | 0 | none: a write job reads back every block it wrote and checks it
 //	zero_buffers  write zeros (default: fio fills its buffers with random data, the model with a non-zero pattern)
 //	name, description   accepted, no effect on the run
 //
@@ -44,6 +52,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -79,6 +88,15 @@ type Job struct {
 	// zero_buffers), which the model stores without buffers (a laid-out
 	// file costs no memory for its data).
 	ZeroBuffers bool
+
+	GroupReporting bool
+	RampTime       time.Duration
+	Rate           [2]int64 // bytes/s, read and write (0: no limit)
+	RateIOPS       [2]int64 // I/Os per second, read and write (0: no limit)
+	NoRandomMap    bool
+	ZipfTheta      float64 // random_distribution=zipf:THETA (0: uniform)
+	Verify         string  // "" or "crc32c"
+	Hipri          bool    // pvsync2's RWF_HIPRI
 }
 
 // IOBytes is how many bytes the job issues: io_size, or size.
@@ -196,11 +214,51 @@ func Parse(r io.Reader, name string) ([]*Job, error) {
 		if j.ThinkTime > 0 && j.IOEngine == "libaio" {
 			return nil, &Error{File: name, Line: j.Line, Option: "thinktime", Msg: fmt.Sprintf("job %s: thinktime is supported with the sync and psync engines only", j.Name)}
 		}
-		if j.IODepth > 1 && j.IOEngine != "libaio" {
+		if j.Hipri && j.IOEngine != "pvsync2" {
+			return nil, &Error{File: name, Line: j.Line, Option: "hipri", Msg: fmt.Sprintf("job %s: hipri is an option of ioengine=pvsync2 (fio refuses it with %s)", j.Name, j.IOEngine)}
+		}
+		if j.Verify != "" && j.Reads() {
+			return nil, &Error{File: name, Line: j.Line, Option: "verify", Msg: fmt.Sprintf("job %s: verify is supported for rw=write and rw=randwrite only (the model checks what a write job wrote)", j.Name)}
+		}
+		if j.Verify != "" && j.TimeBased {
+			return nil, &Error{File: name, Line: j.Line, Option: "verify", Msg: fmt.Sprintf("job %s: verify with time_based is not supported (fio verifies a size-based write)", j.Name)}
+		}
+		if j.IODepth > 1 && j.IOEngine == "posixaio" {
+			return nil, &Error{File: name, Line: j.Line, Option: "iodepth", Msg: fmt.Sprintf("job %s: iodepth=%d with posixaio is not supported: the model runs posixaio's thread one request at a time (iodepth=1)", j.Name, j.IODepth)}
+		}
+		if j.IODepth > 1 && j.IOEngine != "libaio" && j.IOEngine != "posixaio" {
 			return nil, &Error{File: name, Line: j.Line, Option: "iodepth", Msg: fmt.Sprintf("job %s: iodepth=%d needs an async engine (ioengine=libaio); %s does one I/O at a time", j.Name, j.IODepth, j.IOEngine)}
 		}
 	}
 	return jobs, nil
+}
+
+// Notes are what the model assumes about jobs that their file does not say,
+// one line each (the command prints them as note: lines).
+func Notes(jobs []*Job) []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(s string) {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	for _, j := range jobs {
+		switch j.IOEngine {
+		case "mmap":
+			add(fmt.Sprintf("job %s: ioengine=mmap: the memcpy to or from the mapping costs no virtual time; the page faults it would take are not modelled (mmap, msync and munmap are)", j.Name))
+		case "posixaio":
+			add(fmt.Sprintf("job %s: ioengine=posixaio: glibc's aio thread is modelled as one thread that takes each request at once (no thread start-up or wake-up time)", j.Name))
+		}
+		if j.Hipri {
+			add(fmt.Sprintf("job %s: hipri: RWF_HIPRI is passed on; the model polls no completion queue, so it costs the same as without", j.Name))
+		}
+		if j.ZipfTheta > 0 || j.NoRandomMap {
+			add(fmt.Sprintf("job %s: the random offsets follow fio's distribution but not fio's generator: the blocks drawn differ from a real fio run with the same randseed", j.Name))
+		}
+	}
+	return out
 }
 
 // binary reports whether a line holds what no job file does: a byte that is
@@ -277,10 +335,10 @@ func set(j *Job, key, val string) error {
 		}
 	case "ioengine":
 		switch val {
-		case "sync", "psync", "libaio":
+		case "sync", "psync", "pvsync2", "libaio", "posixaio", "mmap":
 			j.IOEngine = val
 		default:
-			return fmt.Errorf("unsupported engine %q (want sync, psync or libaio)", val)
+			return fmt.Errorf("unsupported engine %q (want sync, psync, pvsync2, libaio, posixaio or mmap)", val)
 		}
 	case "direct", "buffered":
 		b, e := boolOpt(val)
@@ -309,7 +367,7 @@ func set(j *Job, key, val string) error {
 		} else {
 			j.Fdatasync = n
 		}
-	case "end_fsync", "time_based", "zero_buffers":
+	case "end_fsync", "time_based", "zero_buffers", "group_reporting", "norandommap", "hipri":
 		b, e := boolOpt(val)
 		if e != nil {
 			return e
@@ -319,6 +377,12 @@ func set(j *Job, key, val string) error {
 			j.EndFsync = b
 		case "time_based":
 			j.TimeBased = b
+		case "group_reporting":
+			j.GroupReporting = b
+		case "norandommap":
+			j.NoRandomMap = b
+		case "hipri":
+			j.Hipri = b
 		default:
 			j.ZeroBuffers = b
 		}
@@ -335,6 +399,40 @@ func set(j *Job, key, val string) error {
 		}
 	case "runtime", "timeout":
 		j.Runtime, err = ParseTime(val)
+	case "ramp_time":
+		j.RampTime, err = ParseTime(val)
+	case "rate", "rate_iops":
+		var v [2]int64
+		if v, err = parseRate(val, key == "rate_iops"); err != nil {
+			return err
+		}
+		if key == "rate" {
+			j.Rate = v
+		} else {
+			j.RateIOPS = v
+		}
+	case "random_distribution":
+		switch {
+		case val == "random":
+			j.ZipfTheta = 0
+		case strings.HasPrefix(val, "zipf:"):
+			th, e := strconv.ParseFloat(strings.TrimPrefix(val, "zipf:"), 64)
+			if e != nil || !(th > 0) || th == 1 || math.IsInf(th, 0) {
+				return fmt.Errorf("want zipf:THETA with THETA > 0 and not 1 (fio's zipf), got %q", val)
+			}
+			j.ZipfTheta = th
+		default:
+			return fmt.Errorf("unsupported distribution %q (want random or zipf:THETA)", val)
+		}
+	case "verify":
+		switch val {
+		case "0", "none":
+			j.Verify = ""
+		case "crc32c", "crc32c-intel":
+			j.Verify = "crc32c"
+		default:
+			return fmt.Errorf("unsupported verify %q (want crc32c, crc32c-intel, 0 or none)", val)
+		}
 	case "thinktime":
 		j.ThinkTime, err = parseTime(val, time.Microsecond)
 	case "io_size", "io_limit":
@@ -353,6 +451,37 @@ func set(j *Job, key, val string) error {
 		return err
 	}
 	return nil
+}
+
+// parseRate reads fio's rate= or rate_iops= value: one number for both
+// directions, or READ,WRITE where an empty part leaves that direction unlimited.
+func parseRate(val string, iops bool) ([2]int64, error) {
+	var out [2]int64
+	parts := strings.Split(val, ",")
+	if len(parts) > 2 {
+		return out, fmt.Errorf("want RATE or READRATE,WRITERATE, got %q", val)
+	}
+	for i, s := range parts {
+		s = strings.TrimSpace(s)
+		if s == "" {
+			continue
+		}
+		var n int64
+		var err error
+		if iops {
+			n, err = strconv.ParseInt(s, 10, 64)
+		} else {
+			n, err = ParseSize(s)
+		}
+		if err != nil || n < 0 {
+			return out, fmt.Errorf("want a rate such as 10m or 1000 (or READ,WRITE), got %q", val)
+		}
+		out[i] = n
+	}
+	if len(parts) == 1 {
+		out[1] = out[0]
+	}
+	return out, nil
 }
 
 func boolOpt(v string) (bool, error) {

@@ -23,8 +23,8 @@ import (
 // fileCalls are the calls compared per job file: the ones a job makes on its
 // file once it has opened it (io_getevents names no file, and how many a real
 // run makes depends on timing).
-var fileCalls = []string{"openat", "read", "write", "pread64", "pwrite64", "fsync", "fdatasync",
-	"fadvise64", "fallocate", "ftruncate", "io_submit", "close"}
+var fileCalls = []string{"openat", "read", "write", "pread64", "pwrite64", "preadv2", "pwritev2", "fsync", "fdatasync",
+	"fadvise64", "fallocate", "ftruncate", "io_submit", "mmap", "close"}
 
 // TestRealFioSameCalls runs each job file of testdata/realfio with the real
 // fio under strace and on the model, and requires, per job, the same counts
@@ -114,13 +114,15 @@ func jsonCounts(j JSONJob) map[string]int64 {
 var straceCall = regexp.MustCompile(`^(?:\d+ +)?([a-z0-9_]+)\((.*)$`)
 
 // straceFileCalls counts, by name, the calls of trace (strace -f -y) on the
-// file at path (named base relative to the working directory) from the last
-// open of it on: the job's open for its I/O, after any layout.
+// file at path (named base relative to the working directory) from the open
+// after the last layout open (O_WRONLY) on: the job's calls for its I/O, and
+// for verify= the open and reads of its verify phase.
 func straceFileCalls(t *testing.T, trace, path, base string) map[string]int64 {
 	f, err := os.Open(trace)
 	require.NoError(t, err)
 	defer f.Close()
 	var calls []string
+	layout := false // between a layout's open and the job's
 	onFile := "<" + path + ">"
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
@@ -132,12 +134,16 @@ func straceFileCalls(t *testing.T, trace, path, base string) map[string]int64 {
 		args := m[2]
 		if m[1] == "openat" {
 			if strings.Contains(args, `"`+base+`"`) || strings.Contains(args, `"`+path+`"`) {
-				calls = calls[:0] // a later open starts the job's calls afresh
+				layout = strings.Contains(args, "O_WRONLY")
+				if layout {
+					calls = calls[:0] // a layout: the job's calls start after it
+					continue
+				}
 				calls = append(calls, m[1])
 			}
 			continue
 		}
-		if strings.Contains(args, onFile) {
+		if !layout && strings.Contains(args, onFile) {
 			calls = append(calls, m[1])
 		}
 	}

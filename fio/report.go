@@ -6,6 +6,8 @@ import (
 	"io"
 	"math"
 	"strconv"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // Percentiles are fio's default percentile_list: the keys of clat_ns.percentile.
@@ -94,10 +96,49 @@ func dirJSON(d Dir, runtime int64) JSONDir {
 	return out
 }
 
-// ToJSON converts results to fio's JSON shape.
+// Grouped applies group_reporting: a result whose job has group_reporting
+// joins the entry before it when that entry's job has group_reporting too
+// (every job is in group 0: there is no stonewall or new_group), and the
+// entry then sums them as fio's sum_thread_stats does: I/Os, bytes and syncs
+// added, latencies merged, the runtime the longest, the first error. Other
+// results stay one entry each. res is not changed.
+func Grouped(res []*JobResult) []*JobResult {
+	var out []*JobResult
+	for _, r := range res {
+		if n := len(out); n > 0 && r.Job.GroupReporting && out[n-1].Job.GroupReporting {
+			g := out[n-1]
+			g.Jobs += max(r.Jobs, 1)
+			g.Start = min(g.Start, r.Start)
+			g.Runtime = max(g.Runtime, r.Runtime)
+			g.Fsyncs += r.Fsyncs
+			for _, d := range []struct{ dst, src *Dir }{{&g.Read, &r.Read}, {&g.Write, &r.Write}, {&g.Sync, &r.Sync}} {
+				d.dst.IOBytes += d.src.IOBytes
+				d.dst.TotalIOs += d.src.TotalIOs
+				d.dst.Clat.Merge(d.src.Clat)
+			}
+			if g.Err == nil {
+				g.Err = r.Err
+			}
+			continue
+		}
+		c := *r
+		c.Jobs = max(c.Jobs, 1)
+		if r.Job.GroupReporting {
+			// A copy whose histograms later results merge into.
+			for _, d := range []*Dir{&c.Read, &c.Write, &c.Sync} {
+				d.Clat = hdrhistogram.Import(d.Clat.Export())
+			}
+		}
+		out = append(out, &c)
+	}
+	return out
+}
+
+// ToJSON converts results to fio's JSON shape, one entry per job clone or,
+// with group_reporting, per group (Grouped).
 func ToJSON(res []*JobResult) JSON {
 	out := JSON{Version: "iosim-fio", Jobs: []JSONJob{}}
-	for _, r := range res {
+	for _, r := range Grouped(res) {
 		j := JSONJob{JobName: r.Job.Name, JobRuntime: r.Runtime / 1e6}
 		if r.Err != nil {
 			j.Error = 5 // EIO, as fio reports the errno of the failed I/O
@@ -123,12 +164,16 @@ func WriteJSON(w io.Writer, res []*JobResult) error {
 // WriteText writes results in the shape of fio's normal output: per job its
 // IOPS, bandwidth, completion latencies and their percentiles.
 func WriteText(w io.Writer, res []*JobResult) {
-	for _, r := range res {
+	for _, r := range Grouped(res) {
 		errno := 0
 		if r.Err != nil {
 			errno, _ = errnoOf(r.Err)
 		}
-		fmt.Fprintf(w, "%s: (groupid=0, jobs=1): err=%2d: job %d, runtime %s\n", r.Job.Name, errno, r.JobNum, FormatNs(float64(r.Runtime)))
+		if r.Jobs > 1 {
+			fmt.Fprintf(w, "%s: (groupid=0, jobs=%d): err=%2d: runtime %s\n", r.Job.Name, r.Jobs, errno, FormatNs(float64(r.Runtime)))
+		} else {
+			fmt.Fprintf(w, "%s: (groupid=0, jobs=1): err=%2d: job %d, runtime %s\n", r.Job.Name, errno, r.JobNum, FormatNs(float64(r.Runtime)))
+		}
 		if r.Err != nil {
 			fmt.Fprintf(w, "  error: %v\n", r.Err)
 		}

@@ -1,7 +1,9 @@
 package fio
 
 import (
+	bin "encoding/binary"
 	"fmt"
+	"hash/crc32"
 	"math/rand/v2"
 	"path"
 	"time"
@@ -31,6 +33,7 @@ func newDir() Dir { return Dir{Clat: hdrhistogram.New(1, int64(time.Hour), 3)} }
 type JobResult struct {
 	Job     *Job
 	JobNum  int   // 0..numjobs-1
+	Jobs    int   // clones this result sums: 1, or more after Grouped
 	Start   int64 // virtual time at which the job's I/O began (after its open)
 	Runtime int64 // virtual ns from Start to the job's last result
 	Read    Dir
@@ -115,7 +118,8 @@ func Run(k *sim.Kernel, h sim.Handler, jobs []*Job, opts Options) ([]*JobResult,
 	})
 	out := make([]*JobResult, len(runs))
 	for i, r := range runs {
-		r.res.Start, r.res.Runtime = r.t0, r.end-r.t0
+		start := max(r.t0, r.rampEnd) // ramp_time is not part of the runtime
+		r.res.Start, r.res.Runtime = start, max(r.end-start, 0)
 		out[i] = &r.res
 	}
 	return out, nil
@@ -159,6 +163,21 @@ type runner struct {
 	events    []sim.IoEvent
 	iocbs     []*sim.Iocb // the one-iocb array io_submit takes
 	free      []*sim.Iocb // iocbs (with their buffers) of no request in flight: iodepth in all
+
+	name     string
+	flags    int          // open flags of the job's file
+	zipf     *zipf        // random_distribution=zipf
+	mapping  []byte       // ioengine=mmap: the file's mapping
+	worker   *sim.Process // ioengine=posixaio: the thread that does the I/O
+	rampEnd  int64        // virtual time before which nothing is counted (ramp_time)
+	paced    [2]int64     // bytes issued per direction, for rate=
+	pacedIOs [2]int64     // I/Os issued per direction, for rate_iops=
+	// verify=crc32c: the crc32c of each written block by offset, the
+	// offsets in the order first written, and the verify phase's place.
+	crcs      map[int64]uint32
+	written   []int64
+	verifying bool
+	verified  int
 }
 
 type aioReq struct {
@@ -170,12 +189,12 @@ type aioReq struct {
 func start(k *sim.Kernel, h sim.Handler, j *Job, n int) (*runner, error) {
 	name := j.FileName(n)
 	p := k.Spawn().Through(h)
-	r := &runner{j: j, p: p, res: JobResult{Job: j, JobNum: n, Read: newDir(), Write: newDir(), Sync: newDir()}}
+	r := &runner{j: j, p: p, name: name, res: JobResult{Job: j, JobNum: n, Jobs: 1, Read: newDir(), Write: newDir(), Sync: newDir()}}
 	r.rng = rand.New(rand.NewPCG(j.RandSeed, uint64(n)))
 	r.pos = 0 // a file opens at offset 0
-	flags, perm := unix.O_RDONLY, uint32(0)
+	flags := unix.O_RDONLY
 	if j.Writes() {
-		flags, perm = unix.O_RDWR|unix.O_CREAT, 0o600
+		flags = unix.O_RDWR | unix.O_CREAT
 	}
 	if j.Direct {
 		flags |= unix.O_DIRECT
@@ -186,23 +205,26 @@ func start(k *sim.Kernel, h sim.Handler, j *Job, n int) (*runner, error) {
 	case "dsync":
 		flags |= unix.O_DSYNC
 	}
-	fd, err := p.Open(name, flags, perm)
-	if err != nil {
-		return nil, fmt.Errorf("fio: job %s: open %s: %w", j.Name, name, err)
+	r.flags = flags
+	if err := r.open(j.Writes()); err != nil {
+		return nil, err
 	}
-	r.fd = fd
-	// fio's invalidate=1 and fadvise_hint=1.
-	hint := unix.FADV_SEQUENTIAL
-	if j.Random() {
-		hint = unix.FADV_RANDOM
-	}
-	for _, adv := range []int{unix.FADV_DONTNEED, hint} {
-		if err := p.Fadvise(fd, 0, j.Size, adv); err != nil {
-			return nil, fmt.Errorf("fio: job %s: fadvise %s: %w", j.Name, name, err)
-		}
-	}
+	fd := r.fd
 	r.nblocks = j.Size / j.BS
 	r.perm = newPermutation(r.nblocks, j.RandSeed+uint64(n))
+	if j.ZipfTheta > 0 {
+		r.zipf = newZipf(uint64(r.nblocks), j.ZipfTheta, rand.New(rand.NewPCG(j.RandSeed^0x7a697066, uint64(n))))
+	}
+	if j.Verify != "" {
+		r.crcs = map[int64]uint32{}
+	}
+	if j.IOEngine == "posixaio" {
+		wt, err := p.Task().Clone(0)
+		if err != nil {
+			return nil, fmt.Errorf("fio: job %s: posixaio thread: %w", j.Name, err)
+		}
+		r.worker = sim.NewProcess(h, wt)
+	}
 	r.buf = make([]byte, j.BS)
 	if !j.ZeroBuffers {
 		for i := range r.buf {
@@ -210,6 +232,7 @@ func start(k *sim.Kernel, h sim.Handler, j *Job, n int) (*runner, error) {
 		}
 	}
 	if j.IOEngine == "libaio" {
+		var err error
 		if r.ctx, err = p.IoSetup(j.IODepth); err != nil {
 			return nil, fmt.Errorf("fio: job %s: io_setup: %w", j.Name, err)
 		}
@@ -221,10 +244,47 @@ func start(k *sim.Kernel, h sim.Handler, j *Job, n int) (*runner, error) {
 	}
 	r.t0 = Now(p.Task())
 	r.end = r.t0
+	r.rampEnd = r.t0 + int64(j.RampTime)
 	if j.Runtime > 0 {
-		r.deadline = r.t0 + int64(j.Runtime)
+		// fio's runtime follows ramp_time.
+		r.deadline = r.rampEnd + int64(j.Runtime)
 	}
 	return r, nil
+}
+
+// open opens the job's file for its I/O as fio does: the open, fadvise
+// DONTNEED (invalidate=1) and the access hint (fadvise_hint=1), and for
+// ioengine=mmap a shared mapping of the whole file (PROT_WRITE for a job that
+// writes, with write the job's direction).
+func (r *runner) open(write bool) error {
+	j, p := r.j, r.p
+	fd, err := p.Open(r.name, r.flags, 0o600)
+	if err != nil {
+		return fmt.Errorf("fio: job %s: open %s: %w", j.Name, r.name, err)
+	}
+	r.fd, r.pos = fd, 0
+	hint := unix.FADV_SEQUENTIAL
+	if j.Random() {
+		hint = unix.FADV_RANDOM
+	}
+	for _, adv := range []int{unix.FADV_DONTNEED, hint} {
+		if err := p.Fadvise(fd, 0, j.Size, adv); err != nil {
+			return fmt.Errorf("fio: job %s: fadvise %s: %w", j.Name, r.name, err)
+		}
+	}
+	if j.IOEngine == "mmap" {
+		prot := 0
+		if write {
+			prot |= unix.PROT_WRITE
+		}
+		if j.Reads() || !write {
+			prot |= unix.PROT_READ
+		}
+		if r.mapping, err = p.Mmap(fd, 0, int(j.Size), prot, unix.MAP_SHARED); err != nil {
+			return fmt.Errorf("fio: job %s: mmap %s: %w", j.Name, r.name, err)
+		}
+	}
+	return nil
 }
 
 // lay creates the job's file with the calls fio makes before a job (as
@@ -324,6 +384,12 @@ func (r *runner) finished() bool {
 func (r *runner) offset(w bool) int64 {
 	j := r.j
 	if j.Random() {
+		switch {
+		case r.zipf != nil:
+			return int64(r.zipf.next()) * j.BS
+		case j.NoRandomMap:
+			return r.rng.Int64N(r.nblocks) * j.BS
+		}
 		return r.perm.next() * j.BS
 	}
 	d := 0
@@ -363,8 +429,12 @@ func (r *runner) step() {
 		r.stepAio()
 		return
 	}
+	if r.verifying {
+		r.verifyStep()
+		return
+	}
 	if r.finished() {
-		r.finish()
+		r.done1()
 		return
 	}
 	if r.issued > 0 {
@@ -372,31 +442,14 @@ func (r *runner) step() {
 		r.p.Task().Spend(int64(r.j.ThinkTime))
 	}
 	w := r.isWrite()
+	if r.pace(w) && r.finished() {
+		return // the wait for rate= reached the runtime: the next step ends the job
+	}
 	off := r.offset(w)
 	t := r.p.Task()
 	t0 := Now(t)
-	var n int
-	var err error
-	switch {
-	case r.j.IOEngine == "sync":
-		// read/write at the file offset, with an lseek only when the
-		// offset is not already there (as fio's sync engine).
-		if r.pos != off {
-			_, err = r.p.Seek(r.fd, off, unix.SEEK_SET)
-		}
-		if err == nil {
-			if w {
-				n, err = r.p.Write(r.fd, r.buf)
-			} else {
-				n, err = r.p.Read(r.fd, r.buf)
-			}
-		}
-		r.pos = off + int64(n)
-	case w:
-		n, err = r.p.Pwrite(r.fd, r.buf, off)
-	default:
-		n, err = r.p.Pread(r.fd, r.buf, off)
-	}
+	r.stamp(w, off, r.buf)
+	n, err := r.io(w, off, r.buf)
 	r.issued += r.j.BS
 	if err != nil {
 		r.fail(fmt.Errorf("%s at offset %d: %w", dirName(w), off, err))
@@ -404,6 +457,186 @@ func (r *runner) step() {
 	}
 	r.account(w, t0, int64(n))
 	r.end = Now(t)
+}
+
+// io makes one I/O of the job's engine (sync, psync, pvsync2, posixaio or
+// mmap) at off and returns its result.
+func (r *runner) io(w bool, off int64, buf []byte) (n int, err error) {
+	switch r.j.IOEngine {
+	case "sync":
+		// read/write at the file offset, with an lseek only when the
+		// offset is not already there (as fio's sync engine).
+		if r.pos != off {
+			_, err = r.p.Seek(r.fd, off, unix.SEEK_SET)
+		}
+		if err == nil {
+			if w {
+				n, err = r.p.Write(r.fd, buf)
+			} else {
+				n, err = r.p.Read(r.fd, buf)
+			}
+		}
+		r.pos = off + int64(n)
+		return n, err
+	case "pvsync2":
+		// fio's pvsync2: one iovec at an explicit offset, RWF_HIPRI with hipri.
+		flags := 0
+		if r.j.Hipri {
+			flags = unix.RWF_HIPRI
+		}
+		if w {
+			return r.p.Pwritev2(r.fd, [][]byte{buf}, off, flags)
+		}
+		return r.p.Preadv2(r.fd, [][]byte{buf}, off, flags)
+	case "posixaio":
+		// glibc's aio_read/aio_write: a thread of the process makes the
+		// pread/pwrite once it takes the request; aio_suspend waits for it.
+		wt := r.worker.Task()
+		wt.SleepUntil(Now(r.p.Task()))
+		if w {
+			n, err = r.worker.Pwrite(r.fd, buf, off)
+		} else {
+			n, err = r.worker.Pread(r.fd, buf, off)
+		}
+		r.p.Task().SleepUntil(Now(wt))
+		return n, err
+	case "mmap":
+		// fio's mmap engine: a memcpy to or from the mapping; with direct=1
+		// an msync(MS_SYNC) of the range ("not really direct").
+		m := r.mapping[off : off+int64(len(buf))]
+		if w {
+			n = copy(m, buf)
+		} else {
+			n = copy(buf, m)
+		}
+		if r.j.Direct {
+			if err := r.p.Msync(m, unix.MS_SYNC); err != nil {
+				return 0, err
+			}
+		}
+		return n, nil
+	}
+	if w {
+		return r.p.Pwrite(r.fd, buf, off)
+	}
+	return r.p.Pread(r.fd, buf, off)
+}
+
+// pace waits, in virtual time, as long as rate= and rate_iops= ask before the
+// next I/O of direction w: the bytes and I/Os issued in that direction so far
+// may not be ahead of rate times the time since the job began. It counts the
+// I/O and reports whether it waited.
+func (r *runner) pace(w bool) bool {
+	d := 0
+	if w {
+		d = 1
+	}
+	at := int64(0)
+	if rate := r.j.Rate[d]; rate > 0 {
+		at = max(at, r.t0+int64(float64(r.paced[d])*1e9/float64(rate)))
+	}
+	if iops := r.j.RateIOPS[d]; iops > 0 {
+		at = max(at, r.t0+int64(float64(r.pacedIOs[d])*1e9/float64(iops)))
+	}
+	r.paced[d] += r.j.BS
+	r.pacedIOs[d]++
+	t := r.p.Task()
+	if at <= Now(t) {
+		return false
+	}
+	t.SleepUntil(at)
+	return true
+}
+
+// stamp prepares a write of buf at off for verify=: the block's offset in its
+// first bytes (as fio's verify header holds it, so a block read back from
+// elsewhere fails), and its crc32c kept for the verify phase.
+func (r *runner) stamp(w bool, off int64, buf []byte) {
+	if !w || r.crcs == nil {
+		return
+	}
+	if len(buf) >= 8 {
+		bin.LittleEndian.PutUint64(buf, uint64(off))
+	}
+	if _, ok := r.crcs[off]; !ok {
+		r.written = append(r.written, off)
+	}
+	r.crcs[off] = crc32.Checksum(buf, castagnoli)
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// done1 ends the job's I/O: with verify=, the file is closed and opened
+// again and the verify phase reads back every block written; otherwise the
+// job finishes.
+func (r *runner) done1() {
+	if r.crcs == nil || r.verifying || r.res.Err != nil {
+		r.finish()
+		return
+	}
+	r.finish()
+	r.done = false
+	r.verifying = true
+	if r.ctx != 0 {
+		var err error
+		if r.ctx, err = r.p.IoSetup(r.j.IODepth); err != nil {
+			r.fail(fmt.Errorf("verify: io_setup: %w", err))
+			return
+		}
+	}
+	if err := r.open(false); err != nil {
+		r.fail(err)
+	}
+}
+
+// verifyStep reads back the next written block (in the order first
+// written, as fio) with the job's engine and checks its crc32c; a block that
+// differs ends the job with EILSEQ, the error fio reports for a failed verify.
+func (r *runner) verifyStep() {
+	if r.verified == len(r.written) {
+		r.verifying = false
+		r.finish()
+		return
+	}
+	off := r.written[r.verified]
+	r.verified++
+	t := r.p.Task()
+	t0 := Now(t)
+	var n int
+	var err error
+	if r.ctx != 0 {
+		n, err = r.aioRead(off, r.buf)
+	} else {
+		n, err = r.io(false, off, r.buf)
+	}
+	if err != nil {
+		r.fail(fmt.Errorf("verify: read at offset %d: %w", off, err))
+		return
+	}
+	r.account(false, t0, int64(n))
+	r.end = Now(t)
+	if got, want := crc32.Checksum(r.buf[:n], castagnoli), r.crcs[off]; n != len(r.buf) || got != want {
+		r.fail(fmt.Errorf("crc32c: verify failed at file %s offset %d, length %d (want crc32c %08x, read %d bytes with crc32c %08x): %w",
+			r.name, off, len(r.buf), want, n, got, unix.EILSEQ))
+	}
+}
+
+// aioRead reads one block through libaio: an io_submit of one iocb and the
+// io_getevents that reaps it.
+func (r *runner) aioRead(off int64, buf []byte) (int, error) {
+	cb := &sim.Iocb{Fd: uint32(r.fd), Buf: buf, Offset: off, Opcode: sim.IOCB_CMD_PREAD, Data: r.seq}
+	r.seq++
+	if n, err := r.p.IoSubmit(r.ctx, []*sim.Iocb{cb}); err != nil || n != 1 {
+		return 0, fmt.Errorf("io_submit: %d of 1: %v", n, err)
+	}
+	n, err := r.p.IoGetevents(r.ctx, 1, 1, r.events[:1], nil)
+	if err != nil || n != 1 {
+		return 0, fmt.Errorf("io_getevents: %d of 1: %v", n, err)
+	}
+	if res := r.events[0].Res; res < 0 {
+		return 0, unix.Errno(-res)
+	}
+	return int(r.events[0].Res), nil
 }
 
 func dirName(w bool) string {
@@ -422,6 +655,9 @@ func (r *runner) account(w bool, t0, n int64) {
 			r.syncDue = true
 		}
 	}
+	if t0 < r.rampEnd {
+		return // ramp_time: done, not counted
+	}
 	d.IOBytes += n
 	d.TotalIOs++
 	_ = d.Clat.RecordValue(max(Now(r.p.Task())-t0, 0))
@@ -432,15 +668,26 @@ func (r *runner) account(w bool, t0, n int64) {
 func (r *runner) sync() bool {
 	t0 := Now(r.p.Task())
 	var err error
-	if r.j.Fdatasync > 0 && r.writes%r.j.Fdatasync == 0 {
+	data := r.j.Fdatasync > 0 && r.writes%r.j.Fdatasync == 0
+	switch {
+	case r.mapping != nil:
+		// fio's mmap engine syncs the mapping: msync(MS_SYNC).
+		err = r.p.Msync(r.mapping, unix.MS_SYNC)
+	case data:
 		err = r.p.Fdatasync(r.fd)
-	} else {
+	default:
 		err = r.p.Fsync(r.fd)
+	}
+	if !data && t0 >= r.rampEnd {
 		r.res.Fsyncs++
 	}
 	if err != nil {
 		r.fail(fmt.Errorf("sync: %w", err))
 		return false
+	}
+	if t0 < r.rampEnd {
+		r.end = Now(r.p.Task())
+		return true
 	}
 	r.res.Sync.TotalIOs++
 	_ = r.res.Sync.Clat.RecordValue(max(Now(r.p.Task())-t0, 0))
@@ -452,7 +699,7 @@ func (r *runner) finish() {
 	if r.done {
 		return
 	}
-	if r.j.EndFsync && r.res.Err == nil {
+	if r.j.EndFsync && r.res.Err == nil && !r.verifying {
 		if err := r.p.Fsync(r.fd); err != nil {
 			r.res.Err = fmt.Errorf("end_fsync: %w", err)
 		}
@@ -462,6 +709,13 @@ func (r *runner) finish() {
 	// tearing down is not part of it.
 	if r.ctx != 0 {
 		r.p.IoDestroy(r.ctx)
+	}
+	if r.mapping != nil {
+		// Stores reach the file by munmap at the latest.
+		if err := r.p.Munmap(r.mapping); err != nil && r.res.Err == nil {
+			r.res.Err = fmt.Errorf("munmap: %w", err)
+		}
+		r.mapping = nil
 	}
 	r.p.Close(r.fd)
 	r.done = true
@@ -483,14 +737,22 @@ func (r *runner) fail(err error) {
 // from its io_submit to the io_getevents that reaped it.
 func (r *runner) stepAio() {
 	t := r.p.Task()
+	if r.verifying {
+		r.verifyStep()
+		return
+	}
 	if r.inflight < r.j.IODepth && !r.finished() {
 		w := r.isWrite()
+		if r.pace(w) && r.finished() {
+			return
+		}
 		cb := r.free[len(r.free)-1]
 		r.free = r.free[:len(r.free)-1]
 		cb.Data, cb.Offset, cb.Opcode = r.seq, r.offset(w), sim.IOCB_CMD_PREAD
 		if w {
 			cb.Opcode = sim.IOCB_CMD_PWRITE
 			copy(cb.Buf, r.buf)
+			r.stamp(w, cb.Offset, cb.Buf)
 		}
 		r.issued += r.j.BS
 		r.seq++
@@ -506,7 +768,7 @@ func (r *runner) stepAio() {
 		return
 	}
 	if r.inflight == 0 {
-		r.finish()
+		r.done1()
 		return
 	}
 	n, err := r.p.IoGetevents(r.ctx, 1, len(r.events), r.events, nil)

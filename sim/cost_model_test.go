@@ -442,10 +442,11 @@ func TestUnlinkFreesBlocks(t *testing.T) {
 	require.Equal(t, base+us*1000, unlinkCost("/b"))
 }
 
-// aioDevice is a flash device with a round read latency and parallelism 5,
-// for the AIO timing tests.
+// aioDevice is a flash device with a round, constant read latency and
+// parallelism 5, for the AIO timing tests.
 func aioDevice(p *device.Profile) {
 	p.Device.ReadUs, p.Device.CommandUs, p.Device.Parallelism, p.Device.ReadMBs = 40, 0, 5, 4000
+	p.Device.ReadP99Us = 0
 }
 
 // aioReads keeps depth 4 KiB O_DIRECT reads in flight until total have

@@ -25,9 +25,11 @@ func cmdFio(args []string, stdout, stderr io.Writer) int {
 Runs a fio job file on the model: each job (each of numjobs clones) is a
 process, its latencies read from the virtual clock. Options: [global] and job
 sections with rw, rwmixread, bs, size, filename, directory, numjobs, iodepth,
-ioengine (sync, psync, libaio), direct, buffered, sync, fsync, fdatasync,
-end_fsync, fallocate, runtime, time_based, randseed, io_size, thinktime,
-zero_buffers. Any other option is an error.`)
+ioengine (sync, psync, pvsync2, libaio, posixaio, mmap), hipri, direct,
+buffered, sync, fsync, fdatasync, end_fsync, fallocate, runtime, time_based,
+ramp_time, rate, rate_iops, randseed, norandommap, random_distribution
+(random, zipf:THETA), io_size, thinktime, zero_buffers, verify (crc32c),
+group_reporting. Any other option is an error.`)
 	// fio's own spelling, --output-format json, is accepted by the flag package.
 	if code, done := parseFlags(fl, args, func(n int) bool { return n == 1 }, "want one job file", stdout, stderr); done {
 		return code
@@ -46,6 +48,9 @@ zero_buffers. Any other option is an error.`)
 	if err != nil {
 		fmt.Fprintf(stderr, "iosim fio: %v\n", err)
 		return 2
+	}
+	for _, n := range fio.Notes(jobs) {
+		fmt.Fprintf(stderr, "note: %s\n", n)
 	}
 	kopts := []sim.Option{sim.WithLockWait(false)}
 	if *devName != "" {
