@@ -256,6 +256,9 @@ func TestLatencySpreadInJSON(t *testing.T) {
 	out := func() []byte {
 		p, err := device.Lookup("nvme")
 		require.NoError(t, err)
+		// a tail the user's profile gives (the bundled ones cite no p99)
+		p.Device.ReadP99Us = 2.5 * p.Device.ReadUs
+		require.NoError(t, p.Validate())
 		k := sim.New(vfs.New(), sim.WithLockWait(false), sim.WithDevice(p))
 		res, err := Run(k, k, parse(t, "[r]\nrw=randread\nbs=4k\nsize=4m\ndirect=1\n"), Options{})
 		require.NoError(t, err)
