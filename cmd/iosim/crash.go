@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -39,7 +40,9 @@ func cmdCrash(args []string, stdout, stderr io.Writer) int {
 	seed := fl.Uint64("seed", 1, "seed of --sample")
 	every := fl.Bool("every-call", false, "a crash point after every call, not only after calls that change what could become durable")
 	workDir := fl.String("workload-dir", "", "the traced `DIR` the program owns: what an external checker gets, materialised")
-	jobs := fl.Int("jobs", 1, "external checkers run at once")
+	jobs := fl.Int("jobs", runtime.NumCPU(), "external checkers run at once")
+	var servers stackFlag
+	fl.Var(&servers, "checker-server", "`CMD` started once (up to --jobs copies) and given one \"DIR STDOUT\" line per distinct state on stdin, answering \"ok\", \"fail\" or \"fail: REASON\" (see docs/checkers.md); repeatable")
 	root := fl.String("root", "", "initial state: `SNAPSHOT:/traced/path`, a host copy of the program's directory made before the run (default: inferred from the trace)")
 	cwd := fl.String("cwd", "", "the traced program's initial working directory (default: inferred)")
 	keepGoing := fl.Bool("keep-going", false, "count malformed trace lines and go on")
@@ -93,7 +96,16 @@ func cmdCrash(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "iosim crash: --checker %q is a command: it needs --workload-dir (the traced directory it checks)\n", c)
 			return 2
 		}
-		copts.Checkers = append(copts.Checkers, crash.External{Command: c, Dir: *workDir})
+		copts.Checkers = append(copts.Checkers, crash.NewExternal(c, *workDir))
+	}
+	for _, c := range servers {
+		if *workDir == "" {
+			fmt.Fprintf(stderr, "iosim crash: --checker-server %q needs --workload-dir (the traced directory it checks)\n", c)
+			return 2
+		}
+		sv := crash.NewServer(c, *workDir, *jobs)
+		defer sv.Close()
+		copts.Checkers = append(copts.Checkers, sv)
 	}
 	if *shard != "" {
 		i, n, ok := parseShard(*shard)
