@@ -47,7 +47,7 @@ func cmdCrash(args []string, stdout, stderr io.Writer) int {
 	cwd := fl.String("cwd", "", "the traced program's initial working directory (default: inferred)")
 	keepGoing := fl.Bool("keep-going", false, "count malformed trace lines and go on")
 	asJSON := fl.Bool("json", false, "print the report as JSON")
-	shard := fl.String("shard", "", "check only shard `I/N` of the states (0 <= I < N); merge the reports with --merge")
+	shard := fl.String("shard", "", "check only shard `I/N` of the states (0 <= I < N); merge the reports with --merge (default: from JOB_COMPLETION_INDEX or IOSIM_SHARD_INDEX with IOSIM_SHARDS, or CI_NODE_INDEX/CI_NODE_TOTAL, when set; else all)")
 	merge := fl.Bool("merge", false, "the arguments are JSON reports of shards: print them merged")
 	listModels := fl.Bool("models", false, "print the persistence models' rules and their sources")
 	svg := fl.String("svg", "", "also draw the states and vulnerabilities per crash point along the trace into `FILE` (.svg; .png, .pdf by the extension)")
@@ -113,6 +113,12 @@ func cmdCrash(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "iosim crash: --shard %q: want I/N with 0 <= I < N\n", *shard)
 			return 2
 		}
+		copts.Shard, copts.Shards = i, n
+	} else if i, n, from, ok, err := shardFromEnv(os.Getenv); err != nil {
+		fmt.Fprintf(stderr, "iosim crash: shard from the environment: %v\n", err)
+		return 2
+	} else if ok {
+		fmt.Fprintf(stderr, "note: checking shard %d/%d, from %s (--shard overrides)\n", i, n, from)
 		copts.Shard, copts.Shards = i, n
 	}
 	ropts := replay.Options{KeepGoing: *keepGoing, Stack: stack, Cwd: *cwd}
