@@ -42,7 +42,7 @@ func cmdCrash(args []string, stdout, stderr io.Writer) int {
 	workDir := fl.String("workload-dir", "", "the traced `DIR` the program owns: what an external checker gets, materialised")
 	jobs := fl.Int("jobs", runtime.NumCPU(), "external checkers run at once")
 	var servers stackFlag
-	fl.Var(&servers, "checker-server", "`CMD` started once (up to --jobs copies) and given one \"DIR STDOUT\" line per distinct state on stdin, answering \"ok\", \"fail\" or \"fail: REASON\" (see docs/checkers.md); repeatable")
+	fl.Var(&servers, "checker-server", "`CMD` started once (up to --jobs copies) and given one \"DIR STDOUT\" line per distinct state on stdin, answering \"ok\", \"fail\" or \"fail: REASON\" (the protocol: go doc github.com/iosim/iosim/crash.Server); repeatable")
 	root := fl.String("root", "", "initial state: `SNAPSHOT:/traced/path`, a host copy of the program's directory made before the run (default: inferred from the trace)")
 	cwd := fl.String("cwd", "", "the traced program's initial working directory (default: inferred)")
 	keepGoing := fl.Bool("keep-going", false, "count malformed trace lines and go on")
