@@ -1,13 +1,8 @@
 package crash
 
 import (
-	"context"
 	"fmt"
 	"hash/maphash"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 
 	"github.com/iosim/iosim/vfs"
 )
@@ -200,78 +195,6 @@ type Fsck struct{}
 func (Fsck) Name() string { return "fsck" }
 
 func (Fsck) Check(*State) []Finding { return nil }
-
-// External runs a command line in ALICE's convention: through the shell, with
-// the crashed state of Dir materialised in a temporary directory and a file of
-// what the program had written to its standard output appended as arguments;
-// exit status 0 means consistent. The command runs in the working directory of
-// the caller, so relative paths in it mean what they mean to the user; each
-// run has a temporary directory of its own, in TMPDIR, removed when it ends.
-type External struct {
-	Command string
-	Dir     string // the traced directory the program owns
-}
-
-func (x External) Name() string { return "checker" }
-func (External) Parallel()      {}
-
-func (x External) Check(s *State) []Finding {
-	tmp, err := os.MkdirTemp("", "iosim-crash-")
-	if err != nil {
-		return []Finding{{Kind: "checker", Message: err.Error()}}
-	}
-	defer os.RemoveAll(tmp)
-	dir := filepath.Join(tmp, "crashed")
-	if err := Materialize(s.FS(), x.Dir, dir); err != nil {
-		return []Finding{{Kind: "checker", Message: fmt.Sprintf("materialising %s: %v", x.Dir, err)}}
-	}
-	out := filepath.Join(tmp, "stdout")
-	if err := os.WriteFile(out, s.Stdout, 0o644); err != nil {
-		return []Finding{{Kind: "checker", Message: err.Error()}}
-	}
-	scratch := filepath.Join(tmp, "tmp")
-	if err := os.Mkdir(scratch, 0o755); err != nil {
-		return []Finding{{Kind: "checker", Message: err.Error()}}
-	}
-	cmd := exec.CommandContext(context.Background(), "/bin/sh", "-c", x.Command+` "$0" "$1"`, dir, out)
-	cmd.Env = append(os.Environ(), "TMPDIR="+scratch)
-	b, err := cmd.CombinedOutput()
-	if err == nil {
-		return nil
-	}
-	lines := strings.SplitN(strings.TrimSpace(string(b)), "\n", 6)
-	if len(lines) > 5 {
-		lines = lines[:5]
-	}
-	return []Finding{{Kind: "checker", Message: fmt.Sprintf("%s: %v: %s", x.Command, err, strings.Join(lines, " | "))}}
-}
-
-// Materialize writes the subtree at dir of fs into the host directory to (which
-// must not exist): directories, regular files (holes as zeros) and symlinks.
-func Materialize(fs *vfs.FS, dir, to string) error {
-	root, err := fs.Root().Resolve(dir, true)
-	if err != nil {
-		// the directory itself did not survive: an empty one
-		return os.MkdirAll(to, 0o755)
-	}
-	if err := os.MkdirAll(to, 0o755); err != nil {
-		return err
-	}
-	base := root.Path()
-	return walk(root, base, func(p string, ino *vfs.Inode) error {
-		rel := strings.TrimPrefix(strings.TrimPrefix(p, base), "/")
-		dst := filepath.Join(to, filepath.FromSlash(rel))
-		switch {
-		case ino.IsDir():
-			return os.MkdirAll(dst, 0o755)
-		case ino.IsSymlink():
-			return os.Symlink(ino.Target(), dst)
-		case ino.IsRegular():
-			return os.WriteFile(dst, readAll(ino), os.FileMode(ino.Mode()&0o777|0o600))
-		}
-		return nil
-	})
-}
 
 // CheckFunc adapts a function to a Checker.
 type CheckFunc struct {

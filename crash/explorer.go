@@ -40,7 +40,7 @@ type Options struct {
 	// Shard and Shards split the states deterministically: this run checks the
 	// states whose number is Shard modulo Shards (Shards 0 or 1: all).
 	Shard, Shards int
-	// Jobs bounds the checkers run at once (external checkers; 0: 1).
+	// Jobs bounds the checkers run at once (external checkers; 0: GOMAXPROCS).
 	Jobs int
 	// Workers is the number of goroutines building and checking the states of
 	// a crash point with the built-in checks (0: GOMAXPROCS). The report is
@@ -266,7 +266,7 @@ func NewExplorer(fs *vfs.FS, next sim.Handler, opts Options) *Explorer {
 		opts.Checkers = []Checker{Durability{}, AtomicReplace{}, Fsck{}}
 	}
 	if opts.Jobs <= 0 {
-		opts.Jobs = 1
+		opts.Jobs = runtime.GOMAXPROCS(0)
 	}
 	e := &Explorer{fs: fs, next: next, opts: opts, promises: map[uint64][]dataPromise{}, names: map[string]namePromise{},
 		truncated: map[uint64]bool{}, aioSync: map[[2]uint64]aioSync{}, aioCount: map[uint64]uint64{}, hseed: maphash.MakeSeed(), dataHash: map[uint64]uint64{}, callers: map[string]fileLine{}, verdicts: map[verdictKey]*verdict{}, found: map[string]*FoundCause{}, start: time.Now()}

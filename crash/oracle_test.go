@@ -30,11 +30,11 @@ type node struct {
 	data string
 }
 
-// tree is a file system's names, from the root.
-type tree map[string]node
+// nameTree is a file system's names, from the root.
+type nameTree map[string]node
 
-func treeOf(fs *vfs.FS) tree {
-	t := tree{}
+func treeOf(fs *vfs.FS) nameTree {
+	t := nameTree{}
 	var walk func(dir *vfs.Inode, p string)
 	walk = func(dir *vfs.Inode, p string) {
 		ds, _ := dir.Dirents()
@@ -60,7 +60,7 @@ func treeOf(fs *vfs.FS) tree {
 	return t
 }
 
-func (t tree) String() string {
+func (t nameTree) String() string {
 	var ks []string
 	for k := range t {
 		ks = append(ks, k)
@@ -97,7 +97,7 @@ func squeeze(s string) string {
 }
 
 // names lists the names in directory dir of t.
-func names(t tree, dir string) string {
+func names(t nameTree, dir string) string {
 	var ks []string
 	for k, n := range t {
 		if path.Dir(k) == dir {
@@ -109,7 +109,7 @@ func names(t tree, dir string) string {
 }
 
 // names is a tree's namespace: names and types, no data.
-func (t tree) names() string {
+func (t nameTree) names() string {
 	var ks []string
 	for k, n := range t {
 		if n.dir {
@@ -182,7 +182,7 @@ func drawWorkload(t *rapid.T) []wop {
 // which counts every call the workload makes) and whether the call was a
 // successful fsync or fdatasync.
 type boundaries struct {
-	trees []tree
+	trees []nameTree
 	sync  []bool
 	ops   []string
 	nops  []int // the calls the explorer had recorded
@@ -196,7 +196,7 @@ func runWorkload(env *Env, ops []wop, b *boundaries) error {
 	// the log to its last change): here, one whose bytes, or a directory
 	// whose names, changed since
 	synced := b.trees[0]
-	dirty := func(p string, now tree) bool {
+	dirty := func(p string, now nameTree) bool {
 		if now[p].dir {
 			return names(now, p) != names(synced, p)
 		}
@@ -276,7 +276,7 @@ func runWorkload(env *Env, ops []wop, b *boundaries) error {
 type seen struct {
 	calls int
 	name  string
-	t     tree
+	t     nameTree
 }
 
 // exploreStates runs ops under m and returns every state checked, with the
@@ -301,7 +301,7 @@ func exploreStates(t interface{ Fatalf(string, ...any) }, m *Model, ops []wop) (
 	if err != nil {
 		t.Fatalf("setup: %v", err)
 	}
-	b := &boundaries{e: e, trees: []tree{treeOf(env.FS)}, sync: []bool{false}, ops: []string{"start"}, nops: []int{e.nops()}}
+	b := &boundaries{e: e, trees: []nameTree{treeOf(env.FS)}, sync: []bool{false}, ops: []string{"start"}, nops: []int{e.nops()}}
 	if err := runWorkload(env, ops, b); err != nil {
 		t.Fatalf("workload: %v", err)
 	}
@@ -353,7 +353,7 @@ func inOrder(s seen, b *boundaries) error {
 
 // pagePrefix reports whether t is before with one file's first pages as in
 // after, at before's size.
-func pagePrefix(t, before, after tree) bool {
+func pagePrefix(t, before, after nameTree) bool {
 	if t.names() != before.names() {
 		return false
 	}

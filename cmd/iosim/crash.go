@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -41,12 +42,14 @@ func cmdCrash(args []string, stdout, stderr io.Writer) int {
 	seed := fl.Uint64("seed", 1, "seed of --sample")
 	every := fl.Bool("every-call", false, "a crash point after every call, not only after calls that change what could become durable")
 	workDir := fl.String("workload-dir", "", "the traced `DIR` the program owns: what an external checker gets, materialised")
-	jobs := intAtLeast(fl, "jobs", 1, 1, "run at most `N` external checkers at once")
+	jobs := intAtLeast(fl, "jobs", runtime.NumCPU(), 1, "run at most `N` external checkers at once (default: the cores)")
+	var servers stackFlag
+	fl.Var(&servers, "checker-server", "`CMD` started once (up to --jobs copies) and given one \"DIR STDOUT\" line per distinct state on stdin, answering \"ok\", \"fail\" or \"fail: REASON\" (the protocol: go doc github.com/iosim/iosim/crash.Server); repeatable")
 	root := fl.String("root", "", "initial state: `SNAPSHOT:/traced/path`, a host copy of the program's directory made before the run (default: inferred from the trace)")
 	cwd := fl.String("cwd", "", "the traced program's initial working directory (default: inferred)")
 	keepGoing := fl.Bool("keep-going", false, "count malformed trace lines and go on")
 	asJSON := fl.Bool("json", false, "print the report as JSON")
-	shard := fl.String("shard", "", "check only shard `I/N` of the states (0 <= I < N); merge the reports with --merge")
+	shard := fl.String("shard", "", "check only shard `I/N` of the states (0 <= I < N); merge the reports with --merge (default: from JOB_COMPLETION_INDEX or IOSIM_SHARD_INDEX with IOSIM_SHARDS, or CI_NODE_INDEX/CI_NODE_TOTAL, when set; else all)")
 	merge := fl.Bool("merge", false, "the arguments are JSON reports of shards: print them merged")
 	listModels := fl.Bool("models", false, "print the persistence models' rules and their sources")
 	unknownBytes := fl.String("unknown-bytes", "refuse", "what to do when a crash state would hold bytes the trace does not show (a write strace's -s cut): `refuse` the trace (exit 2); skip: check only the states without them and count the others as unchecked; assume: check every state with the model's bytes (zeros, or the bytes before) in their place, for bytes the program does not rely on after a crash, with a note")
@@ -121,7 +124,16 @@ func cmdCrash(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "iosim crash: --checker %q is a command: it needs --workload-dir (the traced directory it checks)\n", c)
 			return 2
 		}
-		copts.Checkers = append(copts.Checkers, crash.External{Command: c, Dir: *workDir})
+		copts.Checkers = append(copts.Checkers, crash.NewExternal(c, *workDir))
+	}
+	for _, c := range servers {
+		if *workDir == "" {
+			fmt.Fprintf(stderr, "iosim crash: --checker-server %q needs --workload-dir (the traced directory it checks)\n", c)
+			return 2
+		}
+		sv := crash.NewServer(c, *workDir, *jobs)
+		defer sv.Close()
+		copts.Checkers = append(copts.Checkers, sv)
 	}
 	if *shard != "" {
 		i, n, ok := parseShard(*shard)
@@ -129,6 +141,12 @@ func cmdCrash(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "iosim crash: --shard %q: want I/N with 0 <= I < N\n", *shard)
 			return 2
 		}
+		copts.Shard, copts.Shards = i, n
+	} else if i, n, from, ok, err := shardFromEnv(os.Getenv); err != nil {
+		fmt.Fprintf(stderr, "iosim crash: shard from the environment: %v\n", err)
+		return 2
+	} else if ok {
+		fmt.Fprintf(stderr, "note: checking shard %d/%d, from %s (--shard overrides)\n", i, n, from)
 		copts.Shard, copts.Shards = i, n
 	}
 	stateDir := *workDir
@@ -196,7 +214,7 @@ func cmdCrash(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "iosim crash: %v\n", err)
 		if errors.Is(err, replay.ErrUnknownBytes) {
-			fmt.Fprintln(stderr, "iosim crash: or pass --unknown-bytes=skip to check only the states without such bytes")
+			fmt.Fprintln(stderr, "iosim crash: or pass --unknown-bytes=skip to check only the states without such bytes, or --unknown-bytes=assume to check them with the model's bytes in their place (for bytes the program does not rely on after a crash)")
 		}
 		return 2
 	}
