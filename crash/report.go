@@ -49,6 +49,10 @@ type Report struct {
 	// workload did not show came from: the states were checked with the
 	// model's bytes (zeros, or the bytes before) in their place.
 	Assumed string `json:"assumed_unknown,omitempty"`
+	// Notes say what the caller assumed about the workload that its input
+	// does not show (replay's notes: where the program started, what was
+	// inferred); WriteText prints each as a note: line.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // PointStats is what the exploration found at one crash point.
@@ -467,6 +471,9 @@ func (r *Report) WriteText(w io.Writer) {
 	if r.Unchecked > 0 {
 		fmt.Fprintf(w, "unchecked: %d distinct state(s) may hold bytes the workload did not show, so no check judged them (first: %s)\n", r.Unchecked, r.UncheckedWhy)
 	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
 	if r.Assumed != "" {
 		fmt.Fprintf(w, "note: the states hold the model's bytes (zeros, or the bytes before) where the workload did not show them, as asked (first: %s)\n", r.Assumed)
 	}
@@ -547,6 +554,11 @@ func Merge(rs []*Report) *Report {
 		}
 		if out.Assumed == "" {
 			out.Assumed = r.Assumed
+		}
+		for _, n := range r.Notes {
+			if !slices.Contains(out.Notes, n) {
+				out.Notes = append(out.Notes, n)
+			}
 		}
 		out.Failed += r.Failed
 		out.Seconds = max(out.Seconds, r.Seconds)

@@ -68,6 +68,7 @@
 package replay
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -104,8 +105,13 @@ type Options struct {
 	// EXDEV. Root's DIR:/MOUNT is one too.
 	Mounts []string
 	// Cwd is the traced program's initial working directory; empty infers it
-	// from the trace, else /tmp/iosim.
+	// from the trace, else takes CwdFallback, else Root's directory, else
+	// /tmp/iosim, each of the last three with a note.
 	Cwd string
+	// CwdFallback is where the program ran when the trace does not show it
+	// and Cwd is empty (iosim crash: its --workload-dir); CwdFallbackFrom
+	// names it in the note ("--workload-dir").
+	CwdFallback, CwdFallbackFrom string
 	// MaxDivergences bounds the divergences kept in the report (all are counted);
 	// zero means 100.
 	MaxDivergences int
@@ -294,6 +300,9 @@ func Run(files []string, opts Options) (*Report, error) {
 // notes fills Report.Notes at the end of a replay.
 func (r *replayer) notes(nfiles int) {
 	rep := r.report
+	if r.cwdNote != "" {
+		rep.Notes = append(rep.Notes, r.cwdNote)
+	}
 	r.untracedThreads()
 	if r.report.Calls > 0 && r.shows() != allCalls {
 		rep.Notes = append(rep.Notes, "the trace shows some calls only (strace -e trace=): fd numbers, sizes and permission bits that the calls it leaves out explain are taken as recorded")
@@ -352,16 +361,17 @@ func (r *replayer) finish(parsers []*strace.Parser) *Report {
 
 // replayer is the state of one replay.
 type replayer struct {
-	call   sim.Call // the Call of the event being replayed, lent down the stack
-	timer  *timer   // the top layer with Options.Device
-	opts   Options
-	plan   *plan
-	fs     *vfs.FS
-	k      *sim.Kernel
-	kcount *counter
-	top    sim.Handler
-	report *Report
-	world  *world
+	cwdNote string   // where the program was taken to have started, when the trace does not show it
+	call    sim.Call // the Call of the event being replayed, lent down the stack
+	timer   *timer   // the top layer with Options.Device
+	opts    Options
+	plan    *plan
+	fs      *vfs.FS
+	k       *sim.Kernel
+	kcount  *counter
+	top     sim.Handler
+	report  *Report
+	world   *world
 	// stop, once set, ends the replay after the current event (Options.Unknown).
 	stop error
 	// unknownReadBytes counts the bytes recorded reads showed where the model
@@ -525,7 +535,17 @@ func newReplayer(opts Options, pl *plan) (*replayer, error) {
 		cwd = pl.initialCwd()
 	}
 	if cwd == "" {
-		cwd = "/tmp/iosim"
+		var from string
+		_, rootAt, _ := strings.Cut(opts.Root, ":")
+		switch {
+		case opts.CwdFallback != "":
+			cwd, from = opts.CwdFallback, cmp.Or(opts.CwdFallbackFrom, "the caller's fallback")
+		case rootAt != "":
+			cwd, from = rootAt, "--root's directory"
+		default:
+			cwd, from = "/tmp/iosim", "the default"
+		}
+		r.cwdNote = fmt.Sprintf("the trace does not show the directory the program started in: taken as %s, %s (pass --cwd to say where it ran)", cwd, from)
 	}
 	// The working directory and those above it existed before the trace
 	// (external state): the program may find entries there that the trace

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -186,7 +187,7 @@ func cmdCrash(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 	}
-	ropts := replay.Options{KeepGoing: *keepGoing, Stack: stack, Cwd: *cwd}
+	ropts := replay.Options{KeepGoing: *keepGoing, Stack: stack, Cwd: *cwd, CwdFallback: *workDir, CwdFallbackFrom: "--workload-dir"}
 	if *root != "" {
 		snap, at, ok := strings.Cut(*root, ":")
 		if !ok || snap == "" || !strings.HasPrefix(at, "/") {
@@ -203,6 +204,18 @@ func cmdCrash(args []string, stdout, stderr io.Writer) int {
 	if ba != nil {
 		ropts.Root, ropts.Cwd, ropts.MaxLineLen = ba.root, ba.cwd, ba.maxLineLen
 		ropts.Stdout = func(b []byte) { announced = append(announced, b...) }
+	}
+	var notes []string
+	if ropts.Root == "" {
+		if len(checkers) > 0 || len(servers) > 0 {
+			for _, c := range append(slices.Clone(checkers), servers...) {
+				if _, ok := builtinCheckers[c]; !ok {
+					fmt.Fprintln(stderr, "iosim crash: an external checker judges the program's directory, so it needs the state before the run: --root SNAPSHOT:/traced/dir (a copy made before the run), or a bundle of iosim record")
+					return 2
+				}
+			}
+		}
+		notes = append(notes, "no --root: what existed before the trace is inferred from the results it records (a file it only writes is taken as new or empty); give a copy of the directory made before the run with --root, or record with iosim record")
 	}
 	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		bar := progressbar.NewOptions64(-1, progressbar.OptionSetWriter(stderr), progressbar.OptionSetDescription("crash states"),
@@ -221,6 +234,7 @@ func cmdCrash(args []string, stdout, stderr io.Writer) int {
 	if noCalls(rrep, "crash", stderr) {
 		return 2
 	}
+	rep.Notes = append(notes, rrep.Notes...)
 	if ba != nil {
 		if n := ba.checkStdout(announced); n != "" {
 			printNotes(stderr, []string{n})

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// A trace whose paths are all relative (no -y, no getcwd or chdir) ran where
+// --workload-dir says, with a note: the safe update is safe, the unsafe one
+// loses the announced content, and an external checker with no state before
+// the run is refused.
+func TestCrashRelativeTrace(t *testing.T) {
+	checker, err := filepath.Abs(crashData + "relative_checker.sh")
+	require.NoError(t, err)
+	args := func(mode string) []string {
+		return []string{"--root", crashData + "relative.snapshot:/tmp/rel/app", "--workload-dir", "/tmp/rel/app",
+			"--checker", "sh " + checker, crashData + "relative." + mode + ".strace"}
+	}
+	code, r, errOut := crashRun(t, args("safe")...)
+	require.Equal(t, 0, code, errOut)
+	require.Empty(t, r.Findings)
+	require.Positive(t, r.DistinctStates)
+	code, out, _ := runCmd(append([]string{"crash"}, args("safe")...)...)
+	require.Equal(t, 0, code)
+	require.Contains(t, out, "note: the trace does not show the directory the program started in: taken as /tmp/rel/app, --workload-dir (pass --cwd to say where it ran)\n")
+
+	code, r, errOut = crashRun(t, args("unsafe")...)
+	require.Equal(t, 1, code, errOut)
+	var msgs []string
+	for _, f := range r.Findings {
+		msgs = append(msgs, f.Messages...)
+	}
+	require.Contains(t, strings.Join(msgs, "\n"), "announced done, but file1 holds 'hello'")
+
+	code, _, errOut = runCmd("crash", "--workload-dir", "/tmp/rel/app", "--checker", "sh "+checker, crashData+"relative.safe.strace")
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, "needs the state before the run: --root SNAPSHOT:/traced/dir")
+
+	// without --root, the built-in checks run, and the report says what was inferred
+	code, out, _ = runCmd("crash", crashData+"relative.unsafe.strace")
+	require.NotEqual(t, 2, code)
+	require.Contains(t, out, "note: no --root: what existed before the trace is inferred")
+	require.Contains(t, out, "taken as /tmp/iosim, the default")
+}
