@@ -24,7 +24,8 @@ func CheckShards(names []string, reports []*Report) error {
 	first := -1
 	seen := map[int]string{}
 	for k, r := range reports {
-		i, m, ok := parseShard(r.Shard)
+		i, m, ok := ParseShard(r.Shard)
+		ok = ok && m > 1 // a report of one shard has no Shard
 		if !ok {
 			if r.Shard == "" {
 				return fmt.Errorf("%s: not a shard report (no \"shard\": written by iosim crash --json --shard I/N)", names[k])
@@ -63,13 +64,14 @@ func CheckShards(names []string, reports []*Report) error {
 	return fmt.Errorf("shards %s missing: the merge would count part of the states", strings.Join(missing, ", "))
 }
 
-// parseShard reads a report's Shard, "I/N" with 0 <= I < N and N > 1.
-func parseShard(s string) (i, n int, ok bool) {
+// ParseShard reads a shard, "I/N" with 0 <= I < N (iosim crash --shard, a
+// report's Shard).
+func ParseShard(s string) (i, n int, ok bool) {
 	a, b, found := strings.Cut(s, "/")
 	if !found {
 		return 0, 0, false
 	}
 	i, err1 := strconv.Atoi(a)
 	n, err2 := strconv.Atoi(b)
-	return i, n, err1 == nil && err2 == nil && n > 1 && i >= 0 && i < n
+	return i, n, err1 == nil && err2 == nil && n > 0 && i >= 0 && i < n
 }

@@ -2,8 +2,6 @@ package strace
 
 import (
 	"syscall"
-
-	"github.com/iosim/iosim/sim"
 )
 
 // Linux x86_64 values of the symbolic constants strace prints in the
@@ -124,25 +122,7 @@ func init() {
 	for _, c := range constList {
 		constByName[c.name] = c.v
 	}
-	// Every name of the syscall table's flag sets: what strace prints for the
-	// calls the table describes parses (TestTableFlagNamesParse).
-	for _, in := range sim.Syscalls() {
-		for _, a := range in.Args {
-			if a.Flags == nil {
-				continue
-			}
-			for _, n := range a.Flags.Names {
-				if _, ok := constByName[n.Name]; !ok {
-					constByName[n.Name] = n.Value
-				}
-			}
-			if z := a.Flags.Zero; z != "" {
-				if _, ok := constByName[z]; !ok {
-					constByName[z] = 0
-				}
-			}
-		}
-	}
+	learnTableNames()
 	errnoByName = make(map[string]int, len(errnoTable))
 	errnoByNum = make(map[int]int, len(errnoTable))
 	for i, e := range errnoTable {

@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -137,7 +136,7 @@ func cmdCrash(args []string, stdout, stderr io.Writer) int {
 		copts.Checkers = append(copts.Checkers, sv)
 	}
 	if *shard != "" {
-		i, n, ok := parseShard(*shard)
+		i, n, ok := crash.ParseShard(*shard)
 		if !ok {
 			fmt.Fprintf(stderr, "iosim crash: --shard %q: want I/N with 0 <= I < N\n", *shard)
 			return 2
@@ -283,16 +282,6 @@ func printCrash(rep *crash.Report, asJSON bool, svg, title string, stdout, stder
 		return 1
 	}
 	return 0
-}
-
-func parseShard(s string) (i, n int, ok bool) {
-	a, b, found := strings.Cut(s, "/")
-	if !found {
-		return 0, 0, false
-	}
-	i, err1 := strconv.Atoi(a)
-	n, err2 := strconv.Atoi(b)
-	return i, n, err1 == nil && err2 == nil && n > 0 && i >= 0 && i < n
 }
 
 func crashMerge(files []string, asJSON bool, svg string, stdout, stderr io.Writer) int {
