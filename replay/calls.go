@@ -127,6 +127,10 @@ func (r *replayer) replay(t *sim.Task, nr sim.Sysno, ev *strace.Event, st *Sysca
 	}
 	if r.opts.Verify && ev.RetKnown && !isRestart(ev.ErrnoName) {
 		r.verify(t, nr, ev, c, res, recErr)
+	} else if ev.RetKnown && !ev.Failed() && res.Errno == 0 && res.Ret != ev.Ret && returnsFd(nr, c) {
+		// Without --verify too, the program goes on with the fd it got:
+		// the later calls on it (a shell's saved stdout) must reach it.
+		r.followFd(t, ev, res, false)
 	}
 	r.learn(nr, ev, c)
 	r.advance(nr, ev)

@@ -87,25 +87,8 @@ func (r *replayer) verify(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Ca
 		if !allowed {
 			r.diverge(ev, "return value", itoa(ev.Ret), itoa(res.Ret))
 		}
-		if returnsFd(nr, c) && ev.Ret >= 0 && ev.Ret < sim.NrOpen {
-			// Follow the recording: the program goes on with the fd it got.
-			if g := t.Group(); int(ev.Ret) >= g.Nofile() {
-				g.SetNofile(int(ev.Ret) + 1) // its RLIMIT_NOFILE was higher
-			}
-			cloexec := int64(0)
-			if t.File(int(res.Ret)) != nil {
-				var fdflags sim.Result = r.k.Syscall(&sim.Call{Nr: sim.SYS_FCNTL, Task: t, Args: [6]int64{res.Ret, unix.F_GETFD}})
-				if fdflags.Ret&unix.FD_CLOEXEC != 0 {
-					cloexec = unix.O_CLOEXEC
-				}
-			}
-			// Through the stack, so that layers keeping a model of the fd
-			// table see the move.
-			sim.Send(r.top, sim.Call{Nr: sim.SYS_DUP3, Task: t, Args: [6]int64{res.Ret, ev.Ret, cloexec}})
-			sim.Send(r.top, sim.Call{Nr: sim.SYS_CLOSE, Task: t, Args: [6]int64{res.Ret}})
-			if inherited {
-				r.fillFrom(ev, t, int(res.Ret), int(ev.Ret))
-			}
+		if returnsFd(nr, c) {
+			r.followFd(t, ev, res, inherited)
 		}
 		return
 	}
@@ -441,5 +424,31 @@ func (r *replayer) verifyDents(ev *strace.Event, c *sim.Call, res sim.Result) {
 		r.diverge(ev, "directory entries", fmt.Sprint(want), fmt.Sprint(got))
 	} else if res.Ret != ev.Ret {
 		r.diverge(ev, "return value", itoa(ev.Ret), itoa(res.Ret))
+	}
+}
+
+// followFd moves the fd the model gave (res.Ret) to the one the recording
+// shows (ev.Ret): the program goes on with the fd it got. inherited: the
+// recorded fd stood for one open before the trace, whose facts it takes.
+func (r *replayer) followFd(t *sim.Task, ev *strace.Event, res sim.Result, inherited bool) {
+	if ev.Ret < 0 || ev.Ret >= sim.NrOpen {
+		return
+	}
+	if g := t.Group(); int(ev.Ret) >= g.Nofile() {
+		g.SetNofile(int(ev.Ret) + 1) // its RLIMIT_NOFILE was higher
+	}
+	cloexec := int64(0)
+	if t.File(int(res.Ret)) != nil {
+		var fdflags sim.Result = r.k.Syscall(&sim.Call{Nr: sim.SYS_FCNTL, Task: t, Args: [6]int64{res.Ret, unix.F_GETFD}})
+		if fdflags.Ret&unix.FD_CLOEXEC != 0 {
+			cloexec = unix.O_CLOEXEC
+		}
+	}
+	// Through the stack, so that layers keeping a model of the fd
+	// table see the move.
+	sim.Send(r.top, sim.Call{Nr: sim.SYS_DUP3, Task: t, Args: [6]int64{res.Ret, ev.Ret, cloexec}})
+	sim.Send(r.top, sim.Call{Nr: sim.SYS_CLOSE, Task: t, Args: [6]int64{res.Ret}})
+	if inherited {
+		r.fillFrom(ev, t, int(res.Ret), int(ev.Ret))
 	}
 }

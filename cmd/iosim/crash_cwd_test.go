@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -44,4 +45,21 @@ func TestCrashRelativeTrace(t *testing.T) {
 	require.NotEqual(t, 2, code)
 	require.Contains(t, out, "note: no --root: what existed before the trace is inferred")
 	require.Contains(t, out, "taken as /tmp/iosim, the default")
+}
+
+// The shell's redirection idiom (dash's `echo "line 1" >> notes.txt; echo
+// "committed 1"`: fcntl(1, F_DUPFD, 10) saves stdout, dup2 puts the file on
+// 1 and the saved fd back) keeps its announcement on stdout and the line in
+// the file in every crash state, though the model hands out other fd numbers
+// than the recording.
+func TestCrashShellRedirection(t *testing.T) {
+	snap := t.TempDir()
+	log := filepath.Join(t.TempDir(), "seen")
+	checker := `sh -c 'D=$0 O=$1; if grep -q committed "$D/notes.txt" 2>/dev/null; then echo "notes.txt holds the announcement"; exit 1; fi; if grep -q "committed 1" "$O"; then cat "$D/notes.txt" >> ` + log + `; fi; exit 0'`
+	code, r, errOut := crashRun(t, "--root", snap+":/tmp/dash/app", "--workload-dir", "/tmp/dash/app", "--checker", checker, crashData+"dash-append.strace")
+	require.Equal(t, 0, code, errOut)
+	require.Empty(t, r.Findings)
+	seen, err := os.ReadFile(log)
+	require.NoError(t, err, "no state's stdout holds the announcement")
+	require.Contains(t, string(seen), "line 1\n")
 }
