@@ -32,12 +32,12 @@ func (r *replayer) replay(t *sim.Task, nr sim.Sysno, ev *strace.Event, st *Sysca
 				// processes whose calls replay in the order they ended, not as
 				// they ran: what its reads and writes moved is the recording's
 				// answer too (positional calls still run: ESPIPE).
-				_, isPH := f.Special().(*sim.Placeholder)
+				ph, isPH := f.Special().(*sim.Placeholder)
 				if isPH || sim.IsPipe(f) && in.Props&sim.Data != 0 && in.Slot(sim.ArgOffset, 0) < 0 {
 					// Not a file of the model: the recording is the answer.
 					r.report.Replayed++
 					r.standInShown(t, nr, ev, int(fd))
-					if fd == 1 && nr == sim.SYS_WRITE && r.opts.Stdout != nil && !ev.Failed() {
+					if isPH && r.stdouts[ph] && nr == sim.SYS_WRITE && r.opts.Stdout != nil && !ev.Failed() {
 						if b, _, ok := ev.Str(1); ok && int64(len(b)) >= ev.Ret {
 							r.opts.Stdout(b[:ev.Ret])
 						}

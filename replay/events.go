@@ -119,7 +119,12 @@ func (r *replayer) spawn(tid int, ev *strace.Event) *sim.Task {
 	}
 	r.k.Syscall(&sim.Call{Nr: sim.SYS_CHDIR, Task: t, Path: r.world.cwd})
 	r.installSpecial(t, 0, &sim.Placeholder{Kind: vfs.S_IFCHR}, syscall.O_RDWR) // stdin: a terminal, a pipe, a file
-	r.installSpecial(t, 1, &sim.Placeholder{Kind: vfs.S_IFREG}, syscall.O_WRONLY|syscall.O_APPEND)
+	out := &sim.Placeholder{Kind: vfs.S_IFREG}
+	if r.stdouts == nil {
+		r.stdouts = map[*sim.Placeholder]bool{}
+	}
+	r.stdouts[out] = true
+	r.installSpecial(t, 1, out, syscall.O_WRONLY|syscall.O_APPEND)
 	r.installSpecial(t, 2, &sim.Placeholder{Kind: vfs.S_IFREG}, syscall.O_WRONLY|syscall.O_APPEND)
 	r.inherited(t, 0, 1, 2)
 	if ev.Pid != tid || !isExec(ev.Name) {

@@ -361,6 +361,10 @@ func (r *replayer) finish(parsers []*strace.Parser) *Report {
 
 // replayer is the state of one replay.
 type replayer struct {
+	// stdouts are the standard outputs the traced processes started with:
+	// a write to any fd that holds one (fd 1, a dup of it) is an
+	// announcement; a write to an fd 1 that a dup2 made a pipe is not.
+	stdouts map[*sim.Placeholder]bool
 	cwdNote string   // where the program was taken to have started, when the trace does not show it
 	call    sim.Call // the Call of the event being replayed, lent down the stack
 	timer   *timer   // the top layer with Options.Device

@@ -63,3 +63,18 @@ func TestCrashShellRedirection(t *testing.T) {
 	require.NoError(t, err, "no state's stdout holds the announcement")
 	require.Contains(t, string(seen), "line 1\n")
 }
+
+// The checker's stdout is the standard output the program started with and
+// its duplicates: a write to an fd 1 that dup2 made a pipe's end is not an
+// announcement (stdout-dup.strace, written by hand).
+func TestCrashStdoutIsTheStartingOne(t *testing.T) {
+	snap := t.TempDir()
+	log := filepath.Join(t.TempDir(), "seen")
+	checker := `sh -c 'cat "$1" >> ` + log + `'`
+	code, _, errOut := crashRun(t, "--root", snap+":/a", "--workload-dir", "/a", "--checker", checker, crashData+"stdout-dup.strace")
+	require.Equal(t, 0, code, errOut)
+	seen, err := os.ReadFile(log)
+	require.NoError(t, err)
+	require.Contains(t, string(seen), "announced\n")
+	require.NotContains(t, string(seen), "to the pipe")
+}
