@@ -150,6 +150,12 @@ func (r *replayer) untracedThreads() {
 		}
 	}
 	r.threads = r.threads[:0]
+	for _, c := range r.children {
+		if !r.plan.appears(c) {
+			r.untracedChildren++
+		}
+	}
+	r.children = r.children[:0]
 }
 
 // isExec says whether a call starts a program.
@@ -189,6 +195,8 @@ func (r *replayer) syscall(ev *strace.Event) {
 				// Perhaps a thread that the trace does not follow (traced
 				// without -f): see untracedThreads.
 				r.threads = append(r.threads, madeThread{child, t.Group()})
+			} else {
+				r.children = append(r.children, child)
 			}
 		}
 		r.report.Replayed++

@@ -319,6 +319,9 @@ func (r *replayer) notes(nfiles int) {
 	if began > 0 {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("%d process(es) began before the trace (strace -p, one file of an -ff set): fds that tasks it does not show explain are taken as recorded", began))
 	}
+	if r.untracedChildren > 0 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%d child process(es) the trace does not follow (traced without -f): what they did to files is not in the trace, and a file they made or changed is taken as it is first seen (record with strace -f, or iosim record)", r.untracedChildren))
+	}
 	if untraced > 0 {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("%d process(es) made threads the trace does not follow (traced without -f): fds they explain are taken as recorded", untraced))
 	}
@@ -365,17 +368,21 @@ type replayer struct {
 	// a write to any fd that holds one (fd 1, a dup of it) is an
 	// announcement; a write to an fd 1 that a dup2 made a pipe is not.
 	stdouts map[*sim.Placeholder]bool
-	cwdNote string   // where the program was taken to have started, when the trace does not show it
-	call    sim.Call // the Call of the event being replayed, lent down the stack
-	timer   *timer   // the top layer with Options.Device
-	opts    Options
-	plan    *plan
-	fs      *vfs.FS
-	k       *sim.Kernel
-	kcount  *counter
-	top     sim.Handler
-	report  *Report
-	world   *world
+	// children are the processes forked so far; untracedChildren counts
+	// those the trace never shows (traced without -f).
+	children         []int
+	untracedChildren int
+	cwdNote          string   // where the program was taken to have started, when the trace does not show it
+	call             sim.Call // the Call of the event being replayed, lent down the stack
+	timer            *timer   // the top layer with Options.Device
+	opts             Options
+	plan             *plan
+	fs               *vfs.FS
+	k                *sim.Kernel
+	kcount           *counter
+	top              sim.Handler
+	report           *Report
+	world            *world
 	// stop, once set, ends the replay after the current event (Options.Unknown).
 	stop error
 	// unknownReadBytes counts the bytes recorded reads showed where the model

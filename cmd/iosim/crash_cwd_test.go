@@ -78,3 +78,15 @@ func TestCrashStdoutIsTheStartingOne(t *testing.T) {
 	require.Contains(t, string(seen), "announced\n")
 	require.NotContains(t, string(seen), "to the pipe")
 }
+
+// A program that forks, traced without -f: the child is not in the trace,
+// and the report says so (fork-nof.strace: a Python program whose child
+// appends to a log, recorded with strace -o).
+func TestReplayNotesUntracedChild(t *testing.T) {
+	code, out, errOut := runCmd("replay", "--verify", "../../replay/testdata/rec/fork-nof.strace")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "note: 1 child process(es) the trace does not follow (traced without -f)")
+	code, out, _ = runCmd("replay", "--verify", "../../testdata/traces/threads.f.strace")
+	require.Equal(t, 0, code)
+	require.NotContains(t, out, "the trace does not follow", "strace -f follows every child")
+}
