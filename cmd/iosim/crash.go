@@ -233,6 +233,9 @@ func cmdCrash(args []string, stdout, stderr io.Writer) int {
 	if noCalls(rrep, "crash", stderr) {
 		return 2
 	}
+	if _, at, ok := strings.Cut(ropts.Root, ":"); ok && !changesUnder(rep, at) {
+		notes = append(notes, fmt.Sprintf("no call of the trace that changes files is under --root's directory %s: is it the directory the program ran in?", at))
+	}
 	rep.Notes = append(notes, rrep.Notes...)
 	if ba != nil {
 		if n := ba.checkStdout(announced); n != "" {
@@ -252,6 +255,20 @@ func cmdCrash(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	return printCrash(rep, *asJSON, *svg, chartTitle(fl.Args()), stdout, stderr)
+}
+
+// changesUnder reports whether a crash point's call (a call that changed
+// what could become durable) names a path at or below dir.
+func changesUnder(rep *crash.Report, dir string) bool {
+	dir = strings.TrimSuffix(dir, "/")
+	for _, p := range rep.Points {
+		for _, path := range strings.Split(p.Point.Path, " -> ") {
+			if path == dir || strings.HasPrefix(path, dir+"/") || dir == "" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // chartTitle names a crash chart after the traces explored.

@@ -27,6 +27,12 @@ func TestCrashRelativeTrace(t *testing.T) {
 	code, out, _ := runCmd(append([]string{"crash"}, args("safe")...)...)
 	require.Equal(t, 0, code)
 	require.Contains(t, out, "note: the trace does not show the directory the program started in: taken as /tmp/rel/app, --workload-dir (pass --cwd to say where it ran)\n")
+	require.NotContains(t, out, "is it the directory the program ran in?")
+
+	// a --root the trace never touches is said
+	code, out, _ = runCmd("crash", "--root", crashData+"relative.snapshot:/elsewhere", "--cwd", "/tmp/rel/app", crashData+"relative.safe.strace")
+	require.NotEqual(t, 2, code)
+	require.Contains(t, out, "note: no call of the trace that changes files is under --root's directory /elsewhere: is it the directory the program ran in?")
 
 	code, r, errOut = crashRun(t, args("unsafe")...)
 	require.Equal(t, 1, code, errOut)
