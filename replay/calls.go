@@ -38,9 +38,7 @@ func (r *replayer) replay(t *sim.Task, nr sim.Sysno, ev *strace.Event, st *Sysca
 					r.report.Replayed++
 					r.standInShown(t, nr, ev, int(fd))
 					if isPH && r.stdouts[ph] && nr == sim.SYS_WRITE && r.opts.Stdout != nil && !ev.Failed() {
-						if b, _, ok := ev.Str(1); ok && int64(len(b)) >= ev.Ret {
-							r.opts.Stdout(b[:ev.Ret])
-						}
+						r.announce(ev)
 					}
 					return
 				}

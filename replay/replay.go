@@ -368,6 +368,8 @@ type replayer struct {
 	// a write to any fd that holds one (fd 1, a dup of it) is an
 	// announcement; a write to an fd 1 that a dup2 made a pipe is not.
 	stdouts map[*sim.Placeholder]bool
+	// announced counts the bytes the program printed on them (announce).
+	announced int64
 	// children are the processes forked so far; untracedChildren counts
 	// those the trace never shows (traced without -f).
 	children         []int

@@ -3,6 +3,7 @@ package replay
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/iosim/iosim/sim"
 	"github.com/iosim/iosim/strace"
@@ -13,11 +14,15 @@ import (
 // the trace does not show: the model holds zeros there, which the program may
 // never have written. It is what Options.Unknown is told.
 type Unknown struct {
-	Ino      uint64 // the file's inode in the model
+	Ino      uint64 // the file's inode in the model (0 with Stdout)
 	Off, End int64  // the range [Off, End)
-	File     string // the trace file and line of the call that wrote the range
-	Line     int
-	Call     string // the call's name
+	// Stdout: the range is of the program's standard output, the bytes it
+	// announced (Options.Stdout), not of a file: an announcement whose
+	// data strace's -s cut. Options.Stdout is given the bytes shown.
+	Stdout bool
+	File   string // the trace file and line of the call that wrote the range
+	Line   int
+	Call   string // the call's name
 	// Why says what the trace did not show ("the trace shows 32 of the 8192
 	// bytes this call wrote (strace -s 32 cut the data)"), Fix how to record
 	// or replay it so that it does.
@@ -159,4 +164,29 @@ func (r *replayer) unknownRead(ino uint64, start, n int64) {
 			r.unknownReadBytes += y - x
 		}
 	}
+}
+
+// announce gives Options.Stdout what the write of ev printed on the
+// program's standard output. Of a write whose data strace's -s cut, it
+// tells Options.Unknown first (an error stops the replay: nothing is
+// announced), then gives the bytes shown.
+func (r *replayer) announce(ev *strace.Event) {
+	b, _, ok := ev.Str(1)
+	if !ok || !ev.RetKnown || ev.Ret <= 0 {
+		return
+	}
+	if int64(len(b)) < ev.Ret {
+		if r.opts.Unknown != nil && r.stop == nil {
+			c := cutWrite{ev: ev, shown: int64(len(b)), n: ev.Ret}
+			r.stop = r.opts.Unknown(Unknown{Stdout: true, Off: r.announced + c.shown, End: r.announced + c.n, File: ev.File, Line: ev.Line, Call: ev.Name,
+				Why: strings.Replace(c.why(), "this call wrote", "the program printed", 1), Fix: c.fix()})
+		}
+		if r.stop != nil {
+			return
+		}
+	} else {
+		b = b[:ev.Ret]
+	}
+	r.announced += ev.Ret
+	r.opts.Stdout(b)
 }
