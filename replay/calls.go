@@ -85,6 +85,7 @@ func (r *replayer) replay(t *sim.Task, nr sim.Sysno, ev *strace.Event, st *Sysca
 		}
 		return
 	}
+	r.relativeUse(t, nr, ev, c)
 	r.cur, r.curPos, r.curIno = nil, 0, 0
 	if fdIdx == 0 {
 		if f := t.File(int(c.Args[0])); f != nil && f.Inode() != nil {

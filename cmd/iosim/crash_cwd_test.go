@@ -26,7 +26,7 @@ func TestCrashRelativeTrace(t *testing.T) {
 	require.Positive(t, r.DistinctStates)
 	code, out, _ := runCmd(append([]string{"crash"}, args("safe")...)...)
 	require.Equal(t, 0, code)
-	require.Contains(t, out, "note: the trace does not show the directory the program started in: taken as /tmp/rel/app, --workload-dir (pass --cwd to say where it ran)\n")
+	require.Contains(t, out, "note: the trace does not show the directory the program started in: taken as /tmp/rel/app, --workload-dir (pass --cwd to say where it ran); the first relative path that depends on it: "+crashData+"relative.safe.strace:280\n")
 	require.NotContains(t, out, "is it the directory the program ran in?")
 
 	// a --root the trace never touches is said
