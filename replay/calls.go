@@ -37,8 +37,13 @@ func (r *replayer) replay(t *sim.Task, nr sim.Sysno, ev *strace.Event, st *Sysca
 					// Not a file of the model: the recording is the answer.
 					r.report.Replayed++
 					r.standInShown(t, nr, ev, int(fd))
-					if isPH && r.stdouts[ph] && nr == sim.SYS_WRITE && r.opts.Stdout != nil && !ev.Failed() {
-						r.announce(ev)
+					if isPH && r.stdouts[ph] && r.opts.Stdout != nil && !ev.Failed() {
+						switch nr {
+						case sim.SYS_WRITE:
+							r.announce(ev)
+						case sim.SYS_COPY_FILE_RANGE, sim.SYS_SENDFILE:
+							r.announceCopy(t, nr, ev)
+						}
 					}
 					return
 				}

@@ -50,6 +50,18 @@ func TestStdoutIsTheStartingFd1(t *testing.T) {
 			`100 dup2(4, 1) = 1`,
 			`100 write(1, "to the pipe\n", 12) = 12`,
 		}, ""},
+		{"cat: copy_file_range from a file the trace wrote", []string{
+			`100 execve("/bin/cat", ["cat", "b.txt"], 0x7ffd /* 1 var */) = 0`,
+			`100 openat(AT_FDCWD, "/w/b.txt", O_WRONLY|O_CREAT|O_TRUNC, 0644) = 3`,
+			`100 write(3, "6\n", 2) = 2`,
+			`100 close(3) = 0`,
+			`100 openat(AT_FDCWD, "/w/b.txt", O_RDONLY) = 3`,
+			`100 copy_file_range(3, NULL, 1, NULL, 9223372035781033984, 0) = 2`,
+			`100 copy_file_range(3, NULL, 1, NULL, 9223372035781033984, 0) = 0`,
+			`100 lseek(3, 0, SEEK_SET) = 0`,
+			`100 sendfile(1, 3, NULL, 4096) = 2`,
+			`100 sendfile(1, 3, [1], 4096) = 1`,
+		}, "6\n6\n\n"},
 		{"a child inherits it", []string{
 			`100 execve("/bin/p", ["p"], 0x7ffd /* 1 var */) = 0`,
 			`100 clone(child_stack=NULL, flags=SIGCHLD) = 101`,
@@ -69,4 +81,13 @@ func TestStdoutIsTheStartingFd1(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestStdoutOfARecording: `sh -c 'echo hello > a.txt; cat a.txt | wc -c >
+// b.txt; cat b.txt; rm a.txt'` printed "6\n", which cat copied to its
+// standard output with copy_file_range.
+func TestStdoutOfARecording(t *testing.T) {
+	var got []byte
+	replayClean(t, Options{Stdout: func(b []byte) { got = append(got, b...) }}, recordings+"pipeline.o.strace")
+	require.Equal(t, "6\n", string(got))
 }

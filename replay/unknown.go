@@ -167,25 +167,81 @@ func (r *replayer) unknownRead(ino uint64, start, n int64) {
 }
 
 // announce gives Options.Stdout what the write of ev printed on the
-// program's standard output. Of a write whose data strace's -s cut, it
-// tells Options.Unknown first (an error stops the replay: nothing is
-// announced), then gives the bytes shown.
+// program's standard output (the bytes shown, or `-e write=`'s dump).
 func (r *replayer) announce(ev *strace.Event) {
-	b, _, ok := ev.Str(1)
-	if !ok || !ev.RetKnown || ev.Ret <= 0 {
+	if !ev.RetKnown || ev.Ret <= 0 {
 		return
 	}
+	b := shown(ev, 1)
+	var cut unknownCause
 	if int64(len(b)) < ev.Ret {
+		cut = cutWrite{ev: ev, shown: int64(len(b)), n: ev.Ret}
+	} else {
+		b = b[:ev.Ret]
+	}
+	r.announceBytes(ev, b, cut)
+}
+
+// announceCopy gives Options.Stdout what a copy_file_range or sendfile of
+// ev (`cat FILE`) copied from a file of the model to the program's
+// standard output: the model's bytes where the trace shows them.
+func (r *replayer) announceCopy(t *sim.Task, nr sim.Sysno, ev *strace.Event) {
+	if !ev.RetKnown || ev.Ret <= 0 || ev.Ret > maxBuf {
+		return
+	}
+	inIdx, offIdx := 0, 1
+	if nr == sim.SYS_SENDFILE {
+		inIdx, offIdx = 1, 2
+	}
+	fd, ok := ev.Int(inIdx)
+	off, offOK := offsetArg(ev, offIdx)
+	var f *sim.File
+	if ok && offOK {
+		f = t.File(int(fd))
+	}
+	if f == nil || f.Inode() == nil || !f.Inode().IsRegular() {
+		r.announceBytes(ev, nil, copied{ev: ev})
+		return
+	}
+	ino := f.Inode()
+	if off == sim.NullOffset {
+		off = r.recPos(f)
+		r.pos[f] = off + ev.Ret // the program's offset moved; the model's did not run the call
+	}
+	b := make([]byte, ev.Ret)
+	n, _ := ino.ReadAt(b, off)
+	b = b[:n]
+	var unseen unknownCause
+	if r.world.isExt(ino) {
+		unseen = copied{ev: ev, ext: true}
+	}
+	for _, u := range r.world.unknown[ino.Ino()] {
+		if u.off < off+int64(n) && u.end > off {
+			unseen = copied{ev: ev}
+		}
+	}
+	if int64(n) < ev.Ret && unseen == nil {
+		unseen = copied{ev: ev}
+	}
+	if unseen != nil {
+		b = nil
+	}
+	r.announceBytes(ev, b, unseen)
+}
+
+// announceBytes gives Options.Stdout bytes b that the call of ev printed.
+// When the trace does not show all of them (why), it tells Options.Unknown
+// first (an error stops the replay, and nothing is announced), then gives
+// the bytes known.
+func (r *replayer) announceBytes(ev *strace.Event, b []byte, why unknownCause) {
+	if why != nil {
 		if r.opts.Unknown != nil && r.stop == nil {
-			c := cutWrite{ev: ev, shown: int64(len(b)), n: ev.Ret}
-			r.stop = r.opts.Unknown(Unknown{Stdout: true, Off: r.announced + c.shown, End: r.announced + c.n, File: ev.File, Line: ev.Line, Call: ev.Name,
-				Why: strings.Replace(c.why(), "this call wrote", "the program printed", 1), Fix: c.fix()})
+			r.stop = r.opts.Unknown(Unknown{Stdout: true, Off: r.announced + int64(len(b)), End: r.announced + ev.Ret, File: ev.File, Line: ev.Line, Call: ev.Name,
+				Why: strings.Replace(why.why(), "this call wrote", "the program printed", 1), Fix: why.fix()})
 		}
 		if r.stop != nil {
 			return
 		}
-	} else {
-		b = b[:ev.Ret]
 	}
 	r.announced += ev.Ret
 	r.opts.Stdout(b)

@@ -223,6 +223,17 @@ func TestExploreCutAnnouncement(t *testing.T) {
 		require.NotContains(t, s, "configuration", "a state holding the cut announcement was checked")
 	}
 
+	// cat of a file from before the trace, without --root: its bytes are
+	// not known.
+	cat := writeTrace(t, joinLines([]string{
+		`100 execve("/bin/cat", ["cat", "old.txt"], 0x7ffd /* 1 var */) = 0`,
+		`100 openat(AT_FDCWD, "/w/old.txt", O_RDONLY) = 3`,
+		`100 copy_file_range(3, NULL, 1, NULL, 9223372035781033984, 0) = 5`,
+	}))
+	_, _, err = Explore([]string{cat}, Options{}, crash.Options{Checkers: []crash.Checker{check}})
+	require.ErrorIs(t, err, ErrUnknownBytes)
+	require.Contains(t, err.Error(), cat+":3: copy_file_range: copied from a file that existed before the trace")
+
 	seen = nil
 	var out []byte
 	rep, _, err = Explore([]string{p}, Options{Stdout: func(b []byte) { out = append(out, b...) }}, crash.Options{AssumeUnknown: true, Checkers: []crash.Checker{check}})
