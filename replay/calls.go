@@ -41,6 +41,8 @@ func (r *replayer) replay(t *sim.Task, nr sim.Sysno, ev *strace.Event, st *Sysca
 						switch nr {
 						case sim.SYS_WRITE:
 							r.announce(ev)
+						case sim.SYS_WRITEV:
+							r.announceVec(ev)
 						case sim.SYS_COPY_FILE_RANGE, sim.SYS_SENDFILE:
 							r.announceCopy(t, nr, ev)
 						}

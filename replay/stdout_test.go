@@ -62,6 +62,10 @@ func TestStdoutIsTheStartingFd1(t *testing.T) {
 			`100 sendfile(1, 3, NULL, 4096) = 2`,
 			`100 sendfile(1, 3, [1], 4096) = 1`,
 		}, "6\n6\n\n"},
+		{"writev", []string{
+			`100 execve("/bin/p", ["p"], 0x7ffd /* 1 var */) = 0`,
+			`100 writev(1, [{iov_base="com", iov_len=3}, {iov_base="mitted\n", iov_len=7}], 2) = 10`,
+		}, "committed\n"},
 		{"a child inherits it", []string{
 			`100 execve("/bin/p", ["p"], 0x7ffd /* 1 var */) = 0`,
 			`100 clone(child_stack=NULL, flags=SIGCHLD) = 101`,

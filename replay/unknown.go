@@ -182,6 +182,48 @@ func (r *replayer) announce(ev *strace.Event) {
 	r.announceBytes(ev, b, cut)
 }
 
+// announceVec gives Options.Stdout what the writev of ev printed on the
+// program's standard output: its iovecs' bytes, in order (`-e write=`'s
+// dump, or the strings shown up to the first that -s cut).
+func (r *replayer) announceVec(ev *strace.Event) {
+	if !ev.RetKnown || ev.Ret <= 0 {
+		return
+	}
+	if int64(len(ev.Dump)) >= ev.Ret {
+		r.announceBytes(ev, ev.Dump[:ev.Ret], nil)
+		return
+	}
+	var b []byte
+	cut := true
+	if arr := ev.Arg(1); arr != nil && arr.Kind == strace.NodeArray {
+		cut = false
+		for k := range arr.Kids {
+			if int64(len(b)) >= ev.Ret {
+				break
+			}
+			el := &arr.Kids[k]
+			base, ln := el.Field("iov_base"), el.Field("iov_len")
+			if el.Kind == strace.NodeEllipsis || base == nil || base.Kind != strace.NodeStr || ln == nil {
+				cut = true
+				break
+			}
+			b = append(b, base.Text...)
+			if n, ok := ln.Value(); !ok || int64(len(base.Text)) < n {
+				cut = true
+				break
+			}
+		}
+	}
+	if int64(len(b)) > ev.Ret {
+		b = b[:ev.Ret]
+	}
+	var why unknownCause
+	if cut || int64(len(b)) < ev.Ret {
+		why = cutWrite{ev: ev, shown: int64(len(b)), n: ev.Ret}
+	}
+	r.announceBytes(ev, b, why)
+}
+
 // announceCopy gives Options.Stdout what a copy_file_range or sendfile of
 // ev (`cat FILE`) copied from a file of the model to the program's
 // standard output: the model's bytes where the trace shows them.

@@ -234,6 +234,15 @@ func TestExploreCutAnnouncement(t *testing.T) {
 	require.ErrorIs(t, err, ErrUnknownBytes)
 	require.Contains(t, err.Error(), cat+":3: copy_file_range: copied from a file that existed before the trace")
 
+	// a writev whose second string -s cut
+	vec := writeTrace(t, joinLines([]string{
+		`100 execve("/bin/p", ["p"], 0x7ffd /* 1 var */) = 0`,
+		`100 writev(1, [{iov_base="done: ", iov_len=6}, {iov_base="the configuration was updated, a"..., iov_len=40}], 2) = 46`,
+	}))
+	_, _, err = Explore([]string{vec}, Options{}, crash.Options{Checkers: []crash.Checker{check}})
+	require.ErrorIs(t, err, ErrUnknownBytes)
+	require.Contains(t, err.Error(), vec+":2: writev: the trace shows 38 of the 46 bytes the program printed")
+
 	seen = nil
 	var out []byte
 	rep, _, err = Explore([]string{p}, Options{Stdout: func(b []byte) { out = append(out, b...) }}, crash.Options{AssumeUnknown: true, Checkers: []crash.Checker{check}})
