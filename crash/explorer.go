@@ -169,6 +169,9 @@ type Explorer struct {
 	// did not show that it may hold (Unknown); replaced, never changed, so a
 	// point keeps the version it was made with.
 	taint map[uint64]int64
+	// stdoutTaint: the workload announced bytes it did not show
+	// (UnknownStdout); every later state's stdout holds them.
+	stdoutTaint bool
 }
 
 // dataPromise is what a sync acknowledged of a file: its whole content (size

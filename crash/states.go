@@ -80,6 +80,10 @@ type point struct {
 	taint     map[uint64]int64      // Explorer.taint when the point was made
 	relevant  []bool                // classify's: units a state can lose that a check can see
 	stdout    []byte                // what the program had written to its standard output
+
+	// stdoutTaint: stdout holds announced bytes the workload did not show
+	// (Explorer.UnknownStdout before the point was made).
+	stdoutTaint bool
 }
 
 // subRef is a (state, model) met at the point, in the order met.
@@ -141,7 +145,7 @@ func (e *Explorer) point() {
 	x := &point{snap: snap, pend: pend, seq: seq, root: e.fs.Root().Ino(), units: e.units(pend), op: e.op(e.nops() - 1), seen: map[string]*seenState{}, replaceOf: map[int]*replaceRec{}, inos: map[uint64]bool{}}
 	x.stdout = e.stdout[:len(e.stdout):len(e.stdout)] // appends never write within it
 	x.unitsOf, x.dataSeq, x.metaSeq, x.dataHash = map[uint64][]int{}, map[uint64]uint64{}, map[string]uint64{}, map[string]uint64{}
-	x.taint = e.taint
+	x.taint, x.stdoutTaint = e.taint, e.stdoutTaint
 	for _, p := range pend {
 		switch p.Kind {
 		case vfs.PendingAttr:

@@ -26,6 +26,19 @@ func (e *Explorer) Unknown(ino uint64, off int64, why string) {
 	e.taint = t
 }
 
+// UnknownStdout tells the explorer, with Options.SkipUnknown, that the
+// workload is about to announce bytes it did not show (why: where): the
+// stdout of every state from then on holds them, so those states are
+// counted in Report.Unchecked, not checked.
+func (e *Explorer) UnknownStdout(why string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.rep.UncheckedWhy == "" {
+		e.rep.UncheckedWhy = why
+	}
+	e.stdoutTaint = true
+}
+
 // Assume tells the explorer, with Options.AssumeUnknown, that the workload
 // wrote bytes it did not show (why: where); the states keep the model's
 // bytes there, and Report.Assumed names the first.
@@ -38,9 +51,12 @@ func (e *Explorer) Assume(why string) {
 }
 
 // holdsUnknown reports whether the walker's state may hold bytes the
-// workload did not show: a reachable regular file that Unknown named, with
-// bytes at or past the offset it gave.
+// workload did not show: its stdout, after UnknownStdout, or a reachable
+// regular file that Unknown named, with bytes at or past the offset it gave.
 func (w *walker) holdsUnknown() bool {
+	if w.x.stdoutTaint {
+		return true
+	}
 	for id, off := range w.x.taint {
 		for _, k := range w.names[id] {
 			if ev := w.ents[k]; ev != nil {

@@ -37,9 +37,14 @@ func (r *replayer) replay(t *sim.Task, nr sim.Sysno, ev *strace.Event, st *Sysca
 					// Not a file of the model: the recording is the answer.
 					r.report.Replayed++
 					r.standInShown(t, nr, ev, int(fd))
-					if isPH && r.stdouts[ph] && nr == sim.SYS_WRITE && r.opts.Stdout != nil && !ev.Failed() {
-						if b, _, ok := ev.Str(1); ok && int64(len(b)) >= ev.Ret {
-							r.opts.Stdout(b[:ev.Ret])
+					if isPH && r.stdouts[ph] && r.opts.Stdout != nil && !ev.Failed() {
+						switch nr {
+						case sim.SYS_WRITE:
+							r.announce(ev)
+						case sim.SYS_WRITEV:
+							r.announceVec(ev)
+						case sim.SYS_COPY_FILE_RANGE, sim.SYS_SENDFILE:
+							r.announceCopy(t, nr, ev)
 						}
 					}
 					return
@@ -87,6 +92,7 @@ func (r *replayer) replay(t *sim.Task, nr sim.Sysno, ev *strace.Event, st *Sysca
 		}
 		return
 	}
+	r.relativeUse(t, nr, ev, c)
 	r.cur, r.curPos, r.curIno = nil, 0, 0
 	if fdIdx == 0 {
 		if f := t.File(int(c.Args[0])); f != nil && f.Inode() != nil {

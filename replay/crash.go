@@ -44,6 +44,17 @@ func Explore(files []string, opts Options, copts crash.Options) (*crash.Report, 
 		e.Forget(ino.Ino())
 	}
 	opts.Unknown = func(u Unknown) error {
+		if u.Stdout {
+			switch {
+			case copts.AssumeUnknown:
+				e.Assume(u.String() + ": the stdout a checker reads holds the bytes shown only")
+				return nil
+			case copts.SkipUnknown:
+				e.UnknownStdout(u.String())
+				return nil
+			}
+			return fmt.Errorf("%s:%d: %s: %s: %w (a checker reads what the program printed); %s", u.File, u.Line, u.Call, u.Why, ErrUnknownBytes, u.Fix)
+		}
 		if copts.AssumeUnknown {
 			e.Assume(u.String())
 			return nil

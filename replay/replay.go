@@ -300,8 +300,8 @@ func Run(files []string, opts Options) (*Report, error) {
 // notes fills Report.Notes at the end of a replay.
 func (r *replayer) notes(nfiles int) {
 	rep := r.report
-	if r.cwdNote != "" {
-		rep.Notes = append(rep.Notes, r.cwdNote)
+	if r.cwdFirst != "" {
+		rep.Notes = append(rep.Notes, r.cwdNote+"; the first relative path that depends on it: "+r.cwdFirst)
 	}
 	r.untracedThreads()
 	if r.report.Calls > 0 && r.shows() != allCalls {
@@ -368,6 +368,8 @@ type replayer struct {
 	// a write to any fd that holds one (fd 1, a dup of it) is an
 	// announcement; a write to an fd 1 that a dup2 made a pipe is not.
 	stdouts map[*sim.Placeholder]bool
+	// announced counts the bytes the program printed on them (announce).
+	announced int64
 	// children are the processes forked so far; untracedChildren counts
 	// those the trace never shows (traced without -f).
 	children         []int
@@ -424,6 +426,12 @@ type replayer struct {
 	filled    int          // stand-ins fill installed (at most maxFill)
 	// dentsAsRecorded counts the listings not compared (see treeHidden).
 	dentsAsRecorded int
+
+	// cwdAssumed is the directory of cwdNote ("" when Options or the trace
+	// gave it), and cwdFirst the first call whose relative path resolved
+	// against it (relativeUse): the note is for a replay that depended on
+	// it.
+	cwdAssumed, cwdFirst string
 }
 
 // madeThread is a thread a traced clone made, in fd table group.
@@ -547,7 +555,7 @@ func newReplayer(opts Options, pl *plan) (*replayer, error) {
 	}
 	if cwd == "" {
 		var from string
-		_, rootAt, _ := strings.Cut(opts.Root, ":")
+		rootAt := rootMount(opts.Root)
 		switch {
 		case opts.CwdFallback != "":
 			cwd, from = opts.CwdFallback, cmp.Or(opts.CwdFallbackFrom, "the caller's fallback")
@@ -556,6 +564,7 @@ func newReplayer(opts Options, pl *plan) (*replayer, error) {
 		default:
 			cwd, from = "/tmp/iosim", "the default"
 		}
+		r.cwdAssumed = pathpkg.Clean(cwd)
 		r.cwdNote = fmt.Sprintf("the trace does not show the directory the program started in: taken as %s, %s (pass --cwd to say where it ran)", cwd, from)
 	}
 	// The working directory and those above it existed before the trace

@@ -3,6 +3,7 @@ package replay
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/iosim/iosim/sim"
 	"github.com/iosim/iosim/strace"
@@ -13,11 +14,15 @@ import (
 // the trace does not show: the model holds zeros there, which the program may
 // never have written. It is what Options.Unknown is told.
 type Unknown struct {
-	Ino      uint64 // the file's inode in the model
+	Ino      uint64 // the file's inode in the model (0 with Stdout)
 	Off, End int64  // the range [Off, End)
-	File     string // the trace file and line of the call that wrote the range
-	Line     int
-	Call     string // the call's name
+	// Stdout: the range is of the program's standard output, the bytes it
+	// announced (Options.Stdout), not of a file: an announcement whose
+	// data strace's -s cut. Options.Stdout is given the bytes shown.
+	Stdout bool
+	File   string // the trace file and line of the call that wrote the range
+	Line   int
+	Call   string // the call's name
 	// Why says what the trace did not show ("the trace shows 32 of the 8192
 	// bytes this call wrote (strace -s 32 cut the data)"), Fix how to record
 	// or replay it so that it does.
@@ -159,4 +164,127 @@ func (r *replayer) unknownRead(ino uint64, start, n int64) {
 			r.unknownReadBytes += y - x
 		}
 	}
+}
+
+// announce gives Options.Stdout what the write of ev printed on the
+// program's standard output (the bytes shown, or `-e write=`'s dump).
+func (r *replayer) announce(ev *strace.Event) {
+	if !ev.RetKnown || ev.Ret <= 0 {
+		return
+	}
+	b := shown(ev, 1)
+	var cut unknownCause
+	if int64(len(b)) < ev.Ret {
+		cut = cutWrite{ev: ev, shown: int64(len(b)), n: ev.Ret}
+	} else {
+		b = b[:ev.Ret]
+	}
+	r.announceBytes(ev, b, cut)
+}
+
+// announceVec gives Options.Stdout what the writev of ev printed on the
+// program's standard output: its iovecs' bytes, in order (`-e write=`'s
+// dump, or the strings shown up to the first that -s cut).
+func (r *replayer) announceVec(ev *strace.Event) {
+	if !ev.RetKnown || ev.Ret <= 0 {
+		return
+	}
+	if int64(len(ev.Dump)) >= ev.Ret {
+		r.announceBytes(ev, ev.Dump[:ev.Ret], nil)
+		return
+	}
+	var b []byte
+	cut := true
+	if arr := ev.Arg(1); arr != nil && arr.Kind == strace.NodeArray {
+		cut = false
+		for k := range arr.Kids {
+			if int64(len(b)) >= ev.Ret {
+				break
+			}
+			el := &arr.Kids[k]
+			base, ln := el.Field("iov_base"), el.Field("iov_len")
+			if el.Kind == strace.NodeEllipsis || base == nil || base.Kind != strace.NodeStr || ln == nil {
+				cut = true
+				break
+			}
+			b = append(b, base.Text...)
+			if n, ok := ln.Value(); !ok || int64(len(base.Text)) < n {
+				cut = true
+				break
+			}
+		}
+	}
+	if int64(len(b)) > ev.Ret {
+		b = b[:ev.Ret]
+	}
+	var why unknownCause
+	if cut || int64(len(b)) < ev.Ret {
+		why = cutWrite{ev: ev, shown: int64(len(b)), n: ev.Ret}
+	}
+	r.announceBytes(ev, b, why)
+}
+
+// announceCopy gives Options.Stdout what a copy_file_range or sendfile of
+// ev (`cat FILE`) copied from a file of the model to the program's
+// standard output: the model's bytes where the trace shows them.
+func (r *replayer) announceCopy(t *sim.Task, nr sim.Sysno, ev *strace.Event) {
+	if !ev.RetKnown || ev.Ret <= 0 || ev.Ret > maxBuf {
+		return
+	}
+	inIdx, offIdx := 0, 1
+	if nr == sim.SYS_SENDFILE {
+		inIdx, offIdx = 1, 2
+	}
+	fd, ok := ev.Int(inIdx)
+	off, offOK := offsetArg(ev, offIdx)
+	var f *sim.File
+	if ok && offOK {
+		f = t.File(int(fd))
+	}
+	if f == nil || f.Inode() == nil || !f.Inode().IsRegular() {
+		r.announceBytes(ev, nil, copied{ev: ev})
+		return
+	}
+	ino := f.Inode()
+	if off == sim.NullOffset {
+		off = r.recPos(f)
+		r.pos[f] = off + ev.Ret // the program's offset moved; the model's did not run the call
+	}
+	b := make([]byte, ev.Ret)
+	n, _ := ino.ReadAt(b, off)
+	b = b[:n]
+	var unseen unknownCause
+	if r.world.isExt(ino) {
+		unseen = copied{ev: ev, ext: true}
+	}
+	for _, u := range r.world.unknown[ino.Ino()] {
+		if u.off < off+int64(n) && u.end > off {
+			unseen = copied{ev: ev}
+		}
+	}
+	if int64(n) < ev.Ret && unseen == nil {
+		unseen = copied{ev: ev}
+	}
+	if unseen != nil {
+		b = nil
+	}
+	r.announceBytes(ev, b, unseen)
+}
+
+// announceBytes gives Options.Stdout bytes b that the call of ev printed.
+// When the trace does not show all of them (why), it tells Options.Unknown
+// first (an error stops the replay, and nothing is announced), then gives
+// the bytes known.
+func (r *replayer) announceBytes(ev *strace.Event, b []byte, why unknownCause) {
+	if why != nil {
+		if r.opts.Unknown != nil && r.stop == nil {
+			r.stop = r.opts.Unknown(Unknown{Stdout: true, Off: r.announced + int64(len(b)), End: r.announced + ev.Ret, File: ev.File, Line: ev.Line, Call: ev.Name,
+				Why: strings.Replace(why.why(), "this call wrote", "the program printed", 1), Fix: why.fix()})
+		}
+		if r.stop != nil {
+			return
+		}
+	}
+	r.announced += ev.Ret
+	r.opts.Stdout(b)
 }

@@ -186,3 +186,69 @@ pwrite64(3, "B", 1, 100) = 1
 	}
 	require.Equal(t, distinct[1], distinct[0])
 }
+
+// TestExploreCutAnnouncement: an announcement whose data -s cut (the
+// program printed 36 bytes, the trace shows 32) is refused as a file's
+// unseen bytes are: a checker would read a stdout the program did not
+// print. With SkipUnknown the states from that announcement on are not
+// checked; with AssumeUnknown they are, with the bytes shown, and the report
+// says so. Options.Stdout is given the bytes shown.
+func TestExploreCutAnnouncement(t *testing.T) {
+	p := writeTrace(t, joinLines([]string{
+		`100 execve("/bin/p", ["p"], 0x7ffd /* 1 var */) = 0`,
+		`100 openat(AT_FDCWD, "/w/f", O_WRONLY|O_CREAT|O_TRUNC, 0644) = 3`,
+		`100 write(3, "new\n", 4) = 4`,
+		`100 write(1, "started\n", 8) = 8`,
+		`100 fsync(3) = 0`,
+		`100 write(1, "the configuration was updated: d"..., 36) = 36`,
+		`100 close(3) = 0`,
+	}))
+	var seen []string
+	check := crash.CheckFunc{ID: "stdout", F: func(s *crash.State) []crash.Finding {
+		seen = append(seen, string(s.Stdout))
+		return nil
+	}}
+	_, _, err := Explore([]string{p}, Options{}, crash.Options{Checkers: []crash.Checker{check}})
+	require.ErrorIs(t, err, ErrUnknownBytes)
+	require.Contains(t, err.Error(), p+":6: write: the trace shows 32 of the 36 bytes the program printed (strace -s 32 cut the data)")
+	require.Contains(t, err.Error(), "a checker reads what the program printed")
+
+	seen = nil
+	rep, _, err := Explore([]string{p}, Options{}, crash.Options{SkipUnknown: true, Checkers: []crash.Checker{check}})
+	require.NoError(t, err)
+	require.Positive(t, rep.Unchecked)
+	require.Contains(t, rep.UncheckedWhy, p+":6: write: the trace shows 32 of the 36 bytes the program printed")
+	require.Contains(t, seen, "started\n", "the states before the cut announcement are checked")
+	for _, s := range seen {
+		require.NotContains(t, s, "configuration", "a state holding the cut announcement was checked")
+	}
+
+	// cat of a file from before the trace, without --root: its bytes are
+	// not known.
+	cat := writeTrace(t, joinLines([]string{
+		`100 execve("/bin/cat", ["cat", "old.txt"], 0x7ffd /* 1 var */) = 0`,
+		`100 openat(AT_FDCWD, "/w/old.txt", O_RDONLY) = 3`,
+		`100 copy_file_range(3, NULL, 1, NULL, 9223372035781033984, 0) = 5`,
+	}))
+	_, _, err = Explore([]string{cat}, Options{}, crash.Options{Checkers: []crash.Checker{check}})
+	require.ErrorIs(t, err, ErrUnknownBytes)
+	require.Contains(t, err.Error(), cat+":3: copy_file_range: copied from a file that existed before the trace")
+
+	// a writev whose second string -s cut
+	vec := writeTrace(t, joinLines([]string{
+		`100 execve("/bin/p", ["p"], 0x7ffd /* 1 var */) = 0`,
+		`100 writev(1, [{iov_base="done: ", iov_len=6}, {iov_base="the configuration was updated, a"..., iov_len=40}], 2) = 46`,
+	}))
+	_, _, err = Explore([]string{vec}, Options{}, crash.Options{Checkers: []crash.Checker{check}})
+	require.ErrorIs(t, err, ErrUnknownBytes)
+	require.Contains(t, err.Error(), vec+":2: writev: the trace shows 38 of the 46 bytes the program printed")
+
+	seen = nil
+	var out []byte
+	rep, _, err = Explore([]string{p}, Options{Stdout: func(b []byte) { out = append(out, b...) }}, crash.Options{AssumeUnknown: true, Checkers: []crash.Checker{check}})
+	require.NoError(t, err)
+	require.Zero(t, rep.Unchecked)
+	require.Contains(t, rep.Assumed, "the stdout a checker reads holds the bytes shown only")
+	require.Contains(t, seen, "started\nthe configuration was updated: d")
+	require.Equal(t, "started\nthe configuration was updated: d", string(out))
+}

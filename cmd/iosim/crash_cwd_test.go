@@ -26,7 +26,7 @@ func TestCrashRelativeTrace(t *testing.T) {
 	require.Positive(t, r.DistinctStates)
 	code, out, _ := runCmd(append([]string{"crash"}, args("safe")...)...)
 	require.Equal(t, 0, code)
-	require.Contains(t, out, "note: the trace does not show the directory the program started in: taken as /tmp/rel/app, --workload-dir (pass --cwd to say where it ran)\n")
+	require.Contains(t, out, "note: the trace does not show the directory the program started in: taken as /tmp/rel/app, --workload-dir (pass --cwd to say where it ran); the first relative path that depends on it: "+crashData+"relative.safe.strace:280\n")
 	require.NotContains(t, out, "is it the directory the program ran in?")
 
 	// a --root the trace never touches is said
@@ -95,4 +95,31 @@ func TestReplayNotesUntracedChild(t *testing.T) {
 	code, out, _ = runCmd("replay", "--verify", "../../testdata/traces/threads.f.strace")
 	require.Equal(t, 0, code)
 	require.NotContains(t, out, "the trace does not follow", "strace -f follows every child")
+}
+
+// An announcement longer than strace's default -s 32 (announce_update.py,
+// the unsafe update, prints "the configuration was updated: done"): the
+// checker would read a stdout without "done" and the lost rename's finding
+// would vanish, so the run is refused, naming the write and the -s to
+// record with; recorded with -s 65536, the lost rename is found.
+func TestCrashCutAnnouncement(t *testing.T) {
+	checker, err := filepath.Abs(crashData + "relative_checker.sh")
+	require.NoError(t, err)
+	args := []string{"--root", crashData + "relative.snapshot:/tmp/rel/app", "--workload-dir", "/tmp/rel/app", "--checker", "sh " + checker}
+	code, out, errOut := runCmd(append(append([]string{"crash"}, args...), crashData+"announce.unsafe.strace")...)
+	require.Equal(t, 2, code, out)
+	require.Contains(t, errOut, "announce.unsafe.strace:285: write: the trace shows 32 of the 36 bytes the program printed (strace -s 32 cut the data)")
+
+	code, r, errOut := crashRun(t, append(args, crashData+"announce.unsafe.s65536.strace")...)
+	require.Equal(t, 1, code, errOut)
+	var lost []string
+	for _, f := range r.Findings {
+		for _, c := range f.Calls {
+			if c.Role == "lost" && f.Property == "durability" {
+				lost = append(lost, c.Call+" "+c.Path)
+			}
+		}
+	}
+	require.Equal(t, []string{"rename /tmp/rel/app/file1.tmp -> /tmp/rel/app/file1"}, lost)
+	require.Contains(t, r.messages(), "announced done, but file1 holds 'hello'")
 }

@@ -109,7 +109,7 @@ func TestReplayNotes(t *testing.T) {
 	var m map[string]any
 	require.NoError(t, json.Unmarshal([]byte(out), &m))
 	require.Len(t, m["notes"], 3) // and the files opened with O_CREAT taken as new, and where it started
-	require.Contains(t, m["notes"], "the trace does not show the directory the program started in: taken as /tmp/iosim, the default (pass --cwd to say where it ran)")
+	require.Contains(t, m["notes"], "the trace does not show the directory the program started in: taken as /tmp/iosim, the default (pass --cwd to say where it ran); the first relative path that depends on it: ../../testdata/traces/threads.ffpid25448.strace:4")
 	code, out, _ = runCmd("replay", "--verify", "../../testdata/traces/threads.ffpid25447.strace", "../../testdata/traces/threads.ffpid25448.strace",
 		"../../testdata/traces/threads.ffpid25449.strace", "../../testdata/traces/threads.ffpid25450.strace")
 	require.Equal(t, 0, code)
