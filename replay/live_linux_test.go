@@ -152,6 +152,16 @@ os.close(fd)`}})
 			for _, d := range rep.DivergenceList {
 				t.Error(d)
 			}
+			if len(rep.DivergenceList) > 0 {
+				// the recording is the evidence: keep it past the test's
+				// temporary directory
+				for _, f := range files {
+					kept := filepath.Join(os.TempDir(), "iosim-live-"+strings.ReplaceAll(rn.name+filepath.Join(rn.flags...), "/", "_")+"-"+filepath.Base(f))
+					if b, err := os.ReadFile(f); err == nil && os.WriteFile(kept, b, 0o644) == nil {
+						t.Logf("recording kept in %s", kept)
+					}
+				}
+			}
 			for k := range rep.Skipped {
 				if strings.HasPrefix(k, "preadv2 ") || strings.HasPrefix(k, "pwritev2 ") {
 					t.Errorf("skipped: %s", k)
