@@ -447,7 +447,12 @@ func (n *node) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 	return fs.NewListDirStream(list), 0
 }
 
-func (n *node) Fsyncdir(ctx context.Context, flags uint32) syscall.Errno {
+// Fsync is a file's fsync (on its handle) or a directory's fsyncdir (on a
+// descriptor of its own, as the kernel passes no handle the model knows).
+func (n *node) Fsync(ctx context.Context, f fs.FileHandle, flags uint32) syscall.Errno {
+	if h, ok := f.(*handle); ok {
+		return h.Fsync(ctx, flags)
+	}
 	return n.s.do(ctx, "fsyncdir", func(p *sim.Process) syscall.Errno {
 		fd, err := p.Open(n.path(), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 		if err != nil {
@@ -563,6 +568,9 @@ func Mount(s *Server, dir string, o Options) (*fuse.Server, error) {
 			Debug:         o.Debug,
 			DisableXAttrs: false,
 			MaxWrite:      1 << 20,
+			// A shared mapping of a direct-I/O file (SQLite's -shm) is allowed;
+			// its dirty pages reach the model as writes at writeback.
+			ExtraCapabilities: fuse.CAP_DIRECT_IO_ALLOW_MMAP,
 		},
 	}
 	srv, err := fs.Mount(dir, s.Root(), opts)

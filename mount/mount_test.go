@@ -19,13 +19,19 @@ import (
 // end of the test whatever happens.
 func mounted(t *testing.T) (*Server, string) {
 	t.Helper()
+	return mountedThrough(t, func(k *sim.Kernel) sim.Handler { return k })
+}
+
+// mountedThrough is mounted with the calls sent to the handler wrap returns.
+func mountedThrough(t *testing.T, wrap func(k *sim.Kernel) sim.Handler) (*Server, string) {
+	t.Helper()
 	if _, err := os.Stat("/dev/fuse"); err != nil {
 		t.Skipf("needs FUSE: /dev/fuse: %v", err)
 	}
 	k := sim.New(vfs.New(), sim.WithLockWait(false))
-	s := NewServer(k, k)
+	s := NewServer(k, wrap(k))
 	dir := t.TempDir()
-	srv, err := Mount(s, dir, Options{})
+	srv, err := Mount(s, dir, Options{Debug: os.Getenv("IOSIM_FUSE_DEBUG") != ""})
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		if err := srv.Unmount(); err != nil {
@@ -101,4 +107,99 @@ func TestMountRunsProgramsAsAHostDirectory(t *testing.T) {
 		require.Equal(t, sh(t, host, sc), sh(t, dir, sc), sc)
 	}
 	require.Equal(t, strings.Join(tree(t, host), "\n"), strings.Join(tree(t, dir), "\n"))
+}
+
+func TestMountSQLiteAndGit(t *testing.T) {
+	for _, prog := range []string{"sqlite3", "git"} {
+		if _, err := exec.LookPath(prog); err != nil {
+			t.Skipf("needs %s: %v", prog, err)
+		}
+	}
+	_, dir := mounted(t)
+	host := t.TempDir()
+	scripts := []string{
+		`sqlite3 db.sqlite 'PRAGMA journal_mode=DELETE; CREATE TABLE t(x); INSERT INTO t VALUES(1),(2); BEGIN; INSERT INTO t VALUES(3); COMMIT; SELECT sum(x) FROM t; PRAGMA integrity_check;'`,
+		`sqlite3 wal.sqlite 'PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; CREATE TABLE t(x); INSERT INTO t VALUES(1),(2); SELECT count(*) FROM t; PRAGMA wal_checkpoint(TRUNCATE); PRAGMA integrity_check;'`,
+		`git init -q r; cd r; echo hi > f; git add f; git commit -qm one; echo more >> f; git commit -qam two; git log --format=%s; git cat-file -p HEAD:f; git fsck --no-progress`,
+	}
+	for _, sc := range scripts {
+		require.Equal(t, sh(t, host, sc), sh(t, dir, sc), sc)
+	}
+}
+
+// The flags and syncs a program uses reach the model as the calls of the same
+// names.
+func TestMountCarriesFlagsAndSyncs(t *testing.T) {
+	seen := map[sim.Sysno]int{}
+	var flags []int
+	s, dir := mountedThrough(t, func(k *sim.Kernel) sim.Handler {
+		return sim.HandlerFunc(func(c *sim.Call) sim.Result {
+			seen[c.Nr]++
+			if c.Nr == sim.SYS_OPENAT && c.Path == "/f" {
+				flags = append(flags, int(c.Args[2]))
+			}
+			return k.Syscall(c)
+		})
+	})
+	name := filepath.Join(dir, "f")
+	fd, err := unix.Open(name, unix.O_CREAT|unix.O_RDWR|unix.O_DIRECT|unix.O_SYNC, 0o644)
+	require.NoError(t, err)
+	buf := make([]byte, 8192)
+	for i := range buf {
+		buf[i] = byte(i)
+	}
+	// O_DIRECT wants an aligned buffer.
+	al, err := unix.Mmap(-1, 0, 8192, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
+	require.NoError(t, err)
+	defer unix.Munmap(al)
+	copy(al, buf)
+	n, err := unix.Pwrite(fd, al[:4096], 4096)
+	require.NoError(t, err)
+	require.Equal(t, 4096, n)
+	require.NoError(t, unix.Fallocate(fd, 0, 0, 1<<20))
+	require.NoError(t, unix.Fdatasync(fd))
+	require.NoError(t, unix.Fsync(fd))
+	require.NoError(t, unix.Close(fd))
+	require.NoError(t, unix.Renameat2(unix.AT_FDCWD, name, unix.AT_FDCWD, filepath.Join(dir, "g"), unix.RENAME_NOREPLACE))
+	d, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+	require.NoError(t, err)
+	require.NoError(t, unix.Fsync(d))
+	require.NoError(t, unix.Close(d))
+
+	require.NotEmpty(t, flags)
+	require.NotZero(t, flags[0]&unix.O_DIRECT, "O_DIRECT in %#o", flags)
+	require.Equal(t, unix.O_SYNC, flags[0]&unix.O_SYNC, "O_SYNC")
+	require.Equal(t, 1, seen[sim.SYS_FDATASYNC])
+	require.GreaterOrEqual(t, seen[sim.SYS_FSYNC], 2) // the file's and the directory's
+	require.Equal(t, 1, seen[sim.SYS_FALLOCATE])
+	require.Equal(t, 1, seen[sim.SYS_RENAMEAT2])
+	var st unix.Stat_t
+	require.NoError(t, s.Kernel().Spawn().Stat("/g", &st))
+	require.EqualValues(t, 1<<20, st.Size)
+	b, err := os.ReadFile(filepath.Join(dir, "g"))
+	require.NoError(t, err)
+	require.Equal(t, buf[:4096], b[4096:8192])
+}
+
+// A panic below a handler answers EIO, is counted and logged, and leaves the
+// mount serving.
+func TestMountPanicIsEIO(t *testing.T) {
+	var logged []string
+	s, dir := mountedThrough(t, func(k *sim.Kernel) sim.Handler {
+		return sim.HandlerFunc(func(c *sim.Call) sim.Result {
+			if c.Nr == sim.SYS_UNLINKAT {
+				panic("boom")
+			}
+			return k.Syscall(c)
+		})
+	})
+	s.Log = func(format string, args ...any) { logged = append(logged, format) }
+	name := filepath.Join(dir, "a")
+	require.NoError(t, os.WriteFile(name, []byte("x"), 0o644))
+	require.ErrorIs(t, os.Remove(name), unix.EIO)
+	require.EqualValues(t, 1, s.Panics.Load())
+	require.Len(t, logged, 1)
+	b, err := os.ReadFile(name)
+	require.NoError(t, err)
+	require.Equal(t, "x", string(b))
 }
