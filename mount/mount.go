@@ -33,6 +33,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/iosim/iosim/sim"
+	"github.com/iosim/iosim/vfs"
 )
 
 // Server is the model side of a mount: a Kernel, the handler calls are sent
@@ -40,12 +41,17 @@ import (
 // model process per calling pid. Its methods may be called from any goroutine;
 // the calls reach the model one at a time.
 type Server struct {
-	k *sim.Kernel
-	h sim.Handler
+	k     *sim.Kernel
+	h     sim.Handler
+	build Builder
 
 	mu    sync.Mutex
 	procs map[uint32]*sim.Process
 	dead  bool // after a crash every call answers EIO
+	gen   int  // bumped when the model is replaced: older handles answer EIO
+	// crashed is the state a crash chose, served by Restart.
+	crashed *vfs.FS
+	model   vfs.Model
 
 	// ENOSYS counts the requests answered ENOSYS because the model does not
 	// support them; Panics counts the handler panics answered EIO.
@@ -54,10 +60,19 @@ type Server struct {
 	Log func(format string, args ...any)
 }
 
-// NewServer returns a Server whose calls go to h, the top of a stack whose
-// bottom is k.
-func NewServer(k *sim.Kernel, h sim.Handler) *Server {
-	return &Server{k: k, h: h, procs: map[uint32]*sim.Process{}}
+// Builder makes the kernel of a file system and the handler its calls go
+// through (the interposer stack over it): a Server replaces its model with a
+// Builder's when a control command (clear-cache, restart) swaps the state.
+type Builder func(fs *vfs.FS) (*sim.Kernel, sim.Handler, error)
+
+// NewServer returns a Server whose calls go to the handler build makes over
+// fs; model is the persistence model a seeded crash draws under.
+func NewServer(fs *vfs.FS, model vfs.Model, build Builder) (*Server, error) {
+	k, h, err := build(fs)
+	if err != nil {
+		return nil, err
+	}
+	return &Server{k: k, h: h, build: build, model: model, procs: map[uint32]*sim.Process{}}, nil
 }
 
 // Kernel returns the model kernel the Server serves.
@@ -168,7 +183,7 @@ func (n *node) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs
 func (n *node) Getattr(ctx context.Context, f fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
 	var st unix.Stat_t
 	e := n.s.do(ctx, "getattr", func(p *sim.Process) syscall.Errno {
-		if h, ok := f.(*handle); ok {
+		if h, ok := f.(*handle); ok && h.gen == n.s.gen {
 			return errno(h.p.Fstat(h.fd, &st))
 		}
 		return errno(p.Lstat(n.path(), &st))
@@ -181,6 +196,9 @@ func (n *node) Getattr(ctx context.Context, f fs.FileHandle, out *fuse.AttrOut) 
 
 func (n *node) Setattr(ctx context.Context, f fs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
 	h, _ := f.(*handle)
+	if h != nil && h.gen != n.s.gen {
+		h = nil
+	}
 	e := n.s.do(ctx, "setattr", func(p *sim.Process) syscall.Errno {
 		name := n.path()
 		if m, ok := in.GetMode(); ok {
@@ -366,9 +384,10 @@ func (n *node) Removexattr(ctx context.Context, attr string) syscall.Errno {
 
 // handle is an open file of the mount: an fd of the model process that opened it.
 type handle struct {
-	s  *Server
-	p  *sim.Process
-	fd int
+	s   *Server
+	p   *sim.Process
+	fd  int
+	gen int
 }
 
 func (n *node) open(ctx context.Context, op, name string, flags uint32, mode uint32) (*handle, syscall.Errno) {
@@ -378,7 +397,7 @@ func (n *node) open(ctx context.Context, op, name string, flags uint32, mode uin
 		if err != nil {
 			return errno(err)
 		}
-		h = &handle{s: n.s, p: p, fd: fd}
+		h = &handle{s: n.s, p: p, fd: fd, gen: n.s.gen}
 		return 0
 	})
 	return h, e
@@ -398,7 +417,7 @@ func (n *node) Create(ctx context.Context, name string, flags uint32, mode uint3
 		return nil, nil, 0, e
 	}
 	var st unix.Stat_t
-	if e := n.s.do(ctx, "create", func(*sim.Process) syscall.Errno { return errno(h.p.Fstat(h.fd, &st)) }); e != 0 {
+	if e := h.do(ctx, "create", func() syscall.Errno { return errno(h.p.Fstat(h.fd, &st)) }); e != 0 {
 		return nil, nil, 0, e
 	}
 	return n.newChild(ctx, &st, out), h, fuse.FOPEN_DIRECT_IO, 0
@@ -466,9 +485,20 @@ func (n *node) Fsync(ctx context.Context, f fs.FileHandle, flags uint32) syscall
 	})
 }
 
+// do is Server.do for a call on h: EIO when the model h was opened on has
+// been replaced.
+func (h *handle) do(ctx context.Context, op string, f func() syscall.Errno) syscall.Errno {
+	return h.s.do(ctx, op, func(*sim.Process) syscall.Errno {
+		if h.gen != h.s.gen {
+			return syscall.EIO
+		}
+		return f()
+	})
+}
+
 func (h *handle) Read(ctx context.Context, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
 	var m int
-	e := h.s.do(ctx, "read", func(*sim.Process) syscall.Errno {
+	e := h.do(ctx, "read", func() syscall.Errno {
 		var err error
 		m, err = h.p.Pread(h.fd, dest, off)
 		return errno(err)
@@ -481,7 +511,7 @@ func (h *handle) Read(ctx context.Context, dest []byte, off int64) (fuse.ReadRes
 
 func (h *handle) Write(ctx context.Context, data []byte, off int64) (uint32, syscall.Errno) {
 	var m int
-	e := h.s.do(ctx, "write", func(*sim.Process) syscall.Errno {
+	e := h.do(ctx, "write", func() syscall.Errno {
 		var err error
 		m, err = h.p.Pwrite(h.fd, data, off)
 		return errno(err)
@@ -490,7 +520,7 @@ func (h *handle) Write(ctx context.Context, data []byte, off int64) (uint32, sys
 }
 
 func (h *handle) Fsync(ctx context.Context, flags uint32) syscall.Errno {
-	return h.s.do(ctx, "fsync", func(*sim.Process) syscall.Errno {
+	return h.do(ctx, "fsync", func() syscall.Errno {
 		if flags&1 != 0 { // FUSE_FSYNC_FDATASYNC
 			return errno(h.p.Fdatasync(h.fd))
 		}
@@ -503,7 +533,7 @@ func (h *handle) Flush(ctx context.Context) syscall.Errno { return 0 }
 func (h *handle) Release(ctx context.Context) syscall.Errno {
 	h.s.mu.Lock()
 	defer h.s.mu.Unlock()
-	if h.s.dead {
+	if h.s.dead || h.gen != h.s.gen {
 		return 0
 	}
 	return errno(h.p.Close(h.fd))
@@ -511,7 +541,7 @@ func (h *handle) Release(ctx context.Context) syscall.Errno {
 
 func (h *handle) Getattr(ctx context.Context, out *fuse.AttrOut) syscall.Errno {
 	var st unix.Stat_t
-	e := h.s.do(ctx, "getattr", func(*sim.Process) syscall.Errno { return errno(h.p.Fstat(h.fd, &st)) })
+	e := h.do(ctx, "getattr", func() syscall.Errno { return errno(h.p.Fstat(h.fd, &st)) })
 	if e == 0 {
 		toAttr(&st, &out.Attr)
 	}
@@ -519,14 +549,14 @@ func (h *handle) Getattr(ctx context.Context, out *fuse.AttrOut) syscall.Errno {
 }
 
 func (h *handle) Allocate(ctx context.Context, off uint64, size uint64, mode uint32) syscall.Errno {
-	return h.s.do(ctx, "fallocate", func(*sim.Process) syscall.Errno {
+	return h.do(ctx, "fallocate", func() syscall.Errno {
 		return errno(h.p.Fallocate(h.fd, mode, int64(off), int64(size)))
 	})
 }
 
 func (h *handle) Lseek(ctx context.Context, off uint64, whence uint32) (uint64, syscall.Errno) {
 	var r int64
-	e := h.s.do(ctx, "lseek", func(*sim.Process) syscall.Errno {
+	e := h.do(ctx, "lseek", func() syscall.Errno {
 		var err error
 		r, err = h.p.Seek(h.fd, int64(off), int(whence))
 		return errno(err)

@@ -28,8 +28,11 @@ func mountedThrough(t *testing.T, wrap func(k *sim.Kernel) sim.Handler) (*Server
 	if _, err := os.Stat("/dev/fuse"); err != nil {
 		t.Skipf("needs FUSE: /dev/fuse: %v", err)
 	}
-	k := sim.New(vfs.New(), sim.WithLockWait(false))
-	s := NewServer(k, wrap(k))
+	s, err := NewServer(vfs.New(), vfs.Strict, func(fs *vfs.FS) (*sim.Kernel, sim.Handler, error) {
+		k := sim.New(fs, sim.WithLockWait(false))
+		return k, wrap(k), nil
+	})
+	require.NoError(t, err)
 	dir := t.TempDir()
 	srv, err := Mount(s, dir, Options{Debug: os.Getenv("IOSIM_FUSE_DEBUG") != ""})
 	require.NoError(t, err)
@@ -44,8 +47,10 @@ func mountedThrough(t *testing.T, wrap func(k *sim.Kernel) sim.Handler) (*Server
 // sh runs script with sh in dir and returns its output.
 func sh(t *testing.T, dir, script string) string {
 	t.Helper()
-	cmd := exec.Command("sh", "-ec", script)
-	cmd.Dir = dir
+	// The child changes directory itself, after exec: a chdir into the mount
+	// between fork and exec would stop the forking thread (vfork) while the
+	// server, in this process, may be waiting for the world to stop.
+	cmd := exec.Command("sh", "-ec", `cd "$1"; `+script, "sh", dir)
 	cmd.Env = append(os.Environ(), "GIT_AUTHOR_DATE=2020-01-01T00:00:00Z", "GIT_COMMITTER_DATE=2020-01-01T00:00:00Z",
 		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t", "HOME="+dir)
 	out, err := cmd.CombinedOutput()
