@@ -208,3 +208,20 @@ func TestMountPanicIsEIO(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "x", string(b))
 }
+
+func TestLoadDirCopiesTheHost(t *testing.T) {
+	host := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(host, "d/e"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(host, "d/f"), []byte("data"), 0o640))
+	require.NoError(t, os.Symlink("f", filepath.Join(host, "d/l")))
+	s, dir := mounted(t)
+	s.mu.Lock()
+	err := LoadDir(s.procOf(0), host)
+	s.mu.Unlock()
+	require.NoError(t, err)
+	require.Empty(t, s.Kernel().FS().Pending(), "the copy is durable")
+	require.Equal(t, tree(t, host), tree(t, dir))
+	fi, err := os.Stat(filepath.Join(dir, "d/f"))
+	require.NoError(t, err)
+	require.Equal(t, os.FileMode(0o640), fi.Mode().Perm())
+}

@@ -7,6 +7,9 @@
 //	iosim crash [flags] TRACE...    explore the states a power loss during the run can leave
 //	iosim run [flags] PATH...       run scenario files (see package scenarios)
 //	iosim fio [flags] JOBFILE       run a fio job file on the model
+//	iosim mount MOUNTPOINT          serve the model as a FUSE file system
+//	iosim umount MOUNTPOINT         unmount it
+//	iosim ctl MOUNTPOINT COMMAND    control a mount (clear-cache, crash, restart ...)
 //	iosim record -o OUT -- PROG...  record PROG under strace into a bundle
 //	iosim syscalls                  list the syscalls and how far they are modelled
 //	iosim interposers               list the interposers and their parameters
@@ -50,6 +53,9 @@ var commands = []command{
 	{"run", "PATH...", "run scenario files (--rewrite regenerates their outputs)", cmdRun},
 	{"fio", "JOBFILE", "run a fio job file on the model (--output-format=json as fio)", cmdFio},
 	{"crash", "TRACE...", "explore the states a power loss during the traced run can leave", cmdCrash},
+	{"mount", "MOUNTPOINT", "serve the model as a FUSE file system for unmodified programs", cmdMount},
+	{"umount", "MOUNTPOINT", "unmount an 'iosim mount'", cmdUmount},
+	{"ctl", "MOUNTPOINT COMMAND", "control an 'iosim mount' (clear-cache, checkpoint, report, crash, restart)", cmdCtl},
 	{"record", "-o OUT -- PROG ARGS...", "run PROG under strace and keep a bundle that replay and crash take", func(args []string, stdout, stderr io.Writer) int { return cmdRecord(args, os.Stdin, stdout, stderr) }},
 	{"syscalls", "", "list the syscalls and how far the model covers them", cmdSyscalls},
 	{"interposers", "", "list the interposers that --stack takes", cmdInterposers},
