@@ -100,3 +100,21 @@ func TestSQLiteCrashRestart(t *testing.T) {
 	out := sh(t, dir, `sqlite3 normal.db 'PRAGMA integrity_check;'`)
 	require.Equal(t, "ok", strings.TrimSpace(out))
 }
+
+// LazyFS's FIFO strings, written to --fifo's pipe, run as commands.
+func TestFIFOTakesLazyFSCommands(t *testing.T) {
+	s, dir := mounted(t)
+	fifo := filepath.Join(t.TempDir(), "faults.fifo")
+	logged := make(chan string, 4)
+	require.NoError(t, ServeFIFO(s, fifo, func(format string, args ...any) { logged <- format }))
+	sh(t, dir, `echo lost > a`)
+	f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString("lazyfs::clear-cache\n")
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	<-logged
+	_, err = os.Stat(filepath.Join(dir, "a"))
+	require.ErrorIs(t, err, os.ErrNotExist)
+	require.Error(t, ServeFIFO(s, dir, nil), "a directory is no pipe")
+}
