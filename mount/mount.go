@@ -97,8 +97,11 @@ func (s *Server) procOf(pid uint32) *sim.Process {
 	if err != nil { // pid 0, or a pid the model already gave away
 		t, _ = s.k.SpawnPid(0)
 	}
+	// The kernel applied the caller's umask to the modes FUSE passes: the
+	// model process applies none. Set on the kernel, below the stack, so a
+	// record holds only the calls the program made.
+	sim.NewProcess(s.k, t).Umask(0)
 	p := sim.NewProcess(s.h, t)
-	p.Umask(0)
 	s.procs[pid] = p
 	return p
 }

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/iosim/iosim/device"
+	"github.com/iosim/iosim/interposer"
 	"github.com/iosim/iosim/mount"
 	"github.com/iosim/iosim/sim"
 	"github.com/iosim/iosim/vfs"
@@ -24,6 +26,7 @@ func cmdMount(args []string, stdout, stderr io.Writer) int {
 	devName := fl.String("device", "", "price every call with the time model of device profile `NAME|FILE` (see 'iosim devices')")
 	root := fl.String("root", "", "start from a copy of host directory `SNAP` (the host is only read)")
 	fifo := fl.String("fifo", "", "read LazyFS's control strings (lazyfs::clear-cache ...) from named pipe `PATH`")
+	record := fl.String("record", "", "write every call the mount serves, with its pid and all its data, as strace lines to `FILE` (replay and crash take it)")
 	debug := fl.Bool("debug", false, "log every FUSE request")
 	var stack stackFlag
 	fl.Var(&stack, "stack", "interposer `NAME[:key=value,...]`, repeatable; the first is nearest the program (see 'iosim interposers')")
@@ -55,9 +58,22 @@ checkpoint, report, crash [--seed N], restart.`)
 		fmt.Fprintf(stderr, "iosim mount: %v\n", err)
 		return 2
 	}
+	var rec *os.File
+	if *record != "" {
+		if rec, err = os.Create(*record); err != nil {
+			fmt.Fprintf(stderr, "iosim mount: --record: %v\n", err)
+			return 2
+		}
+		defer rec.Close()
+	}
 	s, err := mount.NewServer(vfs.New(), vm, func(fs *vfs.FS) (*sim.Kernel, sim.Handler, error) {
 		k := sim.New(fs, kopts...)
 		h, err := st.Build(k)
+		if err == nil && rec != nil {
+			t := interposer.NewTrace(h, rec)
+			t.StrSize, t.Pids = math.MaxInt, true
+			h = t
+		}
 		return k, h, err
 	})
 	if err != nil {
