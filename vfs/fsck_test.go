@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
 )
 
 func fsckTree(t *testing.T) (*FS, *Inode, *Inode) {
@@ -50,4 +51,31 @@ func TestFsckFindsCorruption(t *testing.T) {
 			require.Contains(t, got[0]+"\n"+got[len(got)-1], tc.want)
 		})
 	}
+}
+
+// TestFsckCleanAfterAnyChanges: whatever names a program makes, renames and
+// removes, the tree stays consistent.
+func TestFsckCleanAfterAnyChanges(t *testing.T) {
+	paths := []string{"/a", "/b", "/a/c", "/a/d", "/b/c", "/a/c/e"}
+	rapid.Check(t, func(t *rapid.T) {
+		fs := New()
+		for range rapid.IntRange(1, 30).Draw(t, "n") {
+			p := rapid.SampledFrom(paths).Draw(t, "p")
+			switch rapid.IntRange(0, 4).Draw(t, "op") {
+			case 0:
+				_ = fs.Mkdir(p, 0o755)
+			case 1:
+				if f, err := fs.Create(p); err == nil {
+					_ = f.Close()
+				}
+			case 2:
+				_ = fs.Remove(p)
+			case 3:
+				_ = fs.Rename(p, rapid.SampledFrom(paths).Draw(t, "q"))
+			case 4:
+				_ = fs.SymlinkIfPossible("x", p)
+			}
+			require.Empty(t, fs.Fsck())
+		}
+	})
 }
