@@ -137,18 +137,14 @@ func checkOnce(ws *workspaces, dir string, s *State, run func(dir, stdout string
 			return []Finding{{Kind: "checker", Message: err.Error()}}
 		}
 		d, out := filepath.Join(w.dir, "crashed"), filepath.Join(w.dir, "stdout")
-		err = t.write(d)
-		if err == nil {
-			err = os.WriteFile(out, s.Stdout, 0o644)
-		}
+		err = writeState(t, d, out, s.Stdout)
 		if errors.Is(err, syscall.ENOSPC) && w.mem {
-			// the memory file system is full: this state goes to TMPDIR
+			// the memory file system is full: this state goes to the
+			// system's temporary directory
 			ws.put(w, false)
 			if w, err = ws.disk(); err == nil {
 				d, out = filepath.Join(w.dir, "crashed"), filepath.Join(w.dir, "stdout")
-				if err = t.write(d); err == nil {
-					err = os.WriteFile(out, s.Stdout, 0o644)
-				}
+				err = writeState(t, d, out, s.Stdout)
 			}
 		}
 		if err != nil {
@@ -163,6 +159,14 @@ func checkOnce(ws *workspaces, dir string, s *State, run func(dir, stdout string
 		return do()
 	}
 	return ws.seen.get(t.key(s.Stdout), do)
+}
+
+// writeState writes a state's tree into d and its stdout into out.
+var writeState = func(t *tree, d, out string, stdout []byte) error {
+	if err := t.write(d); err != nil {
+		return err
+	}
+	return os.WriteFile(out, stdout, 0o644)
 }
 
 // treeBufs hold the bytes of the trees checkOnce reads.
@@ -200,9 +204,15 @@ func newWorkspaces(dedupe bool) *workspaces {
 	return ws
 }
 
-// memDir is where workspaces go when TMPDIR is not set, if it is a memory
-// file system.
-var memDir = "/dev/shm"
+// memDir returns where workspaces go when TMPDIR is not set: /dev/shm
+// when it is a memory file system iosim may write ("": the system's
+// temporary directory).
+var memDir = func() string {
+	if isMemFS("/dev/shm") && unix.Access("/dev/shm", unix.W_OK) == nil {
+		return "/dev/shm"
+	}
+	return ""
+}
 
 // get returns an idle workspace, or a new one.
 func (ws *workspaces) get() (*workspace, error) {
@@ -215,8 +225,8 @@ func (ws *workspaces) get() (*workspace, error) {
 	}
 	if ws.base == "" {
 		ws.base = os.TempDir()
-		if os.Getenv("TMPDIR") == "" && isMemFS(memDir) && unix.Access(memDir, unix.W_OK) == nil {
-			ws.base, ws.mem = memDir, true
+		if m := memDir(); os.Getenv("TMPDIR") == "" && m != "" {
+			ws.base, ws.mem = m, true
 		}
 	}
 	base, mem := ws.base, ws.mem
