@@ -163,6 +163,7 @@ type Explorer struct {
 	rep       Report
 	start     time.Time
 	work      chan func()
+	walkers   sync.Pool // of *walker: the checker goroutines' (checkWalker)
 	wg        sync.WaitGroup
 	vmu       sync.Mutex // guards found and rep's failure counts from checker goroutines
 	// taint holds, per inode, the lowest offset of the bytes the workload
@@ -495,6 +496,11 @@ func (e *Explorer) Finish() *Report {
 	e.wg.Wait()
 	close(e.work)
 	e.work = nil
+	for _, c := range e.opts.Checkers {
+		if r, ok := c.(interface{ release() }); ok {
+			r.release()
+		}
+	}
 	return e.report()
 }
 

@@ -228,7 +228,7 @@ func (e *Explorer) run(x *point) {
 		}
 		e.rep.Checked++
 		fs := out[i].findings
-		if len(custom) > 0 {
+		if len(serial) > 0 {
 			if cw == nil {
 				cw = newWalker(e, x, x.snap.State())
 				cw.goTo(st.devs, false)
@@ -240,12 +240,11 @@ func (e *Explorer) run(x *point) {
 			for _, c := range serial {
 				fs = append(fs, c.Check(s)...)
 			}
-			if len(parallel) > 0 {
-				// the state moves on: the parallel checkers get a file system
-				s.FS()
-				e.queue(v, s, x, st, fs, parallel)
-				continue
-			}
+		}
+		if len(parallel) > 0 {
+			// built on the checker goroutine, from the point's snapshot
+			e.queue(v, x, st, fs, parallel)
+			continue
 		}
 		v.done, v.findings = true, fs
 		if len(fs) > 0 {
@@ -285,14 +284,20 @@ var minPerWorker = 64
 // points: past it they are forgotten (a state met again is checked again).
 const maxVerdicts = 1 << 20
 
-// queue runs the parallel checkers of a state on the checker goroutines.
-func (e *Explorer) queue(v *verdict, s *State, x *point, st *seenState, fs []Finding, parallel []Checker) {
+// queue runs the parallel checkers of state st of x on the checker
+// goroutines, each building the state on a walker of its own (stepped from
+// the last state it built of the point: the explorer moves on meanwhile).
+func (e *Explorer) queue(v *verdict, x *point, st *seenState, fs []Finding, parallel []Checker) {
 	e.wg.Add(1)
 	e.work <- func() {
+		w := e.checkWalker(x)
+		w.goTo(st.devs, false)
+		s := &State{Stdout: slices.Clone(x.stdout), Point: x.op, Name: st.name, ID: st.id.String(), e: e, x: x, w: w}
 		all := fs
 		for _, c := range parallel {
 			all = append(all, c.Check(s)...)
 		}
+		e.walkers.Put(w)
 		e.vmu.Lock()
 		v.done, v.findings = true, all
 		if len(all) > 0 {
@@ -311,6 +316,15 @@ func (e *Explorer) queue(v *verdict, s *State, x *point, st *seenState, fs []Fin
 			}
 		}
 	}
+}
+
+// checkWalker returns a walker of x for a checker goroutine: one it had
+// of x, else a new one.
+func (e *Explorer) checkWalker(x *point) *walker {
+	if w, ok := e.walkers.Get().(*walker); ok && w.x == x {
+		return w
+	}
+	return newWalker(e, x, x.snap.State())
 }
 
 // attribute records that model m reaches the state cur, whose verdict is v.

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -359,10 +360,11 @@ type closer struct {
 	cur     []choice // scratch: keep but for the units listed in touched
 	in      []bool   // marks the units in touched
 	touched []int32
-	byOp    []int32 // the units in order of their call
-	jBefore []int   // jBefore[i]: journalled units among byOp[:i]
-	repl    []int   // the units of x.replaceOf, in order
-	ow      []bool  // orderedOverwrite models: the units overwrites wrote
+	inos    []uint64 // scratch of the ordered-data rule: the inodes it has seen
+	byOp    []int32  // the units in order of their call
+	jBefore []int    // jBefore[i]: journalled units among byOp[:i]
+	repl    []int    // the units of x.replaceOf, in order
+	ow      []bool   // orderedOverwrite models: the units overwrites wrote
 	// freed: for models that order a block's reuse, the data units that
 	// wrote blocks an allocation change in flight (a truncate, a punch)
 	// had freed, by that change's unit
@@ -552,15 +554,19 @@ func (cl *closer) close(devs []dev) []dev {
 	for _, d := range devs {
 		set(int(d.k), d.c)
 	}
-	// dataKept: the data of ino written by calls up to op survives whole
-	dataKept := func(ino uint64, op int) bool {
+	// firstLost is the first call whose data of ino does not survive whole
+	// (math.MaxInt: none): the data written by calls up to op survives
+	// whole when op < firstLost(ino)
+	firstLost := func(ino uint64) int {
+		first := math.MaxInt
 		for _, k := range x.unitsOf[ino] {
-			if us[k].data && us[k].op <= op && cur[k] != keep {
-				return false
+			if us[k].data && cur[k] != keep {
+				first = min(first, us[k].op)
 			}
 		}
-		return true
+		return first
 	}
+	dataKept := func(ino uint64, op int) bool { return op < firstLost(ino) }
 	// dropAfter drops the units of the calls after op that are kept: all of
 	// them with data, else their metadata alone (what a journal cut before
 	// the first of those calls loses); a unit of a later call than op+1 that
@@ -638,18 +644,23 @@ func (cl *closer) close(devs []dev) []dev {
 		}
 		if m.orderedData {
 			// a lazy unit is dropped when data of its inode is not whole
+			// (a lazy unit holds no data: dropping one leaves firstLost)
+			inos := cl.inos[:0]
 			for i := 0; i < len(cl.touched); i++ {
 				k := cl.touched[i]
-				if !us[k].data || cur[k] == keep {
+				if !us[k].data || cur[k] == keep || slices.Contains(inos, us[k].ino) {
 					continue
 				}
 				ino := us[k].ino
+				inos = append(inos, ino)
+				lost := firstLost(ino)
 				for _, j := range x.unitsOf[ino] {
-					if us[j].lazy && cur[j] == keep && !dataKept(ino, us[j].op) {
+					if us[j].lazy && cur[j] == keep && us[j].op >= lost {
 						set(j, drop)
 					}
 				}
 			}
+			cl.inos = inos
 		}
 		if m.autoDaAlloc {
 			for _, k := range cl.repl {
