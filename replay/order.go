@@ -154,7 +154,7 @@ func (s *search) spent() bool {
 func (s *search) try(t *trial) *trial {
 	s.runs++
 	t.record, t.firstDiv = true, -1
-	rep, err := run(s.files, s.opts, t)
+	rep, err := replayOnce(s.files, s.opts, t)
 	s.events += t.pos
 	if s.first == 0 {
 		s.first = max(t.pos, 1)
@@ -392,7 +392,7 @@ func runOrdered(files []string, opts Options) (*Report, error) {
 	s := &search{files: files, opts: trialOptions(opts)}
 	root := s.try(&trial{stopAt: -1})
 	if root == nil {
-		return run(files, opts, nil) // it reports why it cannot run
+		return replayOnce(files, opts, nil) // it reports why it cannot run
 	}
 	rep := s.bestReport
 	var note string
@@ -402,7 +402,7 @@ func runOrdered(files []string, opts Options) (*Report, error) {
 		if plain(opts) {
 			return rep, nil
 		}
-		return run(files, opts, nil)
+		return replayOnce(files, opts, nil)
 	case root.log.stream == nil:
 		note = fmt.Sprintf("the order of the -ff files was not searched for one that agrees with the recorded results: the trace has more than %d events", orderMaxEvents)
 	default:
@@ -422,7 +422,7 @@ func runOrdered(files []string, opts Options) (*Report, error) {
 		rep = s.bestReport
 	} else {
 		var err error
-		rep, err = run(files, opts, &trial{choices: chosen.choices, stopAt: -1, firstDiv: -1})
+		rep, err = replayOnce(files, opts, &trial{choices: chosen.choices, stopAt: -1, firstDiv: -1})
 		if err != nil {
 			return rep, err
 		}

@@ -244,12 +244,12 @@ func Run(files []string, opts Options) (*Report, error) {
 	if len(files) > 1 {
 		return runOrdered(files, opts)
 	}
-	return run(files, opts, nil)
+	return replayOnce(files, opts, nil)
 }
 
-// run replays files once; tr, when set, gives the order of -ff files at
+// replayOnce replays files once; tr, when set, gives the order of -ff files at
 // the positions it chooses and receives the order the replay took.
-func run(files []string, opts Options, tr *trial) (*Report, error) {
+func replayOnce(files []string, opts Options, tr *trial) (*Report, error) {
 	popts := strace.Options{KeepGoing: opts.KeepGoing, MaxLineLen: opts.MaxLineLen}
 	pl := startScan(files, popts)
 	defer pl.stopScan()
