@@ -16,8 +16,11 @@ import (
 //   - Kernel.dispatch calls the row's handler (no handler: accepted, no effect);
 //     it is generated from the rows into zdispatch.go (go generate), a switch the
 //     compiler can see through: through the table's function values every Call
-//     would escape to the heap. Kernel.Syscall calls the FastPath rows (read,
-//     write, pread64, lseek) itself, before dispatch;
+//     would escape to the heap. The FastPath rows (read, write, pread64, lseek)
+//     have a switch of their own, first. The facade has the one other route:
+//     bound to the kernel itself, with nothing between that could see a Call,
+//     Process calls the handlers of its hottest calls directly, sparing the
+//     building and dispatch of a Call (Process.direct states when);
 //   - SupportOf and Syscalls (`iosim syscalls`) give the row's support and note;
 //   - replay rebuilds a Call from an strace line slot by slot from Args, and finds
 //     the fds, dirfds and new fds of a call from it;
@@ -163,8 +166,8 @@ const (
 	// ClosesFd: a successful call can close fds (close, close_range, dup2 and
 	// dup3 closing their newfd).
 	ClosesFd
-	// FastPath: Kernel.Syscall calls the handler itself, before dispatch (the
-	// calls of a program's steady state); dispatch has no case for it.
+	// FastPath: dispatch tries the row first, in a switch of its own (the
+	// calls of a program's steady state).
 	FastPath
 	// Lifecycle: the call creates, transforms or ends a task (fork, clone, execve,
 	// exit); replay follows it from the trace's task structure. One of Forks,
@@ -655,14 +658,10 @@ type SyscallInfo struct {
 	Modelled bool
 }
 
-var (
-	// handlers holds the rows' handlers, indexed by number. Kernel.dispatch
-	// (zdispatch.go) is the same table as a switch, generated from rows.
-	handlers [len(sysnoNames)]func(k *Kernel, c *Call) Result
-	// infos holds a row for every number (unknown and undescribed ones are
-	// NotModelled with no layout).
-	infos [len(sysnoNames)]SyscallInfo
-)
+// infos holds a row for every number (unknown and undescribed ones are
+// NotModelled with no layout). The handlers are called by Kernel.dispatch
+// (zdispatch.go), a switch generated from rows.
+var infos [len(sysnoNames)]SyscallInfo
 
 func init() {
 	for i, n := range sysnoNames {
@@ -675,7 +674,6 @@ func init() {
 		if (r.handler != nil) != (r.support != NotModelled) {
 			panic("sim: row " + r.nr.String() + ": a handler goes with a support level")
 		}
-		handlers[r.nr] = r.handler
 		infos[r.nr] = SyscallInfo{Nr: r.nr, Name: r.nr.String(), Support: r.support, Note: r.note,
 			Args: r.args, Ret: r.ret, Props: r.props, Modelled: r.handler != nil}
 	}
