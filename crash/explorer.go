@@ -314,8 +314,8 @@ func (e *Explorer) Syscall(c *sim.Call) sim.Result {
 	if ci.file != nil && res.Errno == 0 {
 		// an O_SYNC/O_DSYNC write acknowledges the bytes it wrote
 		ci.n = res.Ret
-		if c.Nr == sim.SYS_PWRITE64 || c.Nr == sim.SYS_PWRITEV || c.Nr == sim.SYS_PWRITEV2 && c.Args[3] >= 0 {
-			ci.off = c.Args[3]
+		if c.Nr.Is(sim.Positional) && c.Args[sim.PosSlot] >= 0 { // -1: pwritev2 at the file offset
+			ci.off = c.Args[sim.PosSlot]
 		} else {
 			ci.off = ci.file.Offset() - res.Ret
 		}
