@@ -315,8 +315,8 @@ func (e *Explorer) Syscall(c *sim.Call) sim.Result {
 	if ci.file != nil && res.Errno == 0 {
 		// an O_SYNC/O_DSYNC write acknowledges the bytes it wrote
 		ci.n = res.Ret
-		if c.Nr == sim.SYS_PWRITE64 || c.Nr == sim.SYS_PWRITEV || c.Nr == sim.SYS_PWRITEV2 && c.Args[3] >= 0 {
-			ci.off = c.Args[3]
+		if c.Nr.Is(sim.Positional) && c.Args[sim.PosSlot] >= 0 { // -1: pwritev2 at the file offset
+			ci.off = c.Args[sim.PosSlot]
 		} else {
 			ci.off = ci.file.Offset() - res.Ret
 		}
@@ -383,10 +383,13 @@ func (e *Explorer) after(ci callInfo, ok bool, seq0, seq1 uint64) {
 
 // promise records what a successful call acknowledged as durable, and the
 // journal commits it forces.
+//
+// A sync of a file on a file system kept in memory (vfs.FS.SetRAM: a tmpfs)
+// promises nothing: a crash empties that file system whatever was synced.
 func (e *Explorer) promise(ci callInfo, op Op) {
 	switch ci.sync {
 	case syncFile:
-		if ci.ino == nil {
+		if ci.ino == nil || e.inRAM(ci.ino.Path()) {
 			break
 		}
 		if ci.inFlight || ci.ino.IsDir() {
@@ -426,7 +429,7 @@ func (e *Explorer) promise(ci callInfo, op Op) {
 		clear(e.dataHash)
 		e.horizon = op.seq0
 	}
-	if r := ci.rename; r != nil && r.replacing {
+	if r := ci.rename; r != nil && r.replacing && !e.inRAM(r.dst) {
 		if ino, err := e.fs.Root().Resolve(r.dst, false); err == nil && ino.IsRegular() {
 			rec := replaceRec{op: op.Index, ino: ino.Ino(), src: r.src, dst: r.dst, seq: op.seq1, allowed: append(slices.Clone(r.oldContent), readAll(ino))}
 			rec.newIndex = len(rec.allowed) - 1
@@ -445,11 +448,22 @@ func (e *Explorer) promiseNames(dir *vfs.Inode, op Op) {
 	}
 	base := dir.Path()
 	for _, d := range ents {
-		if d.Name == "." || d.Name == ".." {
+		if d.Name == "." || d.Name == ".." || e.inRAM(joinPath(base, d.Name)) {
 			continue
 		}
 		e.names[joinPath(base, d.Name)] = namePromise{ino: d.Ino, seq: op.seq1, op: op.Index}
 	}
+}
+
+// inRAM reports whether p is below a directory that is the root of a file
+// system kept in memory (vfs.FS.SetRAM).
+func (e *Explorer) inRAM(p string) bool {
+	for _, r := range e.fs.RAM() {
+		if p != r && strings.HasPrefix(p, r) && (r == "/" || p[len(r)] == '/') {
+			return true
+		}
+	}
+	return false
 }
 
 func (e *Explorer) promiseAll(dir *vfs.Inode, op Op) {
@@ -466,7 +480,7 @@ func (e *Explorer) promiseAll(dir *vfs.Inode, op Op) {
 		switch {
 		case c.IsDir():
 			e.promiseAll(c, op)
-		case c.IsRegular():
+		case c.IsRegular() && !e.inRAM(c.Path()):
 			e.promises[c.Ino()] = []dataPromise{e.wholeFile(c, op.seq1, op.Index)}
 		}
 	}

@@ -134,8 +134,8 @@ func inspect(c *sim.Call) callInfo {
 			ci.ino, ci.path = ino, ino.Path()
 		}
 	}
-	switch c.Nr {
-	case sim.SYS_WRITE, sim.SYS_WRITEV, sim.SYS_PWRITE64, sim.SYS_PWRITEV, sim.SYS_PWRITEV2:
+	switch nr := c.Nr; {
+	case nr.Is(sim.Writes):
 		if fdIsStdout(t, c.Args[0]) {
 			ci.stdout = true
 			return ci
@@ -146,14 +146,14 @@ func inspect(c *sim.Call) callInfo {
 			ci.sync = syncFile
 			ci.file = f
 		}
-	case sim.SYS_FSYNC, sim.SYS_FDATASYNC:
+	case nr.Is(sim.SyncsFile):
 		fdPath(c.Args[0])
 		ci.sync = syncFile
-	case sim.SYS_SYNC, sim.SYS_SYNCFS:
+	case nr.Is(sim.SyncsAll):
 		ci.sync = syncAll
-	case sim.SYS_MSYNC, sim.SYS_SYNC_FILE_RANGE:
+	case nr == sim.SYS_MSYNC || nr == sim.SYS_SYNC_FILE_RANGE:
 		ci.sync = syncCommit
-	case sim.SYS_IO_SUBMIT:
+	case nr == sim.SYS_IO_SUBMIT:
 		if cbs, ok := c.Obj.([]*sim.Iocb); ok {
 			for _, cb := range cbs {
 				if cb != nil && (cb.Opcode == sim.IOCB_CMD_FSYNC || cb.Opcode == sim.IOCB_CMD_FDSYNC) {
@@ -164,28 +164,28 @@ func inspect(c *sim.Call) callInfo {
 				}
 			}
 		}
-	case sim.SYS_IO_GETEVENTS:
+	case nr == sim.SYS_IO_GETEVENTS:
 		ci.events = true
-	case sim.SYS_FTRUNCATE:
+	case nr == sim.SYS_FTRUNCATE:
 		fdPath(c.Args[0])
 		ci.truncTo = c.Args[1] == 0 && nonEmpty(ci.ino)
-	case sim.SYS_TRUNCATE:
+	case nr == sim.SYS_TRUNCATE:
 		ci.path = absPath(t, atFdcwd, c.Path)
 		ci.ino = resolveAt(t, atFdcwd, c.Path)
 		ci.truncTo = c.Args[1] == 0 && nonEmpty(ci.ino)
-	case sim.SYS_CLOSE:
+	case nr == sim.SYS_CLOSE:
 		fdPath(c.Args[0])
 		ci.closing = true
-	case sim.SYS_OPEN:
+	case nr == sim.SYS_OPEN:
 		ci.path = absPath(t, atFdcwd, c.Path)
 		ci.truncTo = c.Args[1]&syscall.O_TRUNC != 0 && nonEmpty(resolveAt(t, atFdcwd, c.Path))
-	case sim.SYS_OPENAT:
+	case nr == sim.SYS_OPENAT:
 		ci.path = absPath(t, c.Args[0], c.Path)
 		ci.truncTo = c.Args[2]&syscall.O_TRUNC != 0 && nonEmpty(resolveAt(t, c.Args[0], c.Path))
-	case sim.SYS_CREAT:
+	case nr == sim.SYS_CREAT:
 		ci.path = absPath(t, atFdcwd, c.Path)
 		ci.truncTo = nonEmpty(resolveAt(t, atFdcwd, c.Path))
-	case sim.SYS_RENAME, sim.SYS_RENAMEAT, sim.SYS_RENAMEAT2:
+	case nr == sim.SYS_RENAME || nr == sim.SYS_RENAMEAT || nr == sim.SYS_RENAMEAT2:
 		od, nd := int64(atFdcwd), int64(atFdcwd)
 		if c.Nr != sim.SYS_RENAME {
 			od, nd = c.Args[0], c.Args[2]
@@ -201,7 +201,7 @@ func inspect(c *sim.Call) callInfo {
 			}
 		}
 		ci.rename, ci.path = r, r.src+" -> "+r.dst
-	case sim.SYS_FALLOCATE, sim.SYS_FCHMOD, sim.SYS_FCHOWN, sim.SYS_FSETXATTR, sim.SYS_FREMOVEXATTR:
+	case nr == sim.SYS_FALLOCATE || nr == sim.SYS_FCHMOD || nr == sim.SYS_FCHOWN || nr == sim.SYS_FSETXATTR || nr == sim.SYS_FREMOVEXATTR:
 		fdPath(c.Args[0])
 	default:
 		if c.Path != "" {

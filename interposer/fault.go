@@ -151,7 +151,7 @@ func (f *Fault) Syscall(c *sim.Call) sim.Result {
 		}
 	}
 	r := f.next.Syscall(c)
-	if rule != nil && rule.Corrupt && r.Errno == 0 && r.Ret > 0 && isRead(c.Nr) {
+	if rule != nil && rule.Corrupt && r.Errno == 0 && r.Ret > 0 && c.Nr.Is(sim.Reads) {
 		corrupt(c, r.Ret)
 	}
 	f.track(c, r)
@@ -179,14 +179,6 @@ func shorten(c *sim.Call, limit int64) {
 		}
 		c.Iov = iov
 	}
-}
-
-func isRead(nr sim.Sysno) bool {
-	switch nr {
-	case sim.SYS_READ, sim.SYS_PREAD64, sim.SYS_READV, sim.SYS_PREADV, sim.SYS_PREADV2:
-		return true
-	}
-	return false
 }
 
 // corrupt inverts the n bytes a read returned.

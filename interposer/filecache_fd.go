@@ -440,20 +440,24 @@ const (
 )
 
 func classify(c *sim.Call) (effect, int) {
+	switch fam := sim.Info(c.Nr).Props; {
+	case fam&(sim.SyncsFile|sim.SyncsAll|sim.AIOWait) != 0:
+		return effNone, 0
+	case fam&sim.Reads != 0:
+		return effAtime, 0
+	case fam&sim.Writes != 0:
+		return effData, 0
+	}
 	switch c.Nr {
 	case sim.SYS_FSTAT, sim.SYS_STAT, sim.SYS_LSTAT, sim.SYS_NEWFSTATAT, sim.SYS_STATX,
 		sim.SYS_ACCESS, sim.SYS_FACCESSAT, sim.SYS_FACCESSAT2, sim.SYS_READLINK,
 		sim.SYS_READLINKAT, sim.SYS_GETCWD, sim.SYS_GETPID, sim.SYS_GETTID,
-		sim.SYS_GETRLIMIT, sim.SYS_FSYNC, sim.SYS_FDATASYNC, sim.SYS_SYNC, sim.SYS_SYNCFS,
-		sim.SYS_SYNC_FILE_RANGE, sim.SYS_FADVISE64, sim.SYS_READAHEAD, sim.SYS_FLOCK,
-		sim.SYS_IO_SETUP, sim.SYS_IO_DESTROY, sim.SYS_IO_GETEVENTS, sim.SYS_IO_PGETEVENTS,
-		sim.SYS_IO_CANCEL, sim.SYS_MUNMAP, sim.SYS_UMASK, sim.SYS_LSEEK, sim.SYS_FCNTL:
+		sim.SYS_GETRLIMIT, sim.SYS_SYNC_FILE_RANGE, sim.SYS_FADVISE64, sim.SYS_READAHEAD, sim.SYS_FLOCK,
+		sim.SYS_IO_SETUP, sim.SYS_IO_CANCEL, sim.SYS_MUNMAP, sim.SYS_UMASK, sim.SYS_LSEEK, sim.SYS_FCNTL:
 		return effNone, 0
-	case sim.SYS_READ, sim.SYS_PREAD64, sim.SYS_READV, sim.SYS_PREADV, sim.SYS_PREADV2,
-		sim.SYS_GETDENTS, sim.SYS_GETDENTS64:
+	case sim.SYS_GETDENTS, sim.SYS_GETDENTS64:
 		return effAtime, 0
-	case sim.SYS_WRITE, sim.SYS_PWRITE64, sim.SYS_WRITEV, sim.SYS_PWRITEV, sim.SYS_PWRITEV2,
-		sim.SYS_FTRUNCATE, sim.SYS_FALLOCATE, sim.SYS_SENDFILE:
+	case sim.SYS_FTRUNCATE, sim.SYS_FALLOCATE, sim.SYS_SENDFILE:
 		return effData, 0
 	case sim.SYS_COPY_FILE_RANGE:
 		return effData, 2

@@ -160,10 +160,10 @@ func (r *replayer) badAccess(t *sim.Task, nr sim.Sysno, fd int64) bool {
 	if fl.Ret&unix.O_PATH != 0 {
 		return nr != sim.SYS_CLOSE && nr != sim.SYS_FCNTL && nr != sim.SYS_DUP && nr != sim.SYS_DUP2 && nr != sim.SYS_DUP3 && nr != sim.SYS_FSTAT
 	}
-	switch acc := fl.Ret & syscall.O_ACCMODE; nr {
-	case sim.SYS_READ, sim.SYS_PREAD64, sim.SYS_READV, sim.SYS_PREADV, sim.SYS_PREADV2:
+	switch acc := fl.Ret & syscall.O_ACCMODE; {
+	case nr.Is(sim.Reads):
 		return acc == syscall.O_WRONLY
-	case sim.SYS_WRITE, sim.SYS_PWRITE64, sim.SYS_WRITEV, sim.SYS_PWRITEV, sim.SYS_PWRITEV2, sim.SYS_FTRUNCATE, sim.SYS_FALLOCATE:
+	case nr.Is(sim.Writes) || nr == sim.SYS_FTRUNCATE || nr == sim.SYS_FALLOCATE:
 		return acc == syscall.O_RDONLY
 	}
 	return false
@@ -233,19 +233,14 @@ func (r *replayer) learn(nr sim.Sysno, ev *strace.Event, c *sim.Call) {
 	if len(r.world.unknown[r.curIno]) == 0 || r.curIno == 0 {
 		return
 	}
-	start := r.curPos
-	switch nr {
-	case sim.SYS_READ, sim.SYS_READV:
-	case sim.SYS_PREAD64, sim.SYS_PREADV:
-		start = c.Args[3]
-	case sim.SYS_PREADV2:
-		if c.Args[3] != -1 {
-			start = c.Args[3]
-		}
-	default:
+	if !nr.Is(sim.Reads) {
 		return
 	}
-	if nr == sim.SYS_READ || nr == sim.SYS_PREAD64 || len(ev.Dump) > 0 {
+	start := r.curPos
+	if nr.Is(sim.Positional) && c.Args[sim.PosSlot] != -1 {
+		start = c.Args[sim.PosSlot] // -1: preadv2 at the file offset
+	}
+	if sim.Info(nr).Slot(sim.ArgOutBuf, 0) >= 0 || len(ev.Dump) > 0 {
 		b := shown(ev, 1)
 		r.learnAt(start, b[:min(int64(len(b)), ev.Ret)])
 		return

@@ -208,3 +208,75 @@ func TestExploreLMDB(t *testing.T) {
 	_, corrupt = says("ext4-ordered")
 	require.True(t, corrupt, "data written out of order can corrupt it")
 }
+
+// TestExploreTmpfs: a file on a tmpfs mount (--mount tmpfs:/dev/shm), even
+// synced, is gone in every crash state, and its loss is no finding: tmpfs
+// keeps nothing across a power loss. A checker that looks there sees it
+// empty. On the disk beside it, the synced file and its name survive.
+func TestExploreTmpfs(t *testing.T) {
+	trace := writeTrace(t, joinLines([]string{
+		`mkdir("/w", 0755) = 0`,
+		`openat(AT_FDCWD, "/dev/shm/lock", O_RDWR|O_CREAT|O_EXCL, 0600) = 3`,
+		`write(3, "pid 42\n", 7) = 7`,
+		`fsync(3) = 0`,
+		`openat(AT_FDCWD, "/dev/shm", O_RDONLY|O_DIRECTORY) = 4`,
+		`fsync(4) = 0`,
+		`openat(AT_FDCWD, "/w/data", O_WRONLY|O_CREAT|O_EXCL, 0644) = 5`,
+		`write(5, "hello\n", 6) = 6`,
+		`fsync(5) = 0`,
+		`openat(AT_FDCWD, "/w", O_RDONLY|O_DIRECTORY) = 6`,
+		`fsync(6) = 0`,
+		`close(3) = 0`,
+		`close(4) = 0`,
+		`close(5) = 0`,
+		`close(6) = 0`,
+	}))
+	var states, kept, lock int
+	look := crash.CheckFunc{ID: "look", F: func(s *crash.State) []crash.Finding {
+		states++
+		if _, ok := s.ReadFile("/dev/shm/lock"); ok {
+			lock++
+		}
+		if b, ok := s.ReadFile("/w/data"); ok && string(b) == "hello\n" {
+			kept++
+		}
+		return nil
+	}}
+	explore := func(mounts []string) *crash.Report {
+		states, kept, lock = 0, 0, 0
+		rep, _, err := Explore([]string{trace}, Options{Mounts: mounts, Cwd: "/"},
+			crash.Options{Checkers: []crash.Checker{crash.Durability{}, crash.AtomicReplace{}, look}})
+		require.NoError(t, err)
+		return rep
+	}
+	rep := explore([]string{"tmpfs:/dev/shm"})
+	require.Empty(t, rep.Findings, "a tmpfs file lost is no finding")
+	require.Positive(t, states)
+	require.Zero(t, lock, "the tmpfs file survives no crash")
+	require.Positive(t, kept, "the synced file on disk survives")
+
+	// On the disk's own file system the same calls keep the lock file.
+	rep = explore(nil)
+	require.Empty(t, rep.Findings)
+	require.Positive(t, lock)
+}
+
+// TestExploreInferredTmpfs: /dev/shm taken as a tmpfs mount from the EXDEV
+// of a rename into it (xdev.c) is empty in every crash state: the file the
+// program then makes there is in none.
+func TestExploreInferredTmpfs(t *testing.T) {
+	var states, shm int
+	look := crash.CheckFunc{ID: "look", F: func(s *crash.State) []crash.Finding {
+		states++
+		if _, ok := s.ReadFile("/dev/shm/iosim-xdev-s"); ok {
+			shm++
+		}
+		return nil
+	}}
+	rep, rrep, err := Explore([]string{recordings + "xdev.strace"}, Options{}, crash.Options{Checkers: []crash.Checker{crash.Durability{}, look}})
+	require.NoError(t, err)
+	require.Empty(t, rep.Findings)
+	require.Contains(t, strings.Join(rrep.Notes, "\n"), "/dev/shm taken as a mount point (tmpfs")
+	require.Positive(t, states)
+	require.Zero(t, shm)
+}

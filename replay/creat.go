@@ -102,8 +102,8 @@ func (w *world) creatEvidence(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *si
 		}
 		return k
 	}
-	switch nr {
-	case sim.SYS_FSTAT, sim.SYS_STAT, sim.SYS_LSTAT, sim.SYS_NEWFSTATAT, sim.SYS_STATX:
+	switch {
+	case nr == sim.SYS_FSTAT || nr == sim.SYS_STAT || nr == sim.SYS_LSTAT || nr == sim.SYS_NEWFSTATAT || nr == sim.SYS_STATX:
 		var ino *vfs.Inode
 		st := ev.Arg(sim.Info(nr).Slot(sim.ArgStat, 0))
 		if nr == sim.SYS_STATX {
@@ -136,11 +136,11 @@ func (w *world) creatEvidence(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *si
 				}
 			}
 		}
-	case sim.SYS_LSEEK:
+	case nr == sim.SYS_LSEEK:
 		if k := cand(w.fileOf(t, c.Args[0])); k != nil && c.Args[2] == unix.SEEK_END && ev.Ret-c.Args[1] > k.appended {
 			w.promote(ev, k, ev.Ret-c.Args[1]-k.appended, fmt.Sprintf("its end, at %d", ev.Ret-c.Args[1]))
 		}
-	case sim.SYS_READ, sim.SYS_PREAD64, sim.SYS_READV, sim.SYS_PREADV, sim.SYS_PREADV2:
+	case nr.Is(sim.Reads):
 		if k := cand(w.fileOf(t, c.Args[0])); k != nil && k.appended == 0 && ev.Ret > 0 {
 			w.promote(ev, k, 0, fmt.Sprintf("%d byte(s) read", ev.Ret))
 		}
@@ -203,8 +203,8 @@ func (w *world) creatChanged(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim
 		}
 		return nil
 	}
-	switch nr {
-	case sim.SYS_WRITE, sim.SYS_PWRITE64, sim.SYS_WRITEV, sim.SYS_PWRITEV, sim.SYS_PWRITEV2:
+	switch {
+	case nr.Is(sim.Writes):
 		k := candOf(c.Args[0])
 		if k == nil || res.Ret <= 0 {
 			return
@@ -219,7 +219,7 @@ func (w *world) creatChanged(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim
 		} else {
 			k.changed = true
 		}
-	case sim.SYS_FTRUNCATE, sim.SYS_FALLOCATE, sim.SYS_MMAP:
+	case nr == sim.SYS_FTRUNCATE || nr == sim.SYS_FALLOCATE || nr == sim.SYS_MMAP:
 		fd := c.Args[0]
 		if nr == sim.SYS_MMAP {
 			fd = c.Args[4]
@@ -227,7 +227,7 @@ func (w *world) creatChanged(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim
 		if k := candOf(fd); k != nil {
 			k.changed = true
 		}
-	case sim.SYS_COPY_FILE_RANGE, sim.SYS_SENDFILE, sim.SYS_SPLICE:
+	case nr == sim.SYS_COPY_FILE_RANGE || nr == sim.SYS_SENDFILE || nr == sim.SYS_SPLICE:
 		out := c.Args[2]
 		if nr == sim.SYS_SENDFILE {
 			out = c.Args[0]
@@ -235,7 +235,7 @@ func (w *world) creatChanged(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim
 		if k := candOf(out); k != nil {
 			k.changed = true
 		}
-	case sim.SYS_IO_SUBMIT, sim.SYS_TRUNCATE:
+	case nr == sim.SYS_IO_SUBMIT || nr == sim.SYS_TRUNCATE:
 		// iocbs and paths: every candidate is taken as changed
 		for _, k := range w.creat {
 			k.changed = true

@@ -18,7 +18,8 @@ import (
 // copy_file_range does, and replay answers so without running the call. The
 // table comes from Options.Mounts and Options.Root's DIR:/MOUNT, from a
 // recorded read of /proc/self/mountinfo, and from recorded EXDEV results;
-// every mount not given is noted.
+// every mount not given is noted. A tmpfs or ramfs mount is empty after a
+// crash.
 
 // mountPoint is one mount of the table.
 type mountPoint struct {
@@ -43,8 +44,12 @@ func ParseMount(spec string) (fstype, path string, err error) {
 }
 
 // addMount puts a mount at path (cleaned, absolute) into the table; one
-// there already is replaced.
+// there already is replaced. A file system kept in memory (tmpfs, ramfs)
+// is empty after a crash (vfs.FS.SetRAM).
 func (w *world) addMount(path, fstype string) {
+	if inRAM(fstype) {
+		w.fs.SetRAM(path)
+	}
 	for i := range w.mounts {
 		if w.mounts[i].path == path {
 			w.mounts[i].fstype = fstype
@@ -154,6 +159,10 @@ func (w *world) failedXdev(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.C
 	w.addMount(m, "")
 	w.fact(ev, "%s and %s are on two file systems: %s taken as a mount point (a guess: the trace does not show where the mount is)", a, b, m)
 }
+
+// inRAM reports whether a file system of type fstype keeps its files in
+// memory only, so that a power loss empties it.
+func inRAM(fstype string) bool { return fstype == "tmpfs" || fstype == "ramfs" }
 
 // orUnknown names a file system type, "" as unknown.
 func orUnknown(fstype string) string {

@@ -224,14 +224,16 @@ func (c *counter) Syscall(call *sim.Call) sim.Result {
 }
 
 // Run replays the trace files (several files are -ff per-task files, replayed
-// together, interleaved by timestamp) and returns the report. An error means the
+// together, interleaved by timestamp, else by what their calls say of each
+// other; when that order gives results that disagree with the recorded
+// ones, an order of the files that agrees is searched for first: order.go)
+// and returns the report. An error means the
 // replay could not run to the end: a file that cannot be read, a malformed line
 // without KeepGoing, a bad stack spec.
 func Run(files []string, opts Options) (*Report, error) {
 	if len(files) == 0 {
 		return nil, errors.New("replay: no trace files")
 	}
-	popts := strace.Options{KeepGoing: opts.KeepGoing, MaxLineLen: opts.MaxLineLen}
 	for _, name := range files {
 		f, err := os.Open(name)
 		if err != nil {
@@ -239,6 +241,16 @@ func Run(files []string, opts Options) (*Report, error) {
 		}
 		f.Close()
 	}
+	if len(files) > 1 {
+		return runOrdered(files, opts)
+	}
+	return replayOnce(files, opts, nil)
+}
+
+// replayOnce replays files once; tr, when set, gives the order of -ff files at
+// the positions it chooses and receives the order the replay took.
+func replayOnce(files []string, opts Options, tr *trial) (*Report, error) {
+	popts := strace.Options{KeepGoing: opts.KeepGoing, MaxLineLen: opts.MaxLineLen}
 	pl := startScan(files, popts)
 	defer pl.stopScan()
 	r, err := newReplayer(opts, pl)
@@ -257,8 +269,13 @@ func Run(files []string, opts Options) (*Report, error) {
 		parsers = append(parsers, strace.NewParser(f, name, popts))
 	}
 	next := parsers[0].Next
+	var merger *strace.Merger
 	if len(parsers) > 1 {
-		next = strace.Merge(parsers...).Next
+		merger = strace.Merge(parsers...)
+		if tr != nil {
+			merger.Choose(tr.choices)
+		}
+		next = merger.Next
 	}
 	for {
 		ev, err := next()
@@ -278,7 +295,11 @@ func Run(files []string, opts Options) (*Report, error) {
 		if opts.OnEvent != nil {
 			opts.OnEvent(ev.File, ev.Line)
 		}
+		divs := r.report.Divergences
 		r.event(ev)
+		if tr != nil && merger != nil && !tr.took(merger, ev, r.report.Divergences > divs) {
+			break
+		}
 		if r.stop != nil {
 			rep := r.finish(parsers)
 			rep.Error = r.stop.Error()

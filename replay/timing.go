@@ -176,11 +176,13 @@ func (tm *timer) inodeOf(c *sim.Call, r sim.Result) *vfs.Inode {
 		if r.Errno == 0 {
 			fd = int(r.Ret)
 		}
-	case sim.SYS_READ, sim.SYS_WRITE, sim.SYS_PREAD64, sim.SYS_PWRITE64, sim.SYS_READV, sim.SYS_WRITEV,
-		sim.SYS_PREADV, sim.SYS_PWRITEV, sim.SYS_PREADV2, sim.SYS_PWRITEV2, sim.SYS_FSYNC, sim.SYS_FDATASYNC,
-		sim.SYS_FTRUNCATE, sim.SYS_FALLOCATE, sim.SYS_LSEEK, sim.SYS_FSTAT, sim.SYS_FADVISE64,
+	case sim.SYS_FTRUNCATE, sim.SYS_FALLOCATE, sim.SYS_LSEEK, sim.SYS_FSTAT, sim.SYS_FADVISE64,
 		sim.SYS_SYNC_FILE_RANGE, sim.SYS_FCNTL:
 		fd = int(c.Args[0])
+	default:
+		if c.Nr.Is(sim.Reads) || c.Nr.Is(sim.Writes) || c.Nr.Is(sim.SyncsFile) {
+			fd = int(c.Args[0])
+		}
 	}
 	if fd < 0 || c.Task.Exited() {
 		return nil

@@ -111,14 +111,14 @@ func (w *world) beforeData(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.C
 	tellPieces := func(ino *vfs.Inode, start, n int64, pieces []piece) {
 		eachUnknown(start, n, pieces, func(s span, p piece) { w.tell(ino, s, cutWrite{ev: ev, shown: p.shown, n: p.n}) })
 	}
-	switch nr {
-	case sim.SYS_WRITE, sim.SYS_PWRITE64, sim.SYS_WRITEV, sim.SYS_PWRITEV, sim.SYS_PWRITEV2:
+	switch {
+	case nr.Is(sim.Writes):
 		if ino, start, pieces := w.written(t, nr, ev, c, ev.Ret, true); ino != nil {
 			tellPieces(ino, start, ev.Ret, pieces)
 		}
-	case sim.SYS_IO_SUBMIT:
+	case nr == sim.SYS_IO_SUBMIT:
 		w.submitted(t, ev, ev.Ret, tellPieces)
-	case sim.SYS_COPY_FILE_RANGE, sim.SYS_SENDFILE:
+	case nr == sim.SYS_COPY_FILE_RANGE || nr == sim.SYS_SENDFILE:
 		inFd, inOff, outFd, outOff := c.Args[0], c.Args[1], c.Args[2], c.Args[3]
 		if nr == sim.SYS_SENDFILE {
 			inFd, inOff, outFd, outOff = c.Args[1], c.Args[2], c.Args[0], sim.NullOffset

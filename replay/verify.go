@@ -75,8 +75,7 @@ func (r *replayer) verify(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Ca
 	if res.Ret != ev.Ret && nr == sim.SYS_FCNTL && c.Args[1] == unix.F_GETFL && r.filledIn(t, int(c.Args[0])) {
 		return // the flags of an fd from before the trace are the launcher's
 	}
-	dataCall := nr == sim.SYS_READ || nr == sim.SYS_PREAD64 || nr == sim.SYS_READV || nr == sim.SYS_PREADV || nr == sim.SYS_PREADV2
-	if res.Ret != ev.Ret && dataCall && r.writesHidden() {
+	if res.Ret != ev.Ret && nr.Is(sim.Reads) && r.writesHidden() {
 		return // what files hold was written where the trace does not show it
 	}
 	if res.Ret != ev.Ret {
@@ -92,32 +91,32 @@ func (r *replayer) verify(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Ca
 		}
 		return
 	}
-	switch nr {
-	case sim.SYS_READ, sim.SYS_PREAD64:
+	switch {
+	case nr.Is(sim.Reads) && sim.Info(nr).Slot(sim.ArgOutBuf, 0) >= 0:
 		// r.curIno: the file the kernel or, for an fd it serves, a layer read.
 		if r.curIno == 0 || r.world.ext[r.curIno] != nil {
 			return
 		}
-		start := c.Args[3]
-		if nr == sim.SYS_READ {
-			start = r.curPos
+		start := r.curPos
+		if nr.Is(sim.Positional) {
+			start = c.Args[sim.PosSlot]
 		}
 		r.verifyBytes(ev, 1, r.curIno, start, c.Buf[:res.Ret])
-	case sim.SYS_READV, sim.SYS_PREADV, sim.SYS_PREADV2:
+	case nr.Is(sim.Reads):
 		r.verifyIov(nr, ev, c, res)
-	case sim.SYS_STAT, sim.SYS_LSTAT, sim.SYS_NEWFSTATAT, sim.SYS_FSTAT:
+	case nr == sim.SYS_STAT || nr == sim.SYS_LSTAT || nr == sim.SYS_NEWFSTATAT || nr == sim.SYS_FSTAT:
 		idx := 1
 		if nr == sim.SYS_NEWFSTATAT {
 			idx = 2
 		}
 		r.verifyStat(ev, ev.Arg(idx), c.Obj.(*unix.Stat_t))
-	case sim.SYS_GETCWD:
+	case nr == sim.SYS_GETCWD:
 		if b, trunc, ok := ev.Str(0); ok && !trunc && res.Ret > 0 {
 			if got := string(c.Buf[:res.Ret-1]); got != string(b) {
 				r.diverge(ev, "cwd", strconv.Quote(string(b)), strconv.Quote(got))
 			}
 		}
-	case sim.SYS_READLINK, sim.SYS_READLINKAT:
+	case nr == sim.SYS_READLINK || nr == sim.SYS_READLINKAT:
 		bi := 1
 		if nr == sim.SYS_READLINKAT {
 			bi = 2
@@ -127,9 +126,9 @@ func (r *replayer) verify(t *sim.Task, nr sim.Sysno, ev *strace.Event, c *sim.Ca
 				r.diverge(ev, "link target", strconv.Quote(string(b)), strconv.Quote(got))
 			}
 		}
-	case sim.SYS_IO_GETEVENTS:
+	case nr == sim.SYS_IO_GETEVENTS:
 		r.verifyAioEvents(ev, c, res)
-	case sim.SYS_IO_DESTROY:
+	case nr == sim.SYS_IO_DESTROY:
 		r.verifyAioLeft(ev, uint64(c.Args[0]))
 	}
 }
@@ -219,9 +218,9 @@ func (r *replayer) verifyIov(nr sim.Sysno, ev *strace.Event, c *sim.Call, res si
 	if ino == 0 || r.world.ext[ino] != nil || arr == nil || arr.Kind != strace.NodeArray {
 		return
 	}
-	start := c.Args[3]
-	if nr == sim.SYS_READV || nr == sim.SYS_PREADV2 && start == -1 {
-		start = r.curPos
+	start := r.curPos
+	if nr.Is(sim.Positional) && c.Args[sim.PosSlot] != -1 {
+		start = c.Args[sim.PosSlot] // -1: preadv2 at the file offset
 	}
 	left := res.Ret
 	for k := range arr.Kids {

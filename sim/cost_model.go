@@ -369,12 +369,12 @@ var kindOf = func() (k [1024]kind) {
 		SYS_RENAMEAT2, SYS_LINK, SYS_LINKAT, SYS_SYMLINK, SYS_SYMLINKAT, SYS_MKDIR, SYS_MKDIRAT} {
 		k[nr] = nsop
 	}
-	for _, nr := range []Sysno{SYS_READ, SYS_READV, SYS_PREAD64, SYS_PREADV, SYS_PREADV2,
-		SYS_WRITE, SYS_WRITEV, SYS_PWRITE64, SYS_PWRITEV, SYS_PWRITEV2, SYS_FSYNC, SYS_FDATASYNC,
-		SYS_SYNC, SYS_SYNCFS, SYS_FTRUNCATE, SYS_TRUNCATE, SYS_FALLOCATE,
-		SYS_IO_SUBMIT, SYS_IO_GETEVENTS, SYS_IO_PGETEVENTS, SYS_IO_DESTROY, SYS_FADVISE64} {
-		k[nr] = model
+	for i := range infos {
+		if infos[i].Props&(Reads|Writes|SyncsFile|SyncsAll|Resizes|AIOWait) != 0 {
+			k[i] = model
+		}
 	}
+	k[SYS_IO_SUBMIT], k[SYS_FADVISE64] = model, model
 	return k
 }()
 
@@ -417,10 +417,9 @@ func (tm *timeModel) syscall(c *Call) Result {
 		now = tm.price(t, c, r, &p, now, t.tb)
 	}
 	now = tm.placeCPU(t, now, c0)
-	switch c.Nr {
-	case SYS_READ, SYS_READV, SYS_PREAD64, SYS_PREADV, SYS_PREADV2:
+	if c.Nr.Is(Reads) {
 		t.now = now // reads change no file: the kernel's clock stays (see above)
-	default:
+	} else {
 		tm.setNow(t, now)
 	}
 	tm.mu.Unlock()
@@ -503,12 +502,11 @@ func (tm *timeModel) register(t *Task) {
 
 // before records what the pricing of c needs from before the call.
 func (tm *timeModel) before(c *Call, p *pre) {
-	switch c.Nr {
-	case SYS_IO_SUBMIT:
+	if c.Nr == SYS_IO_SUBMIT {
 		tm.beforeSubmit(c, p)
 		return
-	case SYS_WRITE, SYS_WRITEV, SYS_PWRITE64, SYS_PWRITEV, SYS_PWRITEV2:
-	default:
+	}
+	if !c.Nr.Is(Writes) {
 		return
 	}
 	f := c.Task.files.get(int(c.Args[0]))
@@ -518,16 +516,9 @@ func (tm *timeModel) before(c *Call, p *pre) {
 	p.f = f
 	ino := f.ino
 	p.size = ino.Size()
-	switch c.Nr {
-	case SYS_PWRITE64, SYS_PWRITEV:
-		p.off = c.Args[3]
-	case SYS_PWRITEV2:
-		p.off = c.Args[3]
-		if p.off == -1 {
-			p.off = f.Offset()
-		}
-	default:
-		p.off = f.Offset()
+	p.off = f.Offset()
+	if c.Nr.Is(Positional) && c.Args[PosSlot] != -1 {
+		p.off = c.Args[PosSlot] // -1: preadv2 and pwritev2's file offset
 	}
 	if f.flags.Load()&syscall.O_APPEND != 0 {
 		p.off = p.size
@@ -552,14 +543,14 @@ func callBytes(c *Call) int64 {
 // price returns the thread's clock after c (a successful call of kind model
 // whose entry is paid by now) and adds where the time went to d.
 func (tm *timeModel) price(t *Task, c *Call, r Result, p *pre, now int64, d *Breakdown) int64 {
-	switch c.Nr {
-	case SYS_READ, SYS_READV, SYS_PREAD64, SYS_PREADV, SYS_PREADV2:
-		off := c.Args[3]
-		if c.Nr == SYS_READ || c.Nr == SYS_READV || (c.Nr == SYS_PREADV2 && off == -1) {
-			off = -1
+	switch fam := Info(c.Nr).Props; {
+	case fam&Reads != 0:
+		off := int64(-1)
+		if fam&Positional != 0 {
+			off = c.Args[PosSlot] // -1 (preadv2): the file offset
 		}
 		return tm.readCall(t, int(c.Args[0]), off, r.Ret, now, d)
-	case SYS_WRITE, SYS_WRITEV, SYS_PWRITE64, SYS_PWRITEV, SYS_PWRITEV2:
+	case fam&Writes != 0:
 		if p.f == nil || r.Ret == 0 {
 			return now
 		}
@@ -568,25 +559,25 @@ func (tm *timeModel) price(t *Task, c *Call, r Result, p *pre, now int64, d *Bre
 			fl |= rwfFlags(c.Args[4])
 		}
 		return tm.write(t, p, tm.fileInode(p.f), fl, r.Ret, now, d)
-	case SYS_FSYNC, SYS_FDATASYNC:
+	case fam&SyncsFile != 0:
 		f := t.files.get(int(c.Args[0]))
 		if f == nil || f.ino == nil {
 			return now
 		}
 		return tm.fsync(tm.inode(f.ino), c.Nr == SYS_FDATASYNC, now, d)
-	case SYS_SYNC, SYS_SYNCFS:
+	case fam&SyncsAll != 0:
 		return tm.syncAll(now, d)
-	case SYS_FADVISE64:
+	case c.Nr == SYS_FADVISE64:
 		f := t.files.get(int(c.Args[0]))
 		if f == nil || f.ino == nil || !f.ino.IsRegular() {
 			return now
 		}
 		return tm.fadvise(f, tm.fileInode(f), c.Args[1], c.Args[2], c.Args[3], now)
-	case SYS_IO_SUBMIT:
+	case c.Nr == SYS_IO_SUBMIT:
 		return tm.submitAIO(t, c, p, r.Ret, now, d)
-	case SYS_IO_GETEVENTS, SYS_IO_PGETEVENTS, SYS_IO_DESTROY:
+	case fam&AIOWait != 0:
 		return tm.getEvents(t, now, d)
-	case SYS_FTRUNCATE, SYS_TRUNCATE, SYS_FALLOCATE:
+	case fam&Resizes != 0:
 		var ino *vfs.Inode
 		if c.Nr == SYS_TRUNCATE {
 			ino = nil

@@ -222,9 +222,6 @@ func (k *Kernel) Now() int64 {
 // Syscall performs one call and charges its cost to the virtual clock. It is the
 // single dispatch point of the model; Kernel implements Handler. c does not
 // escape.
-//
-// The calls of a program's steady state (read, lseek, pread64, write) are
-// dispatched in run without going through the syscall table (systab.go).
 func (k *Kernel) Syscall(c *Call) Result {
 	if k.tm != nil {
 		return k.tm.syscall(c)
@@ -241,21 +238,11 @@ func (k *Kernel) Syscall(c *Call) Result {
 	return r
 }
 
-// run performs c, uncharged: the calls of a program's steady state (read,
-// lseek, pread64, write: the table's FastPath rows) here, the rest through the
-// syscall table's dispatch (systab.go).
+// run performs c, uncharged, through the syscall table's dispatch
+// (systab.go, zdispatch.go).
 func (k *Kernel) run(c *Call) Result {
-	switch t := c.Task; {
-	case t == nil || t.exited.Load():
+	if t := c.Task; t == nil || t.exited.Load() {
 		return Fail(syscall.ESRCH)
-	case c.Nr == SYS_READ:
-		return k.sysRead(c)
-	case c.Nr == SYS_LSEEK:
-		return k.sysLseek(c)
-	case c.Nr == SYS_PREAD64:
-		return k.sysPread(c)
-	case c.Nr == SYS_WRITE:
-		return k.sysWrite(c)
 	}
 	return k.dispatch(c)
 }

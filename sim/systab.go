@@ -16,8 +16,11 @@ import (
 //   - Kernel.dispatch calls the row's handler (no handler: accepted, no effect);
 //     it is generated from the rows into zdispatch.go (go generate), a switch the
 //     compiler can see through: through the table's function values every Call
-//     would escape to the heap. Kernel.Syscall calls the FastPath rows (read,
-//     write, pread64, lseek) itself, before dispatch;
+//     would escape to the heap. The FastPath rows (read, write, pread64, lseek)
+//     have a switch of their own, first. The facade has the one other route:
+//     bound to the kernel itself, with nothing between that could see a Call,
+//     Process calls the handlers of its hottest calls directly, sparing the
+//     building and dispatch of a Call (Process.direct states when);
 //   - SupportOf and Syscalls (`iosim syscalls`) give the row's support and note;
 //   - replay rebuilds a Call from an strace line slot by slot from Args, and finds
 //     the fds, dirfds and new fds of a call from it;
@@ -147,7 +150,7 @@ const (
 )
 
 // Prop is a set of properties of a syscall.
-type Prop uint16
+type Prop uint32
 
 // Syscall properties.
 const (
@@ -163,8 +166,8 @@ const (
 	// ClosesFd: a successful call can close fds (close, close_range, dup2 and
 	// dup3 closing their newfd).
 	ClosesFd
-	// FastPath: Kernel.Syscall calls the handler itself, before dispatch (the
-	// calls of a program's steady state); dispatch has no case for it.
+	// FastPath: dispatch tries the row first, in a switch of its own (the
+	// calls of a program's steady state).
 	FastPath
 	// Lifecycle: the call creates, transforms or ends a task (fork, clone, execve,
 	// exit); replay follows it from the trace's task structure. One of Forks,
@@ -182,7 +185,36 @@ const (
 	// NewFds: a successful call stores two new fds, the lowest free, in an
 	// int[2] (Call.Obj *[2]int32): pipe, pipe2, socketpair.
 	NewFds
+
+	// The families: what code that treats a kind of call alike asks of a
+	// row (TestSyscallFamilies keeps them true to the layouts).
+
+	// Reads: the call reads a file's bytes into the caller's buffers
+	// through its fd (read, readv, pread64, preadv, preadv2).
+	Reads
+	// Writes: the call writes the caller's buffers to a file through its
+	// fd (write, writev, pwrite64, pwritev, pwritev2).
+	Writes
+	// Positional: a Reads or Writes call at the offset of its ArgOffset
+	// slot, leaving the file offset alone (pread64, pwrite64, preadv,
+	// pwritev; preadv2 and pwritev2, for which -1 there means the file
+	// offset, moved).
+	Positional
+	// SyncsFile: the call makes one file's data, and what reading it back
+	// needs, durable (fsync, fdatasync).
+	SyncsFile
+	// SyncsAll: the call makes everything durable (sync, syncfs).
+	SyncsAll
+	// Resizes: the call changes a file's size or allocation (truncate,
+	// ftruncate, fallocate).
+	Resizes
+	// AIOWait: the call waits for AIO completions (io_getevents,
+	// io_pgetevents, io_destroy).
+	AIOWait
 )
+
+// PosSlot is the slot of a Positional call's offset.
+const PosSlot = 3
 
 // Flag sets of the table.
 var (
@@ -328,28 +360,28 @@ type row struct {
 var rows = []row{
 	// sys_read_write.go
 	{SYS_READ, (*Kernel).sysRead, Supported, "sys_read_write.go; pipes and FIFOs as sys_pipe.go; objects not modelled (sockets) answer as told",
-		args(aFd, aOut, aCount), RetCount, Data | FastPath},
+		args(aFd, aOut, aCount), RetCount, Data | FastPath | Reads},
 	{SYS_WRITE, (*Kernel).sysWrite, Supported, "sys_read_write.go; RLIMIT_FSIZE/SIGXFSZ not modelled",
-		args(aFd, aIn, aCount), RetCount, Data | FastPath},
+		args(aFd, aIn, aCount), RetCount, Data | FastPath | Writes},
 	{SYS_PREAD64, (*Kernel).sysPread, Supported, "sys_read_write.go",
-		args(aFd, aOut, aCount, aOff), RetCount, Data | FastPath},
+		args(aFd, aOut, aCount, aOff), RetCount, Data | FastPath | Reads | Positional},
 	{SYS_PWRITE64, (*Kernel).sysPwrite, Supported, "sys_read_write.go; O_APPEND appends and keeps the offset, as Linux",
-		args(aFd, aIn, aCount, aOff), RetCount, Data},
+		args(aFd, aIn, aCount, aOff), RetCount, Data | Writes | Positional},
 	{SYS_READV, func(k *Kernel, c *Call) Result { return k.sysReadv(c, false, 0, 0) },
 		Supported, "sys_read_write.go; EINVAL beyond UIO_MAXIOV (1024) iovecs",
-		args(aFd, aOutIov, aCount), RetCount, Data},
+		args(aFd, aOutIov, aCount), RetCount, Data | Reads},
 	{SYS_WRITEV, func(k *Kernel, c *Call) Result { return k.sysWritev(c, false, 0, 0) },
-		Supported, "sys_read_write.go", args(aFd, aInIov, aCount), RetCount, Data},
+		Supported, "sys_read_write.go", args(aFd, aInIov, aCount), RetCount, Data | Writes},
 	{SYS_PREADV, func(k *Kernel, c *Call) Result { return k.sysReadv(c, true, c.Args[3], 0) },
-		Supported, "sys_read_write.go", args(aFd, aOutIov, aCount, aOff), RetCount, Data},
+		Supported, "sys_read_write.go", args(aFd, aOutIov, aCount, aOff), RetCount, Data | Reads | Positional},
 	{SYS_PWRITEV, func(k *Kernel, c *Call) Result { return k.sysWritev(c, true, c.Args[3], 0) },
-		Supported, "sys_read_write.go", args(aFd, aInIov, aCount, aOff), RetCount, Data},
+		Supported, "sys_read_write.go", args(aFd, aInIov, aCount, aOff), RetCount, Data | Writes | Positional},
 	{SYS_PREADV2, func(k *Kernel, c *Call) Result { return k.sysReadv(c, c.Args[3] != -1, c.Args[3], c.Args[4]) },
 		Supported, "sys_read_write.go; RWF_* checked as ext4 does; offset -1 uses the file offset",
-		args(aFd, aOutIov, aCount, aOff, flags(rwf)), RetCount, Data},
+		args(aFd, aOutIov, aCount, aOff, flags(rwf)), RetCount, Data | Reads | Positional},
 	{SYS_PWRITEV2, func(k *Kernel, c *Call) Result { return k.sysWritev(c, c.Args[3] != -1, c.Args[3], c.Args[4]) },
 		Supported, "sys_read_write.go; RWF_DSYNC/SYNC/APPEND/NOAPPEND modelled, the rest checked as ext4 does",
-		args(aFd, aInIov, aCount, aOff, flags(rwf)), RetCount, Data},
+		args(aFd, aInIov, aCount, aOff, flags(rwf)), RetCount, Data | Writes | Positional},
 	// sys_copy.go: offsets are loff_t pointers (NullOffset for NULL)
 	{SYS_COPY_FILE_RANGE, (*Kernel).sysCopyFileRange,
 		Partial, "sys_copy.go: copies through the page cache; no reflink, no cross-file-system EXDEV",
@@ -397,19 +429,19 @@ var rows = []row{
 
 	// sys_sync.go
 	{SYS_FSYNC, func(k *Kernel, c *Call) Result { return k.sysFsync(c, false) },
-		Supported, "sys_sync.go; writeback errors reported once per open file description", args(aFd), RetZero, 0},
+		Supported, "sys_sync.go; writeback errors reported once per open file description", args(aFd), RetZero, SyncsFile},
 	{SYS_FDATASYNC, func(k *Kernel, c *Call) Result { return k.sysFsync(c, true) },
-		Supported, "sys_sync.go", args(aFd), RetZero, 0},
+		Supported, "sys_sync.go", args(aFd), RetZero, SyncsFile},
 	{SYS_SYNC, func(k *Kernel, c *Call) Result { _ = k.fs.Sync(); return ok(0) },
-		Supported, "sys_sync.go", args(), RetZero, 0},
-	{SYS_SYNCFS, (*Kernel).sysSyncfs, Supported, "sys_sync.go; one file system per kernel", args(aFd), RetZero, 0},
+		Supported, "sys_sync.go", args(), RetZero, SyncsAll},
+	{SYS_SYNCFS, (*Kernel).sysSyncfs, Supported, "sys_sync.go; one file system per kernel", args(aFd), RetZero, SyncsAll},
 	{SYS_SYNC_FILE_RANGE, (*Kernel).sysSyncFileRange,
 		Partial, "sys_sync.go; WAIT_BEFORE/WAIT_AFTER are implied: the model's writeback is synchronous",
 		args(aFd, aOff, aOff, flags(syncRange)), RetZero, 0},
-	{SYS_FTRUNCATE, (*Kernel).sysFtruncate, Supported, "sys_sync.go", args(aFd, aOff), RetZero, 0},
-	{SYS_TRUNCATE, (*Kernel).sysTruncate, Supported, "sys_sync.go", args(aPath, aOff), RetZero, 0},
+	{SYS_FTRUNCATE, (*Kernel).sysFtruncate, Supported, "sys_sync.go", args(aFd, aOff), RetZero, Resizes},
+	{SYS_TRUNCATE, (*Kernel).sysTruncate, Supported, "sys_sync.go", args(aPath, aOff), RetZero, Resizes},
 	{SYS_FALLOCATE, (*Kernel).sysFallocate, Supported, "sys_sync.go; modes 0, KEEP_SIZE, PUNCH_HOLE|KEEP_SIZE, ZERO_RANGE[|KEEP_SIZE], COLLAPSE_RANGE, INSERT_RANGE",
-		args(aFd, flags(fallocModes), aOff, aOff), RetZero, 0},
+		args(aFd, flags(fallocModes), aOff, aOff), RetZero, Resizes},
 	{SYS_FADVISE64, (*Kernel).sysFadvise, Partial, "sys_sync.go; advice validated; DONTNEED starts writeback (extent tree only), the rest no effect",
 		args(aFd, aOff, aOff, aInt), RetZero, 0},
 	{SYS_READAHEAD, (*Kernel).sysReadahead, Partial, "sys_sync.go; validated, no effect",
@@ -556,13 +588,13 @@ var rows = []row{
 
 	// sys_aio.go: contexts, iocbs and events are structures decoded by hand
 	{SYS_IO_SETUP, (*Kernel).sysIoSetup, Supported, "sys_aio.go", args(aInt, aPtr), RetZero, Custom},
-	{SYS_IO_DESTROY, (*Kernel).sysIoDestroy, Supported, "sys_aio.go", args(aAddr), RetZero, Custom},
+	{SYS_IO_DESTROY, (*Kernel).sysIoDestroy, Supported, "sys_aio.go", args(aAddr), RetZero, Custom | AIOWait},
 	{SYS_IO_SUBMIT, (*Kernel).sysIoSubmit, Partial, "sys_aio.go; an iocb completes at submit, or under a time model (WithDevice) an O_DIRECT one when the device does; RESFD/eventfd not modelled",
 		args(aAddr, aInt, aPtr), RetCount, Custom},
 	{SYS_IO_GETEVENTS, (*Kernel).sysIoGetevents, Partial, "sys_aio.go; waits on the virtual clock until min_nr events or the timeout",
-		args(aAddr, aInt, aInt, aPtr, aPtr), RetCount, Custom},
+		args(aAddr, aInt, aInt, aPtr, aPtr), RetCount, Custom | AIOWait},
 	{SYS_IO_PGETEVENTS, (*Kernel).sysIoGetevents, Partial, "sys_aio.go; as io_getevents, signal mask ignored",
-		args(aAddr, aInt, aInt, aPtr, aPtr, aPtr), RetCount, Custom},
+		args(aAddr, aInt, aInt, aPtr, aPtr, aPtr), RetCount, Custom | AIOWait},
 	{SYS_IO_CANCEL, func(k *Kernel, c *Call) Result { return Fail(syscall.EINVAL) },
 		Partial, "sys_aio.go; always EINVAL: every iocb has completed", args(aAddr, aPtr, aPtr), RetZero, Custom},
 
@@ -655,16 +687,12 @@ type SyscallInfo struct {
 	Modelled bool
 }
 
-var (
-	// handlers holds the rows' handlers, indexed by number. Kernel.dispatch
-	// (zdispatch.go) is the same table as a switch, generated from rows.
-	handlers [len(sysnoNames)]func(k *Kernel, c *Call) Result
-	// infos holds a row for every number (unknown and undescribed ones are
-	// NotModelled with no layout).
-	infos [len(sysnoNames)]SyscallInfo
-)
+// infos holds a row for every number (unknown and undescribed ones are
+// NotModelled with no layout). The handlers are called by Kernel.dispatch
+// (zdispatch.go), a switch generated from rows.
+var infos = buildInfos()
 
-func init() {
+func buildInfos() (infos [len(sysnoNames)]SyscallInfo) {
 	for i, n := range sysnoNames {
 		infos[i] = SyscallInfo{Nr: Sysno(i), Name: n}
 	}
@@ -675,10 +703,10 @@ func init() {
 		if (r.handler != nil) != (r.support != NotModelled) {
 			panic("sim: row " + r.nr.String() + ": a handler goes with a support level")
 		}
-		handlers[r.nr] = r.handler
 		infos[r.nr] = SyscallInfo{Nr: r.nr, Name: r.nr.String(), Support: r.support, Note: r.note,
 			Args: r.args, Ret: r.ret, Props: r.props, Modelled: r.handler != nil}
 	}
+	return infos
 }
 
 // Info returns the table's row of nr (a NotModelled row without layout for a
@@ -688,6 +716,14 @@ func Info(nr Sysno) *SyscallInfo {
 		return &infos[nr]
 	}
 	return &SyscallInfo{Nr: nr, Name: nr.String()}
+}
+
+// Is reports whether nr's row has every property of p (a family, say).
+func (nr Sysno) Is(p Prop) bool {
+	if int(nr) < len(infos) {
+		return infos[nr].Props&p == p
+	}
+	return false
 }
 
 // Slot returns the index of the n-th (from 0) argument of kind k in the row, or -1.

@@ -6,8 +6,19 @@ import "syscall"
 
 // dispatch performs c for syscall, once the caller is known to be alive: the
 // handler of c's row in the syscall table, or nothing for a call that is not
-// modelled (accepted, returns 0).
+// modelled (accepted, returns 0). The FastPath rows come first, in a switch of
+// their own.
 func (k *Kernel) dispatch(c *Call) Result {
+	switch c.Nr {
+	case SYS_READ:
+		return k.sysRead(c)
+	case SYS_WRITE:
+		return k.sysWrite(c)
+	case SYS_PREAD64:
+		return k.sysPread(c)
+	case SYS_LSEEK:
+		return k.sysLseek(c)
+	}
 	switch c.Nr {
 	case SYS_PWRITE64:
 		return k.sysPwrite(c)

@@ -121,6 +121,25 @@ func (c *causal) blocked(k int, ev *Event) int {
 	return -1
 }
 
+// ready reports whether stream k's head event ev need wait for no other
+// stream: it is no read of a pipe, or the pipe holds what it reads, or no
+// stream with events left holds the pipe's other end.
+func (c *causal) ready(k int, ev *Event) bool {
+	p, n := c.pipeRead(k, ev)
+	if p == 0 {
+		return true
+	}
+	if pb := c.pipe(p); pb.written >= pb.read+n {
+		return true
+	}
+	for j := range c.m.ps {
+		if j != k && c.m.heads[j] != nil && c.holds(j, p) {
+			return false
+		}
+	}
+	return true
+}
+
 // holds reports whether stream j holds an end of pipe p: an fd of its
 // table, or the -y decoration of its next event's fd.
 func (c *causal) holds(j int, p int64) bool {

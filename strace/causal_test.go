@@ -83,3 +83,83 @@ func TestMergeCausalPipes(t *testing.T) {
 		{"t.11", "getpid() = 11\n"},
 	}))
 }
+
+// chooseOrder merges the -ff files with choices and returns (pid, line) of
+// each event, and the choices refused.
+func chooseOrder(t *testing.T, files [][2]string, cs []strace.Choice) ([][2]int, []strace.Choice) {
+	t.Helper()
+	var ps []*strace.Parser
+	for _, f := range files {
+		ps = append(ps, strace.NewParser(strings.NewReader(f[1]), f[0], strace.Options{}))
+	}
+	m := strace.Merge(ps...)
+	m.Choose(cs)
+	var got [][2]int
+	for {
+		ev, err := m.Next()
+		if err == io.EOF {
+			return got, m.Refused()
+		}
+		require.NoError(t, err)
+		k, _ := m.Last()
+		require.Equal(t, ev.File, files[k][0])
+		got = append(got, [2]int{ev.Pid, ev.Line})
+	}
+}
+
+// TestMergeChoose: a choice puts one event of the stream it names at its
+// position (without timestamps, a RunOn choice lets that stream go on); a
+// stream whose task no clone has made yet, one at its end and a read of a
+// pipe nothing has written are refused.
+func TestMergeChoose(t *testing.T) {
+	main := strings.Join([]string{
+		`clone3({flags=CLONE_VM|CLONE_FILES|CLONE_THREAD}, 88) = 11`,
+		`clone3({flags=CLONE_VM|CLONE_FILES|CLONE_THREAD}, 88) = 12`,
+		`close(3) = 0`,
+		`close(4) = 0`,
+	}, "\n") + "\n"
+	thread := "lseek(3, 0, SEEK_CUR) = 0\nlseek(3, 0, SEEK_CUR) = 0\n"
+	files := [][2]string{{"t.10", main}, {"t.11", thread}, {"t.12", thread}}
+
+	got, refused := chooseOrder(t, files, nil)
+	require.Empty(t, refused)
+	require.Equal(t, [][2]int{{10, 1}, {11, 1}, {11, 2}, {10, 2}, {12, 1}, {12, 2}, {10, 3}, {10, 4}}, got)
+
+	// One event of main between the first thread's two.
+	got, refused = chooseOrder(t, files, []strace.Choice{{At: 2, Stream: 0}})
+	require.Empty(t, refused)
+	require.Equal(t, [][2]int{{10, 1}, {11, 1}, {10, 2}, {12, 1}, {12, 2}, {11, 2}, {10, 3}, {10, 4}}, got)
+
+	// Main runs on: the thread its clone makes runs next, then main to
+	// its end, then the first thread.
+	got, refused = chooseOrder(t, files, []strace.Choice{{At: 2, Stream: 0, RunOn: true}})
+	require.Empty(t, refused)
+	require.Equal(t, [][2]int{{10, 1}, {11, 1}, {10, 2}, {12, 1}, {12, 2}, {10, 3}, {10, 4}, {11, 2}}, got)
+
+	// The second thread before its clone; the first after its end.
+	got, refused = chooseOrder(t, files, []strace.Choice{{At: 1, Stream: 2}, {At: 4, Stream: 1}})
+	require.Equal(t, []strace.Choice{{At: 1, Stream: 2}, {At: 4, Stream: 1}}, refused)
+	require.Len(t, got, 8)
+
+	// With timestamps: the chosen event swaps with the earliest.
+	timed := [][2]string{
+		{"u.20", "10:00:00.000001 lseek(3, 0, SEEK_CUR) = 0\n10:00:00.000003 lseek(3, 0, SEEK_CUR) = 0\n"},
+		{"u.21", "10:00:00.000002 lseek(3, 0, SEEK_CUR) = 0\n10:00:00.000004 lseek(3, 0, SEEK_CUR) = 0\n"},
+	}
+	got, refused = chooseOrder(t, timed, []strace.Choice{{At: 2, Stream: 1}})
+	require.Empty(t, refused)
+	require.Equal(t, [][2]int{{20, 1}, {21, 1}, {21, 2}, {20, 2}}, got)
+	_, refused = chooseOrder(t, timed, []strace.Choice{{At: 0, Stream: 1}})
+	require.Equal(t, []strace.Choice{{At: 0, Stream: 1}}, refused, "u.21 has not begun")
+
+	// A read of a pipe that nothing has written waits for the writer.
+	piped := [][2]string{
+		{"p.30", "pipe2([3, 4], 0) = 0\nclone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|CLONE_CHILD_SETTID|SIGCHLD, child_tidptr=0x7f) = 31\nread(3, \"x\", 1) = 1\n"},
+		{"p.31", "close(0) = 0\nwrite(4, \"x\", 1) = 1\n"},
+	}
+	got, refused = chooseOrder(t, piped, nil)
+	require.Empty(t, refused)
+	require.Equal(t, [][2]int{{30, 1}, {30, 2}, {31, 1}, {31, 2}, {30, 3}}, got)
+	_, refused = chooseOrder(t, piped, []strace.Choice{{At: 3, Stream: 0}})
+	require.Equal(t, []strace.Choice{{At: 3, Stream: 0}}, refused)
+}

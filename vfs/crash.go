@@ -100,7 +100,7 @@ func (fs *FS) Pending() []Pending {
 func (fs *FS) Crash() *FS {
 	fs.lock()
 	defer fs.mu.Unlock()
-	return materialize(fs.cfg, fs.nextIno, fs.tick, fs.durRoot, durMap{fs})
+	return materialize(fs.cfg, fs.nextIno, fs.tick, fs.durRoot, durMap{fs}, fs.ramDirsLocked(), fs.ram)
 }
 
 // CrashWith returns the file system as found after a power loss now in which,
@@ -178,12 +178,13 @@ func (fs *FS) RandomCrash(model Model, seed uint64) *FS {
 }
 
 // materialize builds a new FS whose state, volatile and durable, is the
-// durable table dur as reachable from the root (inode rootID); cfg, nextIno
-// and tick are the original's. File data is shared copy-on-write.
-func materialize(cfg config, nextIno uint64, tick Timespec, rootID uint64, dur durTable) *FS {
+// durable table dur as reachable from the root (inode rootID), the
+// directories ramDirs empty (SetRAM); cfg, nextIno, tick and the SetRAM
+// paths ram are the original's. File data is shared copy-on-write.
+func materialize(cfg config, nextIno uint64, tick Timespec, rootID uint64, dur durTable, ramDirs map[uint64]bool, ram []string) *FS {
 	// Its records are of generation 0, durGen 1: its first change of each
 	// copies it (durMut) and lists it for the next Snapshot to freeze.
-	nfs := &FS{cfg: cfg, nextIno: nextIno, tick: tick, dur: map[uint64]*durInode{}, durRoot: rootID, durGen: 1}
+	nfs := &FS{cfg: cfg, nextIno: nextIno, tick: tick, dur: map[uint64]*durInode{}, durRoot: rootID, durGen: 1, ram: slices.Clone(ram)}
 	nfs.cfg.injector = nil
 	made := map[uint64]*Inode{}
 	build := func(id uint64, d *durInode) *Inode {
@@ -232,6 +233,9 @@ func materialize(cfg config, nextIno uint64, tick Timespec, rootID uint64, dur d
 	var ents []ent
 	var walk func(dirD *durInode, dir *Inode)
 	walk = func(dirD *durInode, dir *Inode) {
+		if ramDirs[dir.ino] {
+			return // a file system in memory: empty after the power loss
+		}
 		start := len(ents)
 		dur.eachEntry(dir.ino, dirD, func(name string, id uint64) { ents = append(ents, ent{name, id}) })
 		slices.SortFunc(ents[start:], func(a, b ent) int { return strings.Compare(a.name, b.name) })

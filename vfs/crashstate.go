@@ -28,6 +28,8 @@ type CrashSnapshot struct {
 	root    uint64
 	version uint64               // FS.durVersion: snapshots of one version share their durable state
 	base    map[uint64]*durInode // the durable records; never changed
+	ram     map[uint64]bool      // the SetRAM directories: empty in every state
+	ramPath []string             // the SetRAM paths
 	pend    []Pending
 	ops     []crashOp // aligned with pend: what applying each needs
 
@@ -63,7 +65,8 @@ func (fs *FS) Snapshot() *CrashSnapshot {
 // fs.mu is held (CrashWith, RandomCrash, Pending).
 func (fs *FS) snapshotLocked(freeze bool) *CrashSnapshot {
 	bs := fs.cfg.blockSize
-	snap := &CrashSnapshot{cfg: fs.cfg, nextIno: fs.nextIno, tick: fs.tick, root: fs.durRoot, base: fs.dur, version: fs.durVersion}
+	snap := &CrashSnapshot{cfg: fs.cfg, nextIno: fs.nextIno, tick: fs.tick, root: fs.durRoot, base: fs.dur, version: fs.durVersion,
+		ram: fs.ramDirsLocked(), ramPath: slices.Clone(fs.ram)}
 	snap.cfg.injector = nil
 	if freeze {
 		// The snapshot shares the durable table copy-on-write (durMut): the
@@ -446,7 +449,7 @@ func (st *CrashState) Clone() *CrashState {
 // it did not) keeps only its first name in sorted depth-first order.
 func (st *CrashState) FS() *FS {
 	s := st.snap
-	return materialize(s.cfg, s.nextIno, s.tick, s.root, st)
+	return materialize(s.cfg, s.nextIno, s.tick, s.root, st, s.ram, s.ramPath)
 }
 
 // apply applies change k as st.keep[k] says.
@@ -1221,6 +1224,9 @@ func (st *CrashState) LookupIno(path string) (uint64, error) {
 		if d == nil || d.mode&S_IFMT != S_IFDIR {
 			return 0, ENOTDIR
 		}
+		if st.snap.ram[id] {
+			return 0, ENOENT // a file system in memory: empty (SetRAM)
+		}
 		c, ok := st.peek(id, name)
 		if !ok || st.rec(c) == nil {
 			return 0, ENOENT
@@ -1296,6 +1302,9 @@ func (st *CrashState) ReadDir(path string) ([]Dirent, error) {
 	d := st.rec(id)
 	if d.mode&S_IFMT != S_IFDIR {
 		return nil, ENOTDIR
+	}
+	if st.snap.ram[id] {
+		return nil, nil // a file system in memory: empty (SetRAM)
 	}
 	var out []Dirent
 	st.eachEntry(id, d, func(name string, c uint64) {

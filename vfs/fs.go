@@ -145,6 +145,9 @@ type FS struct {
 	// running); nextExpire when the earliest dirty data expires (0: none).
 	txnExpires Timespec
 	nextExpire Timespec
+	// ram lists the directories that are roots of file systems kept in
+	// memory (SetRAM, ram.go).
+	ram []string
 }
 
 // New returns an empty file system: a root directory (mode 0755) that is durable.

@@ -43,6 +43,8 @@ func cmdCrash(args []string, stdout, stderr io.Writer) int {
 	every := fl.Bool("every-call", false, "a crash point after every call, not only after calls that change what could become durable")
 	workDir := fl.String("workload-dir", "", "the traced `DIR` the program owns: what an external checker gets, materialised")
 	jobs := intAtLeast(fl, "jobs", runtime.NumCPU(), 1, "run at most `N` external checkers at once (default: the cores)")
+	var mounts stackFlag
+	fl.Var(&mounts, "mount", "a mount of the traced system, `TYPE:/PATH` (repeatable): renames, links and copy_file_range between mounts fail with EXDEV; a tmpfs or ramfs mount is empty after a crash, and a sync there promises nothing")
 	var servers stackFlag
 	fl.Var(&servers, "checker-server", "`CMD` started once (up to --jobs copies) and given one \"DIR STDOUT\" line per distinct state on stdin, answering \"ok\", \"fail\" or \"fail: REASON\" (the protocol: go doc github.com/iosim/iosim/crash.Server); repeatable")
 	root := fl.String("root", "", "initial state: `SNAPSHOT:/traced/path`, a host copy of the program's directory made before the run (default: inferred from the trace)")
@@ -186,7 +188,13 @@ func cmdCrash(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 	}
-	ropts := replay.Options{KeepGoing: *keepGoing, Stack: stack, Cwd: *cwd, CwdFallback: *workDir, CwdFallbackFrom: "--workload-dir"}
+	ropts := replay.Options{KeepGoing: *keepGoing, Stack: stack, Cwd: *cwd, CwdFallback: *workDir, CwdFallbackFrom: "--workload-dir", Mounts: mounts}
+	for _, m := range mounts {
+		if _, _, err := replay.ParseMount(m); err != nil {
+			fmt.Fprintf(stderr, "iosim crash: --%v\n", err)
+			return 2
+		}
+	}
 	if *root != "" {
 		snap, at, ok := strings.Cut(*root, ":")
 		if !ok || snap == "" || !strings.HasPrefix(at, "/") {

@@ -38,7 +38,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 	svg := fl.String("svg", "", "with --compare or --vs-device: draw the two runs (virtual time with the ratio, where the time went) into `FILE` (.svg, .png, .pdf)")
 	timing := fl.Bool("timing", false, "with --device, on a trace recorded with strace -T: compare the model's time of each call with its recorded duration")
 	var stack, compare, mounts stackFlag
-	fl.Var(&mounts, "mount", "a mount of the traced system, `TYPE:/PATH` (repeatable): renames, links and copy_file_range between mounts fail with EXDEV")
+	fl.Var(&mounts, "mount", "a mount of the traced system, `TYPE:/PATH` (repeatable): renames, links and copy_file_range between mounts fail with EXDEV; with iosim crash, a tmpfs or ramfs mount is empty after a crash")
 	fl.Var(&compare, "compare", "replay again with interposer `NAME[:key=value,...]` added to the stack (repeatable) and show both side by side with ratios")
 	fl.Var(&stack, "stack", "interposer `NAME[:key=value,...]`, repeatable; the first is nearest to the program (see 'iosim interposers')")
 	fl.Usage = helpText(fl, "usage: iosim replay [flags] TRACE...\n       iosim replay [flags] BUNDLE", "Replays strace files (several files: the per-task files of strace -ff) on the model;\na bundle of iosim record gives its trace, --root and --cwd.\nExit status: 0 clean, 1 a divergence (--verify), 2 bad usage or input.")
