@@ -23,7 +23,23 @@ type ThreadGroup struct {
 	mu      sync.Mutex // guards threads and exited
 	threads []*Task
 	exited  bool
+
+	noData atomic.Bool // see SetPayloadFree
 }
+
+// SetPayloadFree says whether the descriptions the process opens from now on
+// keep the bytes written through them. Payload-free, a write keeps its extent
+// and not its bytes (vfs.WriteNoData): the range reads back as zeros, and
+// everything else the model accounts for (the result, size, allocation, page
+// cache, durability, the time it costs) is as for a write that kept them.
+// For a program that only has to be timed and never looks at what it wrote,
+// such as a fio job without verify: the cost of a write no longer grows with
+// its size. Descriptions already open are unchanged; a child forked later
+// inherits the setting.
+func (g *ThreadGroup) SetPayloadFree(on bool) { g.noData.Store(on) }
+
+// PayloadFree reports what SetPayloadFree set.
+func (g *ThreadGroup) PayloadFree() bool { return g.noData.Load() }
 
 // Pid returns the process id.
 func (g *ThreadGroup) Pid() int { return g.pid }
@@ -141,6 +157,7 @@ func (k *Kernel) forkAs(parent *Task, id int) *Task {
 	g.cwd.Store(pg.cwd.Load())
 	g.umask.Store(pg.umask.Load())
 	g.nofile.Store(pg.nofile.Load())
+	g.noData.Store(pg.noData.Load())
 	t := &Task{k: k, tid: id, g: g, files: g.files, now: parent.now}
 	g.threads = []*Task{t}
 	k.mu.Lock()
