@@ -83,6 +83,9 @@ type Task struct {
 	// aioDevice (≤ aioUntil) is until when of that call the thread waited
 	// for the device; the rest it slept out its timeout.
 	aioDevice int64
+	// aioPre is the time model's buffer for the state of an io_submit's
+	// iocbs before the call (timeModel.beforeSubmit), reused by the next.
+	aioPre []pre
 	// call is the Call the thread's facade lends down a handler stack (see
 	// Handler), empty between calls but for Nr and Task (see Process.call);
 	// lent says it is out, so a call made through a facade of this

@@ -227,6 +227,11 @@ func (d *fileData) searchSlow(cbase int64) (int, bool) {
 	if n == 0 || d.chunks[n-1].base < cbase {
 		return n, false
 	}
+	// A file without holes up to cbase (laid out, or written from its
+	// start) holds chunk k at position k: one probe instead of a search.
+	if k := cbase >> chunkShift; k < int64(n) && d.chunks[k].base == cbase {
+		return int(k), true
+	}
 	i := sort.Search(n, func(i int) bool { return d.chunks[i].base >= cbase })
 	return i, i < n && d.chunks[i].base == cbase
 }
