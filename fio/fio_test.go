@@ -278,18 +278,8 @@ func TestRunRuntimeAndDeterminism(t *testing.T) {
 	require.NotEqual(t, a[0].Read.TotalIOs, c[0].Read.TotalIOs)
 }
 
-func TestRunMaxLayout(t *testing.T) {
-	k := sim.New(vfs.New())
-	_, err := Run(k, k, parse(t, "[big]\nrw=randread\nsize=2m\n"), Options{MaxLayout: 1 << 20})
-	require.ErrorContains(t, err, "j.fio:1: size: job big reads a file of 2097152 bytes that must be written first")
-	res, err := Run(k, k, parse(t, "[big]\nrw=randwrite\nsize=2m\n"), Options{MaxLayout: 1 << 20})
-	require.NoError(t, err, "a write job's file is only allocated")
-	require.Equal(t, int64(512), res[0].Write.TotalIOs)
-}
-
-// TestRunZeroBuffers checks zero_buffers: the layout writes zeros, which the
-// model keeps without buffers, so a file larger than MaxLayout is laid out
-// and read, and the heap does not grow with it.
+// TestRunZeroBuffers checks zero_buffers's parsing, and that a job that reads
+// a large file lays it out and reads it without the heap growing with it.
 func TestRunZeroBuffers(t *testing.T) {
 	require.True(t, parse(t, "[z]\nsize=4k\nzero_buffers=1\n")[0].ZeroBuffers)
 	require.False(t, parse(t, "[z]\nsize=4k\nzero_buffers=0\n")[0].ZeroBuffers)
@@ -302,7 +292,7 @@ func TestRunZeroBuffers(t *testing.T) {
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	job := "[big]\nrw=randread\nsize=256m\nio_size=64k\nzero_buffers=1\n"
-	res, err := Run(k, k, parse(t, job), Options{MaxLayout: 1 << 20})
+	res, err := Run(k, k, parse(t, job), Options{})
 	require.NoError(t, err)
 	require.NoError(t, res[0].Err)
 	require.Equal(t, int64(16), res[0].Read.TotalIOs)

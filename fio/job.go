@@ -84,9 +84,8 @@ type Job struct {
 	RandSeed  uint64
 	IOSize    int64         // bytes of I/O per job (0: Size)
 	ThinkTime time.Duration // work after each I/O before the next
-	// ZeroBuffers: the layout and the writes write zeros (fio's
-	// zero_buffers), which the model stores without buffers (a laid-out
-	// file costs no memory for its data).
+	// ZeroBuffers: the writes write zeros (fio's zero_buffers), which the
+	// model stores without buffers even when the run keeps its payload.
 	ZeroBuffers bool
 
 	GroupReporting bool

@@ -51,17 +51,19 @@ type Options struct {
 	// Layout is the handler the files are laid out through before the timed
 	// part (the kernel itself, under any interposer and fault); nil means h.
 	Layout sim.Handler
-	// MaxLayout bounds the bytes a job that reads has written into its file
-	// before it starts (the model holds written data in memory, except zeros:
-	// a job with zero_buffers lays out any size); 0 means DefaultMaxLayout.
-	MaxLayout int64
 	// Laid, when set, is called once the files are laid out, before the
 	// jobs start (what follows is the jobs' time).
 	Laid func()
+	// Payload keeps the bytes every job and the layout write. Without it the
+	// run is payload-free wherever nothing looks at those bytes: the layout
+	// and every job without verify= write extents, not bytes
+	// (sim.ThreadGroup.SetPayloadFree), so a job's cost grows with its number
+	// of I/Os, not its size, and its file costs no memory for its data. The
+	// results are the same either way: the model's time and accounting do not
+	// depend on the bytes (what a job reads back without verify= is not
+	// looked at; payload-free, it reads zeros).
+	Payload bool
 }
-
-// DefaultMaxLayout is the default Options.MaxLayout: 4 GiB.
-const DefaultMaxLayout = 4 << 30
 
 // Run runs the jobs on kernel k, their calls going through h (the kernel or
 // an interposer stack over it). Each job clone is a process of its own; the
@@ -74,20 +76,11 @@ func Run(k *sim.Kernel, h sim.Handler, jobs []*Job, opts Options) ([]*JobResult,
 	if opts.Layout == nil {
 		opts.Layout = h
 	}
-	if opts.MaxLayout == 0 {
-		opts.MaxLayout = DefaultMaxLayout
-	}
-	for _, j := range jobs {
-		if j.Reads() && !j.ZeroBuffers && j.Size > opts.MaxLayout {
-			return nil, &Error{File: j.File, Line: j.Line, Option: "size", Msg: fmt.Sprintf(
-				"job %s reads a file of %d bytes that must be written first; the model holds written data in memory and lays out at most %d: give a smaller size=, or zero_buffers=1 (zeros cost no memory)",
-				j.Name, j.Size, opts.MaxLayout)}
-		}
-	}
 	// As fio: the files are laid out first, then the jobs start.
 	for _, j := range jobs {
 		for n := 0; n < j.NumJobs; n++ {
 			lp := k.Spawn().Through(opts.Layout)
+			lp.Task().Group().SetPayloadFree(!opts.Payload)
 			err := lay(lp, j, j.FileName(n))
 			lp.Exit()
 			if err != nil {
@@ -101,7 +94,7 @@ func Run(k *sim.Kernel, h sim.Handler, jobs []*Job, opts Options) ([]*JobResult,
 	var runs []*runner
 	for _, j := range jobs {
 		for n := 0; n < j.NumJobs; n++ {
-			r, err := start(k, h, j, n)
+			r, err := start(k, h, j, n, !opts.Payload && j.Verify == "")
 			if err != nil {
 				return nil, err
 			}
@@ -186,9 +179,10 @@ type aioReq struct {
 	cb    *sim.Iocb // back to the free list when reaped
 }
 
-func start(k *sim.Kernel, h sim.Handler, j *Job, n int) (*runner, error) {
+func start(k *sim.Kernel, h sim.Handler, j *Job, n int, payloadFree bool) (*runner, error) {
 	name := j.FileName(n)
 	p := k.Spawn().Through(h)
+	p.Task().Group().SetPayloadFree(payloadFree)
 	r := &runner{j: j, p: p, name: name, res: JobResult{Job: j, JobNum: n, Jobs: 1, Read: newDir(), Write: newDir(), Sync: newDir()}}
 	r.rng = rand.New(rand.NewPCG(j.RandSeed, uint64(n)))
 	r.pos = 0 // a file opens at offset 0
@@ -287,15 +281,19 @@ func (r *runner) open(write bool) error {
 	return nil
 }
 
-// lay creates the job's file with the calls fio makes before a job (as
-// strace shows fio 3.33 doing it on Linux): open O_WRONLY|O_CREAT (and
-// O_TRUNC for a job that reads), allocate it as fallocate= says, and for a
-// job that reads write it whole in bs-sized writes and fsync it ("Laying out
-// IO file"); then drop its cached pages (fadvise DONTNEED) and close it. A
-// file already as large as size is used as it is. The bytes written are
-// zeros with zero_buffers, as fio's (fill_io_buffer); otherwise fio writes
-// random data and the model a fixed non-zero pattern: either way every block
-// holds data the model must keep.
+// lay creates the job's file as fio does before a job (as strace shows fio
+// 3.33 doing it on Linux): open O_WRONLY|O_CREAT (and O_TRUNC for a job that
+// reads), allocate it as fallocate= says, and for a job that reads write it
+// whole and fsync it ("Laying out IO file"); then drop its cached pages
+// (fadvise DONTNEED) and close it. A file already as large as size is used as
+// it is. Every call is made but the writes: fio writes the file in bs-sized
+// writes, and the model puts the data they leave in place at once
+// (sim.Process.Populate: written extents that read zeros, at a cost in
+// proportion to the file's extents, not its bytes), then makes fio's fsync.
+// What the layout leaves is the same either way (the file's size and written,
+// settled extents, durable, none of it cached), and nothing of fio's results
+// depends on the bytes it wrote (fio's random data, or zeros with
+// zero_buffers): verify= checks only the blocks the job itself wrote.
 func lay(p *sim.Process, j *Job, name string) error {
 	if dir := path.Dir(name); dir != "/" {
 		if err := MkdirAll(p, dir); err != nil {
@@ -332,16 +330,8 @@ func lay(p *sim.Process, j *Job, name string) error {
 				return err
 			}
 		}
-		buf := make([]byte, j.BS)
-		if !j.ZeroBuffers {
-			for i := range buf {
-				buf[i] = byte(i)
-			}
-		}
-		for off := int64(0); off < j.Size; off += j.BS {
-			if _, err := p.Write(fd, buf[:min(j.BS, j.Size-off)]); err != nil {
-				return err
-			}
+		if err := p.Populate(fd, 0, j.Size); err != nil {
+			return err
 		}
 		if err := p.Fsync(fd); err != nil {
 			return err

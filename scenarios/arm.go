@@ -286,7 +286,7 @@ func (f *fioWork) run(st setup, withStack bool) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := fio.Run(w.k, w.top, f.jobs, fio.Options{Layout: w.k, MaxLayout: maxWritten, Laid: func() { w.start() }})
+	res, err := fio.Run(w.k, w.top, f.jobs, fio.Options{Layout: w.k, Laid: func() { w.start() }})
 	if err != nil {
 		return nil, err
 	}

@@ -16,6 +16,10 @@ import "github.com/iosim/iosim/device"
 // write iocbs (what pre holds for a write).
 func (tm *timeModel) beforeSubmit(c *Call, p *pre) {
 	cbs, _ := c.Obj.([]*Iocb)
+	// The thread's buffer from its last io_submit: a thread makes one call
+	// at a time, and p lives only for this one.
+	p.aio = c.Task.aioPre[:0]
+	defer func() { c.Task.aioPre = p.aio }()
 	for i, cb := range cbs {
 		if int64(i) >= c.Args[1] {
 			break

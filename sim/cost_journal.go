@@ -245,7 +245,7 @@ func (tm *timeModel) write(t *Task, p *pre, it *inodeTime, fl uint32, n, now int
 				cpu += tm.cpu.alloc
 			}
 		}
-		tm.pc.ents[s].ref = true
+		tm.pc.ent(s).ref = true
 		tm.markDirty(it, s, now)
 	}
 	// generic_perform_write runs write_begin/write_end per page: a page that

@@ -33,8 +33,11 @@ type pageEnt struct {
 }
 
 type pageCache struct {
-	ents  []pageEnt // grows to capacity as pages are first used
-	cap   int       // pages
+	// ents holds the slots in blocks of entBlock, allocated as they are first
+	// used (up to capacity): a cache that fills never copies its slots.
+	ents  [][]pageEnt
+	n     int // slots in use so far
+	cap   int // pages
 	hand  int
 	free  []int32
 	dirty int // dirty pages
@@ -48,6 +51,12 @@ type pageCache struct {
 	raMax       int64        // pages: read_ahead_kb
 	copied      int64        // bytes the CPU has copied to or from the cache: the copy clock
 }
+
+// entBlock is the number of slots in a block of pageCache.ents.
+const entBlock = 1 << 12
+
+// ent returns slot s.
+func (pc *pageCache) ent(s int32) *pageEnt { return &pc.ents[s/entBlock][s%entBlock] }
 
 func (pc *pageCache) init(m device.Memory) {
 	n := max(int(m.PageCacheBytes>>pageShift), 16)
@@ -69,13 +78,16 @@ func (tm *timeModel) insert(it *inodeTime, idx, start, ready, now int64) int32 {
 	case len(pc.free) > 0:
 		s = pc.free[len(pc.free)-1]
 		pc.free = pc.free[:len(pc.free)-1]
-	case len(pc.ents) < pc.cap:
-		s = int32(len(pc.ents))
-		pc.ents = append(pc.ents, pageEnt{})
+	case pc.n < pc.cap:
+		s = int32(pc.n)
+		if pc.n%entBlock == 0 {
+			pc.ents = append(pc.ents, make([]pageEnt, entBlock))
+		}
+		pc.n++
 	default:
 		s = tm.reclaim(now)
 	}
-	pc.ents[s] = pageEnt{it: it, idx: idx, start: start, ready: ready, ref: true}
+	*pc.ent(s) = pageEnt{it: it, idx: idx, start: start, ready: ready, ref: true}
 	it.setPage(idx, s)
 	return s
 }
@@ -84,11 +96,11 @@ func (tm *timeModel) insert(it *inodeTime, idx, start, ready, now int64) int32 {
 // dirty it writes the hand's page back first.
 func (tm *timeModel) reclaim(now int64) int32 {
 	pc := &tm.pc
-	n := len(pc.ents)
+	n := pc.n
 	for range 2 * n {
 		s := pc.hand
 		pc.hand = (pc.hand + 1) % n
-		e := &pc.ents[s]
+		e := pc.ent(int32(s))
 		if e.dirty || e.ready > now {
 			continue
 		}
@@ -102,7 +114,7 @@ func (tm *timeModel) reclaim(now int64) int32 {
 	}
 	s := pc.hand
 	pc.hand = (pc.hand + 1) % n
-	e := &pc.ents[s]
+	e := pc.ent(int32(s))
 	if e.dirty {
 		tm.writeback(e.it, now, -1, 0, 0)
 	}
@@ -117,7 +129,7 @@ func (pc *pageCache) drop(it *inodeTime, idx int64) {
 	if !ok {
 		return
 	}
-	e := &pc.ents[s]
+	e := pc.ent(s)
 	if e.dirty {
 		pc.dirty--
 	}
@@ -177,7 +189,7 @@ func (tm *timeModel) fadvise(f *File, it *inodeTime, off, n, advice, now int64) 
 	lo, hi := off>>pageShift, end>>pageShift
 	var busy []int64 // the range's dirty pages: under writeback from now, kept
 	for _, idx := range it.dirty {
-		if s, ok := it.page(idx); ok && tm.pc.ents[s].dirty && idx >= lo && idx <= hi {
+		if s, ok := it.page(idx); ok && tm.pc.ent(s).dirty && idx >= lo && idx <= hi {
 			busy = append(busy, idx)
 		}
 	}
@@ -191,7 +203,7 @@ func (tm *timeModel) fadvise(f *File, it *inodeTime, off, n, advice, now int64) 
 	}
 	for _, idx := range it.resident(first, last) {
 		s, _ := it.page(idx)
-		if _, under := slices.BinarySearch(busy, idx); under || tm.pc.ents[s].ready > now {
+		if _, under := slices.BinarySearch(busy, idx); under || tm.pc.ent(s).ready > now {
 			continue
 		}
 		tm.pc.drop(it, idx)
@@ -287,7 +299,7 @@ func (it *inodeTime) delPage(idx int64) {
 // markDirty makes a resident page dirty.
 func (tm *timeModel) markDirty(it *inodeTime, s int32, now int64) {
 	pc := &tm.pc
-	e := &pc.ents[s]
+	e := pc.ent(s)
 	if e.dirty {
 		return
 	}
@@ -342,10 +354,10 @@ func (tm *timeModel) writeback(it *inodeTime, now, hi, lo int64, limit int) int6
 			continue
 		}
 		s, ok := it.page(idx)
-		if !ok || !pc.ents[s].dirty {
+		if !ok || !pc.ent(s).dirty {
 			continue // dropped since it was listed, or listed twice
 		}
-		pc.ents[s].dirty = false
+		pc.ent(s).dirty = false
 		pc.dirty--
 		written++
 		if runStart >= 0 && idx == runEnd {
@@ -519,7 +531,7 @@ func (tm *timeModel) ondemand(f *File, it *inodeTime, idx, req, now int64, async
 	tm.readPages(it, ra.start, ra.size, now, d, true)
 	if ra.async > 0 {
 		if s, ok := it.page(ra.start + ra.size - ra.async); ok {
-			tm.pc.ents[s].mark = true
+			tm.pc.ent(s).mark = true
 		}
 	}
 }
@@ -537,18 +549,18 @@ func (tm *timeModel) read(t *Task, f *File, it *inodeTime, off, n, now int64, d 
 	d.CPU += lookup
 	for idx := first; idx <= last; idx++ {
 		s, ok := it.page(idx)
-		hit := ok && pc.ents[s].ready <= t0
+		hit := ok && pc.ent(s).ready <= t0
 		if !ok {
 			tm.ondemand(f, it, idx, last-idx+1, now, false, d)
 			s, ok = it.page(idx)
 			if !ok {
 				break // past the end of file
 			}
-		} else if e := &pc.ents[s]; e.mark {
+		} else if e := pc.ent(s); e.mark {
 			e.mark = false
 			tm.ondemand(f, it, idx, last-idx+1, now, true, d)
 		}
-		e := &pc.ents[s]
+		e := pc.ent(s)
 		e.ref = true
 		if e.ready > now {
 			// Waiting for the page's read: for the device to start it, then
@@ -593,7 +605,7 @@ func (tm *timeModel) touchPages(it *inodeTime, first, last, n int64) int64 {
 		if !ok {
 			continue
 		}
-		e := &pc.ents[s]
+		e := pc.ent(s)
 		if tm.cpu.cacheBytes > 0 && (e.touch == 0 || pc.copied-e.touch >= tm.cpu.cacheBytes) {
 			cold++
 		}

@@ -134,6 +134,31 @@ func (p *Process) directLight() *Kernel {
 	return nil
 }
 
+// Populate makes [off, off+n) of the regular file the kernel holds at fd
+// written data that reads zeros, as writes of zeros would leave it once
+// written back (vfs.Inode.Populate: its cost is in proportion to the range's
+// extents, not its bytes; an fsync makes it durable). It is no call of the
+// program: nothing is counted, charged, traced or faulted, no time passes,
+// and none of it is in the page cache; every layer of the facade's stack is
+// told (NotifyWorldChanged). A file the workload finds in place, such as
+// fio's laid-out file, is made this way. EBADF when the kernel holds no
+// description at fd, EISDIR for a directory, EINVAL for another kind of file
+// that is not regular.
+func (p *Process) Populate(fd int, off, n int64) error {
+	f := p.t.File(fd)
+	if f == nil {
+		return syscall.EBADF
+	}
+	if f.ino == nil {
+		return syscall.EINVAL
+	}
+	if err := f.ino.Populate(off, n); err != nil {
+		return err
+	}
+	NotifyWorldChanged(p.h, f.ino.Ino())
+	return nil
+}
+
 // Handler returns where the facade's calls go.
 func (p *Process) Handler() Handler { return p.h }
 

@@ -30,6 +30,8 @@ type File struct {
 	hasOFD bool  // some OFD record lock is owned by this description
 
 	ra readahead // file_ra_state: the time model's read-ahead window
+
+	noData bool // opened by a payload-free process (ThreadGroup.SetPayloadFree)
 }
 
 var filePool = sync.Pool{New: func() any { return new(File) }}
@@ -44,17 +46,22 @@ func newFile(k *Kernel, ino *vfs.Inode, s Special, flags int) *File {
 // the spare description of t's fd table, if there is one.
 func newFileFor(t *Task, ino *vfs.Inode, flags int) *File {
 	tbl := t.files
-	if f := tbl.spare; f != nil && tbl.users.Load() == 1 {
+	var f *File
+	if f = tbl.spare; f != nil && tbl.users.Load() == 1 {
 		tbl.spare = nil
-		return initFile(f, t.k, ino, nil, flags)
+		f = initFile(f, t.k, ino, nil, flags)
+	} else {
+		f = newFile(t.k, ino, nil, flags)
 	}
-	return newFile(t.k, ino, nil, flags)
+	f.noData = t.g.noData.Load()
+	return f
 }
 
 func initFile(f *File, k *Kernel, ino *vfs.Inode, s Special, flags int) *File {
 	f.k, f.ino, f.special = k, ino, s
 	f.off, f.dirents, f.errseq, f.flock, f.hasOFD = 0, nil, 0, 0, false
 	f.ra = readahead{}
+	f.noData = false
 	if flags&oPath != 0 {
 		// build_open_flags keeps only O_PATH_FLAGS, and no O_LARGEFILE.
 		f.flags.Store(uint32(flags & (oPath | syscall.O_DIRECTORY | syscall.O_NOFOLLOW)))

@@ -285,6 +285,9 @@ func (k *Kernel) writeFile(f *File, p []byte, off int64, positional bool) Result
 	}
 	fl := f.flags.Load()
 	how := writeMode(fl)
+	if f.noData {
+		how |= vfs.WriteNoData
+	}
 	if len(p) == 0 {
 		if ino.IsDir() {
 			return Fail(syscall.EISDIR)
@@ -545,6 +548,9 @@ func (k *Kernel) writev(c *Call, f *File, positional bool, off, rwf int64) Resul
 	ino := f.ino
 	fl := f.flags.Load()
 	how := writeMode(fl)
+	if f.noData {
+		how |= vfs.WriteNoData
+	}
 	if rwf != 0 && iovLen(c.Iov) > 0 {
 		if e := rwfErr(rwf); e != 0 {
 			return Fail(e)

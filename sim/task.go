@@ -23,7 +23,23 @@ type ThreadGroup struct {
 	mu      sync.Mutex // guards threads and exited
 	threads []*Task
 	exited  bool
+
+	noData atomic.Bool // see SetPayloadFree
 }
+
+// SetPayloadFree says whether the descriptions the process opens from now on
+// keep the bytes written through them. Payload-free, a write keeps its extent
+// and not its bytes (vfs.WriteNoData): the range reads back as zeros, and
+// everything else the model accounts for (the result, size, allocation, page
+// cache, durability, the time it costs) is as for a write that kept them.
+// For a program that only has to be timed and never looks at what it wrote,
+// such as a fio job without verify: the cost of a write no longer grows with
+// its size. Descriptions already open are unchanged; a child forked later
+// inherits the setting.
+func (g *ThreadGroup) SetPayloadFree(on bool) { g.noData.Store(on) }
+
+// PayloadFree reports what SetPayloadFree set.
+func (g *ThreadGroup) PayloadFree() bool { return g.noData.Load() }
 
 // Pid returns the process id.
 func (g *ThreadGroup) Pid() int { return g.pid }
@@ -67,6 +83,9 @@ type Task struct {
 	// aioDevice (≤ aioUntil) is until when of that call the thread waited
 	// for the device; the rest it slept out its timeout.
 	aioDevice int64
+	// aioPre is the time model's buffer for the state of an io_submit's
+	// iocbs before the call (timeModel.beforeSubmit), reused by the next.
+	aioPre []pre
 	// call is the Call the thread's facade lends down a handler stack (see
 	// Handler), empty between calls but for Nr and Task (see Process.call);
 	// lent says it is out, so a call made through a facade of this
@@ -141,6 +160,7 @@ func (k *Kernel) forkAs(parent *Task, id int) *Task {
 	g.cwd.Store(pg.cwd.Load())
 	g.umask.Store(pg.umask.Load())
 	g.nofile.Store(pg.nofile.Load())
+	g.noData.Store(pg.noData.Load())
 	t := &Task{k: k, tid: id, g: g, files: g.files, now: parent.now}
 	g.threads = []*Task{t}
 	k.mu.Lock()

@@ -227,6 +227,11 @@ func (d *fileData) searchSlow(cbase int64) (int, bool) {
 	if n == 0 || d.chunks[n-1].base < cbase {
 		return n, false
 	}
+	// A file without holes up to cbase (laid out, or written from its
+	// start) holds chunk k at position k: one probe instead of a search.
+	if k := cbase >> chunkShift; k < int64(n) && d.chunks[k].base == cbase {
+		return int(k), true
+	}
 	i := sort.Search(n, func(i int) bool { return d.chunks[i].base >= cbase })
 	return i, i < n && d.chunks[i].base == cbase
 }
@@ -403,14 +408,21 @@ func (d *fileData) blockSlow(off, n int64) []byte {
 // buffer: it is written data like any other to reads, SEEK_DATA/SEEK_HOLE, the
 // extent tree and st_blocks (ext4 stores written zeros as data), at no memory
 // cost; so a file laid out with zeros costs memory for its chunk headers only.
-func (d *fileData) WriteAt(p []byte, off int64) {
-	for len(p) > 0 {
+func (d *fileData) WriteAt(p []byte, off int64) { d.write(p, off, int64(len(p))) }
+
+// WriteZeros is WriteAt of n zero bytes at off, without a buffer to read them
+// from: what a write whose bytes are not kept leaves (see WriteNoData).
+func (d *fileData) WriteZeros(off, n int64) { d.write(nil, off, n) }
+
+// write is WriteAt of p, or of size zeros when p is nil.
+func (d *fileData) write(p []byte, off, size int64) {
+	for size > 0 {
 		bi := off >> d.shift
 		c, _ := d.wchunk(bi &^ chunkMask)
-		for j := int(bi & chunkMask); j < chunkBlocks && len(p) > 0; j++ {
+		for j := int(bi & chunkMask); j < chunkBlocks && size > 0; j++ {
 			bit := uint32(1) << j
 			in := off & (d.bs - 1)
-			n := min(int64(len(p)), d.bs-in)
+			n := min(size, d.bs-in)
 			if c.written&bit == 0 {
 				if c.unwr&bit != 0 {
 					c.unconv |= bit
@@ -421,7 +433,11 @@ func (d *fileData) WriteAt(p []byte, off int64) {
 				c.unwr &^= bit
 				c.cached &^= bit
 			}
-			if zero := c.buf(j) == nil || n == d.bs; zero && allZero(p[:n]) {
+			if p == nil && c.buf(j) != nil && n != d.bs {
+				// Zeros over part of a block with a buffer.
+				b := d.wbuf(c, j, true)
+				clear(b[in : in+n])
+			} else if zero := c.buf(j) == nil || n == d.bs; zero && (p == nil || allZero(p[:n])) {
 				// Zeros into a block that reads zeros, or over a whole block:
 				// the block is written data without a buffer.
 				d.freeBufs(c, bit)
@@ -437,9 +453,38 @@ func (d *fileData) WriteAt(p []byte, off int64) {
 				b := d.wbuf(c, j, n != d.bs)
 				copy(b[in:in+n], p[:n])
 			}
-			p, off = p[n:], off+n
+			if p != nil {
+				p = p[n:]
+			}
+			off, size = off+n, size-n
 		}
 	}
+}
+
+// Fill makes every block touched by [off, off+n) written data as after
+// writeback (neither delayed nor unconverted): the bytes of the range read
+// zeros, those of partial blocks outside it are kept. Its cost is one step
+// per 32 whole blocks, not per block.
+func (d *fileData) Fill(off, n int64) {
+	if n <= 0 {
+		return
+	}
+	head, first, last, tail := d.blockRange(off, n)
+	for _, pt := range []partial{head, tail} {
+		if pt.bi >= 0 {
+			d.write(nil, pt.bi<<d.shift+pt.from, pt.to-pt.from)
+		}
+	}
+	d.setRange(first, last, true, func(c *chunk, mask uint32) {
+		if mask&^c.written != 0 {
+			d.inserted = true
+		}
+		d.freeBufs(c, mask)
+		c.written |= mask
+		c.unwr &^= mask
+		c.cached &^= mask
+	})
+	d.Writeback(off, n)
 }
 
 // zeroBlock is what allZero compares with.
@@ -626,6 +671,28 @@ func (d *fileData) pendingMap(bi int64) bool {
 	}
 	c := d.chunks[i]
 	return (c.delayed|c.unconv)&(uint32(1)<<(bi&chunkMask)) != 0
+}
+
+// mapRun is Writeback of blocks [first, end) that also returns the last of
+// them that was pending mapping (pendingMap) before, -1 if none: one step per
+// chunk.
+func (d *fileData) mapRun(first, end int64) int64 {
+	last := int64(-1)
+	i, _ := d.search(first &^ chunkMask)
+	for ; i < len(d.chunks) && d.chunks[i].base < end; i++ {
+		c := d.chunks[i]
+		lo := max(first-c.base, 0)
+		hi := min(end-c.base, chunkBlocks)
+		mask := uint32((uint64(1)<<hi - 1) &^ (uint64(1)<<lo - 1))
+		if pend := (c.delayed | c.unconv) & mask; pend != 0 {
+			last = c.base + int64(31-bits.LeadingZeros32(pend))
+			c = d.own(i)
+			c.delayed &^= mask
+			c.unconv &^= mask
+			d.inserted = true
+		}
+	}
+	return last
 }
 
 // growTree charges the extent-tree blocks needed for peak extents (ext4 never

@@ -3,8 +3,10 @@ package vfs
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -920,10 +922,35 @@ func TestDataRapid(t *testing.T) {
 				d.WriteAt(p, off)
 				o.write(p, off)
 			},
+			"writeNoData": func(t *rapid.T) {
+				off, n := rng(t)
+				d.WriteZeros(off, n)
+				o.write(make([]byte, n), off)
+			},
+			"fill": func(t *rapid.T) {
+				off, n := rng(t)
+				d.Fill(off, n)
+				o.write(make([]byte, n), off)
+				o.writeback(off, n)
+			},
 			"writeback": func(t *rapid.T) {
 				off, n := rng(t)
 				d.Writeback(off, n)
 				o.writeback(off, n)
+			},
+			"mapRun": func(t *rapid.T) {
+				first := rapid.Int64Range(0, nblocks).Draw(t, "first")
+				end := rapid.Int64Range(first, nblocks).Draw(t, "end")
+				want := int64(-1)
+				for i := first; i < end; i++ {
+					if o.state[i] == stWritten && o.tree[i] != stWritten {
+						want = i
+					}
+				}
+				if got := d.mapRun(first, end); got != want {
+					t.Fatalf("mapRun(%d, %d) = %d, oracle %d", first, end, got, want)
+				}
+				o.writeback(first*bs, (end-first)*bs)
 			},
 			"read": func(t *rapid.T) {
 				off, n := rng(t)
@@ -1123,4 +1150,24 @@ func BenchmarkDataCopyRange4K(b *testing.B) {
 		cache.WriteAt(p, off)
 		durable.CopyRange(cache, off, 4096)
 	}
+}
+
+// TestSortedBlocksRapid checks sortedBlocks on dense keys (its bitmap) and on
+// sparse ones (its sort) against a plain sort.
+func TestSortedBlocksRapid(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		span := rapid.Int64Range(1, 1<<rapid.IntRange(1, 40).Draw(t, "bits")).Draw(t, "span")
+		base := rapid.Int64Range(0, 1<<40).Draw(t, "base")
+		m := map[int64]uint64{}
+		for _, k := range rapid.SliceOfN(rapid.Int64Range(0, span-1), 0, 500).Draw(t, "keys") {
+			m[base+k] = 1
+		}
+		want := slices.Sorted(maps.Keys(m))
+		got := sortedBlocks(m)
+		if len(want) == 0 {
+			require.Empty(t, got)
+			return
+		}
+		require.Equal(t, want, got)
+	})
 }

@@ -3,6 +3,7 @@ package vfs
 import (
 	"maps"
 	"math"
+	"math/bits"
 	"slices"
 	"strconv"
 )
@@ -400,13 +401,44 @@ func (d *durInode) ownData() *fileData {
 	return d.data
 }
 
-// sortedBlocks returns the keys of m in increasing order.
+// blockRuns calls fn for each run of consecutive blocks of blocks (in
+// increasing order, distinct), as [first, end), in order.
+func blockRuns(blocks []int64, fn func(first, end int64)) {
+	for k := 0; k < len(blocks); {
+		e := k + 1
+		for e < len(blocks) && blocks[e] == blocks[e-1]+1 {
+			e++
+		}
+		fn(blocks[k], blocks[e-1]+1)
+		k = e
+	}
+}
+
+// sortedBlocks returns the keys of m in increasing order. Keys that lie
+// close together (a file written sequentially: at most 8 block indexes per
+// key in their span) are sorted through a bitmap of the span, in time linear
+// in their number; others by comparison.
 func sortedBlocks(m map[int64]uint64) []int64 {
 	bs := make([]int64, 0, len(m))
+	lo, hi := int64(math.MaxInt64), int64(-1)
 	for b := range m {
 		bs = append(bs, b)
+		lo, hi = min(lo, b), max(hi, b)
 	}
-	slices.Sort(bs)
+	if len(bs) < 64 || lo < 0 || hi-lo >= 8*int64(len(bs)) {
+		slices.Sort(bs)
+		return bs
+	}
+	set := make([]uint64, (hi-lo)/64+1)
+	for _, b := range bs {
+		set[(b-lo)/64] |= 1 << ((b - lo) % 64)
+	}
+	bs = bs[:0]
+	for w, word := range set {
+		for ; word != 0; word &= word - 1 {
+			bs = append(bs, lo+int64(w)*64+int64(bits.TrailingZeros64(word)))
+		}
+	}
 	return bs
 }
 
@@ -421,7 +453,11 @@ func (fs *FS) writeback(i *Inode, toDevice bool) {
 	p.dropVersions()
 	// ext4 maps the blocks before the I/O, so a failing writeback allocates
 	// them too; and it does whether the inode is durable or not.
-	fs.allocDirty(i)
+	var blocks []int64
+	if len(p.dirty) > 0 {
+		blocks = sortedBlocks(p.dirty)
+		fs.allocDirtyBlocks(i, blocks)
+	}
 	if f := fs.fault(OpWriteback, i, ""); f.Errno != 0 {
 		p.dirty = nil
 		p.ranges = p.ranges[:0]
@@ -447,11 +483,16 @@ func (fs *FS) writeback(i *Inode, toDevice bool) {
 	if toDevice && fs.cfg.writeCache {
 		if p.devData == nil {
 			p.devData = newFileData(bs)
-			p.dev = make(map[int64]uint64)
 		}
-		for b, seq := range p.dirty {
-			p.devData.CopyRange(i.data, b*bs, bs)
-			p.dev[b] = seq
+		blockRuns(blocks, func(first, end int64) {
+			p.devData.CopyRange(i.data, first*bs, (end-first)*bs)
+		})
+		if len(p.dev) == 0 {
+			p.dev, p.dirty = p.dirty, nil // dropped below anyway
+		} else {
+			for b, seq := range p.dirty {
+				p.dev[b] = seq
+			}
 		}
 		if !p.devList {
 			if len(fs.pending)+len(fs.devInodes) >= fs.pruneAt {
@@ -461,9 +502,9 @@ func (fs *FS) writeback(i *Inode, toDevice bool) {
 			fs.devInodes = append(fs.devInodes, i)
 		}
 	} else {
-		for _, b := range sortedBlocks(p.dirty) {
-			data.CopyRange(i.data, b*bs, bs)
-		}
+		blockRuns(blocks, func(first, end int64) {
+			data.CopyRange(i.data, first*bs, (end-first)*bs)
+		})
 	}
 	// Drop the map rather than clear it: a cleared map keeps its table, and
 	// iterating it costs in proportion to the most blocks it ever held, so an
@@ -504,6 +545,36 @@ func (fs *FS) allocDirtyRange(i *Inode, off, n int64) {
 	if len(p.dirty) == 0 || !i.IsRegular() || n == 0 {
 		return
 	}
+	bs := fs.cfg.blockSize
+	first, last := off/bs, int64(math.MaxInt64)
+	if n > 0 && off+n > off { // else to the end (n < 0, or off+n past MaxInt64)
+		last = (off + n - 1) / bs
+	}
+	var blocks []int64
+	if n > 0 && last-first < int64(len(p.dirty)) {
+		for b := first; b <= last; b++ {
+			if _, ok := p.dirty[b]; ok {
+				blocks = append(blocks, b)
+			}
+		}
+	} else {
+		blocks = sortedBlocks(p.dirty)
+		lo, _ := slices.BinarySearch(blocks, first)
+		hi := len(blocks)
+		if last < math.MaxInt64 {
+			hi, _ = slices.BinarySearch(blocks, last+1)
+		}
+		blocks = blocks[lo:hi]
+	}
+	fs.allocDirtyBlocks(i, blocks)
+}
+
+// allocDirtyBlocks is allocDirtyRange of the dirty blocks given, in
+// increasing order.
+func (fs *FS) allocDirtyBlocks(i *Inode, blocks []int64) {
+	if !i.IsRegular() {
+		return
+	}
 	if i.dataShared {
 		i.data = shareData(i.data) // not Clone: see shareData
 		i.dataShared = false
@@ -513,30 +584,10 @@ func (fs *FS) allocDirtyRange(i *Inode, off, n int64) {
 		before = i.data.Blocks() // the tree blocks this adds count as used, as in mutateData
 	}
 	bs := fs.cfg.blockSize
-	first, last := off/bs, int64(math.MaxInt64)
-	if n > 0 && off+n > off { // else to the end (n < 0, or off+n past MaxInt64)
-		last = (off + n - 1) / bs
-	}
 	mapped := int64(-1) // the last block mapped
-	wb := func(b int64) {
-		if i.data.pendingMap(b) {
-			mapped = max(mapped, b)
-		}
-		i.data.Writeback(b*bs, bs)
-	}
-	if n > 0 && last-first < int64(len(p.dirty)) {
-		for b := first; b <= last; b++ {
-			if _, ok := p.dirty[b]; ok {
-				wb(b)
-			}
-		}
-	} else {
-		for b := range p.dirty {
-			if b >= first && b <= last {
-				wb(b)
-			}
-		}
-	}
+	blockRuns(blocks, func(first, end int64) {
+		mapped = max(mapped, i.data.mapRun(first, end))
+	})
 	// mpage_map_and_submit_extent: i_disksize moves up to the end of what
 	// was mapped, at most i_size.
 	if ds := min((mapped+1)*bs, i.size); ds > i.diskSize {
@@ -577,9 +628,9 @@ func (fs *FS) flushDevice() {
 		p.devList = false
 		if d := fs.durOf(i); d != nil {
 			data := d.ownData()
-			for _, b := range sortedBlocks(p.dev) {
-				data.CopyRange(p.devData, b*bs, bs)
-			}
+			blockRuns(sortedBlocks(p.dev), func(first, end int64) {
+				data.CopyRange(p.devData, first*bs, (end-first)*bs)
+			})
 		}
 		p.dev = nil // not clear: see writeback
 		p.devData = nil

@@ -53,7 +53,9 @@ type Dirent struct {
 //     writeback-error cursor the first two take), InFlight;
 //   - a directory's names, each path relative to the directory as an "at"
 //     call's dirfd: Open, Resolve, Mkdir, Rmdir, Unlink, Rename, Link, LinkFrom,
-//     Symlink, Readlink, Tmpfile, Mknod, Dirents; Rdev of a device node.
+//     Symlink, Readlink, Tmpfile, Mknod, Dirents; Rdev of a device node;
+//   - a change from outside every program, no syscall: Populate (a file's
+//     data as a workload finds it in place).
 //
 // Kernel returns the hooks that only a model of the syscall layer needs (ext4's
 // O_DIRECT flushes, a failed write's truncation, the release of delayed blocks,

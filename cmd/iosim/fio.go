@@ -29,7 +29,11 @@ ioengine (sync, psync, pvsync2, libaio, posixaio, mmap), hipri, direct,
 buffered, sync, fsync, fdatasync, end_fsync, fallocate, runtime, time_based,
 ramp_time, rate, rate_iops, randseed, norandommap, random_distribution
 (random, zipf:THETA), io_size, thinktime, zero_buffers, verify (crc32c),
-group_reporting. Any other option is an error.`)
+group_reporting. Any other option is an error.
+
+A job without verify runs payload-free: the model keeps the extents it
+writes, not their bytes, so its cost grows with its number of I/Os, not its
+size; the results are the same as with the bytes.`)
 	// fio's own spelling, --output-format json, is accepted by the flag package.
 	if code, done := parseFlags(fl, args, func(n int) bool { return n == 1 }, "want one job file", stdout, stderr); done {
 		return code
